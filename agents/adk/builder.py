@@ -1,0 +1,187 @@
+"""Agent specs (code or rows) -> ADK agent trees, cached and rebuilt when a spec changes."""
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+from google.adk.agents import BaseAgent, LlmAgent, LoopAgent, SequentialAgent
+from google.adk.tools import BaseTool, FunctionTool
+from google.adk.tools.base_toolset import BaseToolset
+
+from agents.models import AgentSpec
+
+logger = logging.getLogger(__name__)
+
+MAX_DEPTH = 8
+
+
+class AgentBuildError(Exception):
+    """An agent spec cannot be turned into an ADK agent (bad path, cycle, ...)."""
+
+
+@dataclass(frozen=True)
+class BuiltAgent:
+    spec_name: str
+    fingerprint: str
+    root: BaseAgent
+
+
+_cache: dict[str, BuiltAgent] = {}
+
+
+def load_code_agent(dotted_path: str) -> BaseAgent:
+    """Import an ADK agent defined in code, by dotted path."""
+    try:
+        agent = import_string(dotted_path)
+    except ImportError as exc:
+        raise AgentBuildError(f"cannot import agent {dotted_path}: {exc}") from exc
+    if callable(agent) and not isinstance(agent, BaseAgent):
+        agent = agent()
+    if not isinstance(agent, BaseAgent):
+        raise AgentBuildError(f"{dotted_path} is not an ADK agent")
+    return agent
+
+
+def resolve_toolset(name: str) -> list[Any]:
+    """The ADK tools or toolsets registered in settings under `name`."""
+    paths = getattr(settings, "TOOLCRIB_TOOLSETS", {})
+    if name not in paths:
+        raise AgentBuildError(f"unknown toolset {name!r}")
+    target = import_string(paths[name])
+    if isinstance(target, ModuleType):
+        return [
+            FunctionTool(func)
+            for attr, func in vars(target).items()
+            if callable(func)
+            and not attr.startswith("_")
+            and func.__module__ == target.__name__
+        ]
+    if isinstance(target, (BaseTool, BaseToolset)):
+        return [target]
+    if callable(target):
+        return [FunctionTool(target)]
+    raise AgentBuildError(f"toolset {name!r} is not a tool, toolset or module")
+
+
+def fingerprint(spec: AgentSpec, depth: int = 0) -> str:
+    """A string that changes whenever the spec or any sub-agent spec changes."""
+    if depth > MAX_DEPTH:
+        raise AgentBuildError(f"agent {spec.name}: sub-agents nest too deep or loop")
+    parts = [f"{spec.pk}:{spec.updated_at.timestamp()}"]
+    parts += [fingerprint(sub, depth + 1) for sub in spec.sub_agents.all()]
+    return "|".join(parts)
+
+
+def build_agent(spec: AgentSpec, *, depth: int = 0, as_sub: bool = False) -> BaseAgent:
+    """Turn one spec (and its sub-agents) into a fresh ADK agent."""
+    if depth > MAX_DEPTH:
+        raise AgentBuildError(f"agent {spec.name}: sub-agents nest too deep or loop")
+    if spec.source == AgentSpec.Source.CODE:
+        agent = load_code_agent(spec.dotted_path)
+        # An ADK agent has one parent: a code agent reused under another gets a copy.
+        return agent.clone() if as_sub or agent.parent_agent else agent
+    subs = [
+        build_agent(sub, depth=depth + 1, as_sub=True) for sub in spec.sub_agents.all()
+    ]
+    return _build_row_agent(spec, subs)
+
+
+def _build_row_agent(spec: AgentSpec, subs: Sequence[BaseAgent]) -> BaseAgent:
+    name = spec.name.replace("-", "_")
+    description = spec.description
+    if spec.kind == AgentSpec.Kind.SEQUENTIAL:
+        return SequentialAgent(
+            name=name, description=description, sub_agents=list(subs)
+        )
+    if spec.kind == AgentSpec.Kind.LOOP:
+        return LoopAgent(
+            name=name,
+            description=description,
+            sub_agents=list(subs),
+            max_iterations=spec.max_iterations,
+        )
+    tools: list[Any] = []
+    for toolset in spec.toolsets:
+        tools += resolve_toolset(toolset)
+    kwargs: dict[str, Any] = {}
+    if spec.model:
+        kwargs["model"] = spec.model
+    return LlmAgent(
+        name=name,
+        description=description,
+        instruction=spec.instruction,
+        tools=tools,
+        sub_agents=list(subs),
+        **kwargs,
+    )
+
+
+def agent_for(spec: AgentSpec) -> BaseAgent:
+    """The ADK agent tree for a spec, built once per version of the spec."""
+    key = fingerprint(spec)
+    cached = _cache.get(spec.name)
+    if cached and cached.fingerprint == key:
+        return cached.root
+    root = build_agent(spec)
+    _cache[spec.name] = BuiltAgent(spec_name=spec.name, fingerprint=key, root=root)
+    return root
+
+
+def describe_agent(agent: BaseAgent) -> dict[str, Any]:
+    """Name, description, model, sub-agents and declared tool names of an ADK agent."""
+    model = getattr(agent, "model", "")
+    if not isinstance(model, str):
+        model = getattr(model, "model", "")
+    tools = []
+    for tool in getattr(agent, "tools", []) or []:
+        if isinstance(tool, BaseToolset):
+            tools.append({"toolset": type(tool).__name__})
+        else:
+            name = getattr(tool, "name", None) or getattr(tool, "__name__", str(tool))
+            tools.append({"name": name})
+    return {
+        "name": agent.name,
+        "description": agent.description,
+        "model": model or settings.TOOLCRIB_DEFAULT_MODEL,
+        "tools": tools,
+        "sub_agents": [describe_agent(sub) for sub in agent.sub_agents],
+    }
+
+
+def sync_code_agents() -> list[AgentSpec]:
+    """Create or update the AgentSpec row of every agent registered in settings."""
+    seen = []
+    for path in settings.TOOLCRIB_AGENTS:
+        name = path.rsplit(".", 1)[-1]
+        try:
+            agent = load_code_agent(path)
+        except AgentBuildError:
+            logger.exception("code agent failed to load path=%s", path)
+            AgentSpec.objects.filter(name=name, source=AgentSpec.Source.CODE).update(
+                missing=True
+            )
+            continue
+        spec, _ = AgentSpec.objects.update_or_create(
+            name=name,
+            defaults={
+                "source": AgentSpec.Source.CODE,
+                "dotted_path": path,
+                "description": agent.description,
+                "instruction": getattr(agent, "instruction", "")
+                if isinstance(getattr(agent, "instruction", ""), str)
+                else "",
+                "kind": AgentSpec.Kind.LLM
+                if isinstance(agent, LlmAgent)
+                else AgentSpec.Kind.SEQUENTIAL,
+                "missing": False,
+            },
+        )
+        seen.append(spec)
+    AgentSpec.objects.filter(source=AgentSpec.Source.CODE).exclude(
+        pk__in=[spec.pk for spec in seen]
+    ).update(missing=True)
+    return seen

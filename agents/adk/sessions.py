@@ -1,0 +1,395 @@
+"""DjangoSessionService: ADK sessions, events and scoped state in Toolcrib's models.
+
+State is split by prefix the way InMemorySessionService splits it: `app:` keys are
+AppState rows and `user:` keys UserState rows (one row per key, stored without the
+prefix), plain keys live in Session.state, and `temp:` keys are never stored.
+
+Every stored event takes the next `seq` of its session. ADK writes also bump
+`revision`, which ADK sessions carry as `_storage_update_marker` so that a writer
+holding an outdated copy gets StaleSessionError instead of overwriting newer state.
+Toolcrib's own records (record_event) share the seq counter but not the revision.
+"""
+
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.db import IntegrityError, models, transaction
+from django.db.models import Max, QuerySet
+from google.adk.errors import StaleSessionError
+from google.adk.errors.already_exists_error import AlreadyExistsError
+from google.adk.errors.session_not_found_error import SessionNotFoundError
+from google.adk.events import Event as AdkEvent
+from google.adk.platform import time as platform_time
+from google.adk.sessions import BaseSessionService, State
+from google.adk.sessions import Session as AdkSession
+from google.adk.sessions._session_util import extract_json_safe_state_delta
+from google.adk.sessions.base_session_service import (
+    GetSessionConfig,
+    ListSessionsResponse,
+)
+
+from agents.events import event_kind
+from agents.models import AppState, Event, Session, UserState, new_session_id
+
+STALE_MESSAGE = (
+    "The session was changed by another writer since it was read; "
+    "read it again with get_session before appending."
+)
+
+
+class DjangoSessionService(BaseSessionService):
+    """ADK's session service on the Django ORM; one instance per turn."""
+
+    def __init__(self) -> None:
+        self._seqs: dict[str, int] = {}
+
+    def seq_of(self, event_id: str) -> int | None:
+        """The seq this instance stored an event under, or None if it did not."""
+        return self._seqs.get(event_id)
+
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> AdkSession:
+        """Create a session; `app:` and `user:` keys of `state` go to shared state."""
+        return await sync_to_async(_create_session, thread_sensitive=True)(
+            app_name=app_name, user_id=user_id, state=state, session_id=session_id
+        )
+
+    async def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> AdkSession | None:
+        """The session with its ADK events and merged state, or None if not found."""
+        return await sync_to_async(_get_session, thread_sensitive=True)(
+            app_name=app_name,
+            user_id=user_id,
+            session_id=session_id,
+            config=config or GetSessionConfig(),
+        )
+
+    async def list_sessions(
+        self, *, app_name: str, user_id: str | None = None
+    ) -> ListSessionsResponse:
+        """Sessions of an app (of one user if given), oldest update first, no events."""
+        return await sync_to_async(_list_sessions, thread_sensitive=True)(
+            app_name=app_name, user_id=user_id
+        )
+
+    async def delete_session(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> None:
+        """Delete a session and its events; app and user state stay."""
+        await sync_to_async(_delete_session, thread_sensitive=True)(
+            app_name=app_name, user_id=user_id, session_id=session_id
+        )
+
+    async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
+        """A user's `user:` state of an app, keys without the prefix."""
+        return await sync_to_async(_user_state, thread_sensitive=True)(
+            app_name=app_name, user_id=user_id
+        )
+
+    async def append_event(self, session: AdkSession, event: AdkEvent) -> AdkEvent:
+        """Store a non-partial event and its state delta, then apply it to `session`.
+
+        Raises:
+            SessionNotFoundError: The session is not stored.
+            StaleSessionError: `session` was read before another write to it.
+        """
+        if event.partial:
+            return event
+        # Temp keys live on in the in-memory session for the rest of the invocation.
+        self._apply_temp_state(session, event)
+        event = self._trim_temp_delta_state(event)
+        written = await sync_to_async(_write_event, thread_sensitive=True)(
+            session=session, event=event
+        )
+        if written is None:
+            return event  # Stored by an earlier try: nothing to apply twice.
+        seq, revision = written
+        self._seqs[event.id] = seq
+        session.last_update_time = event.timestamp
+        session._storage_update_marker = str(revision)
+        return self._commit_event_to_session(session, event)
+
+
+async def record_event(
+    *,
+    session_id: str,
+    kind: str,
+    author: str,
+    invocation_id: str,
+    data: dict[str, Any],
+    timestamp: float | None = None,
+) -> Event:
+    """Store one of Toolcrib's own events (not ADK's) under the session's next seq.
+
+    The revision is left alone, so an ADK session held by a running turn stays fresh.
+    """
+    return await sync_to_async(_record_event, thread_sensitive=True)(
+        session_id=session_id,
+        kind=kind,
+        author=author,
+        invocation_id=invocation_id,
+        data=data,
+        timestamp=time.time() if timestamp is None else timestamp,
+    )
+
+
+def session_state(*, session: Session) -> dict[str, dict[str, Any]]:
+    """A session's stored state by scope, keys without prefixes."""
+    return {
+        "session": dict(session.state),
+        "user": _user_state(app_name=session.app_name, user_id=session.user_id),
+        "app": _app_state(app_name=session.app_name),
+    }
+
+
+def _create_session(
+    *,
+    app_name: str,
+    user_id: str,
+    state: Mapping[str, Any] | None,
+    session_id: str | None,
+) -> AdkSession:
+    session_id = (session_id or "").strip() or new_session_id()
+    deltas = extract_json_safe_state_delta(dict(state or {}))
+    try:
+        with transaction.atomic():
+            row = Session.objects.create(
+                id=session_id,
+                app_name=app_name,
+                user_id=user_id,
+                state=deltas["session"],
+                last_update_time=platform_time.get_time(),
+            )
+            _save_scoped_state(app_name=app_name, user_id=user_id, deltas=deltas)
+    except IntegrityError as error:
+        # Session ids are primary keys: unique across apps and users, not per user.
+        raise AlreadyExistsError(
+            f"Session with id {session_id} already exists."
+        ) from error
+    return _to_adk(row, events=[])
+
+
+def _get_session(
+    *, app_name: str, user_id: str, session_id: str, config: GetSessionConfig
+) -> AdkSession | None:
+    row = _sessions(app_name=app_name, user_id=user_id, session_id=session_id).first()
+    if row is None:
+        return None
+    return _to_adk(row, events=_read_events(row=row, config=config))
+
+
+def _list_sessions(*, app_name: str, user_id: str | None) -> ListSessionsResponse:
+    rows = Session.objects.filter(app_name=app_name)
+    user_rows = UserState.objects.filter(app_name=app_name)
+    if user_id is not None:
+        rows = rows.filter(user_id=user_id)
+        user_rows = user_rows.filter(user_id=user_id)
+    app = _app_state(app_name=app_name)
+    users: dict[str, dict[str, Any]] = defaultdict(dict)
+    for owner, key, value in user_rows.values_list("user_id", "key", "value"):
+        users[owner][key] = value
+    rows = rows.order_by("last_update_time", "user_id", "id")
+    sessions = [
+        _to_adk(row, events=[], app=app, user=users[row.user_id]) for row in rows
+    ]
+    return ListSessionsResponse(sessions=sessions)
+
+
+def _delete_session(*, app_name: str, user_id: str, session_id: str) -> None:
+    _sessions(app_name=app_name, user_id=user_id, session_id=session_id).delete()
+
+
+def _sessions(*, app_name: str, user_id: str, session_id: str) -> QuerySet[Session]:
+    # Scoped by app and user: another user's session id is as good as unknown.
+    session_id = session_id.strip() if session_id else session_id
+    return Session.objects.filter(pk=session_id, app_name=app_name, user_id=user_id)
+
+
+def _read_events(*, row: Session, config: GetSessionConfig) -> list[AdkEvent]:
+    if config.num_recent_events == 0:
+        return []
+    # Events past the row's last_seq were committed after the row was read; leaving
+    # them out keeps the events consistent with the revision handed out as marker.
+    rows = Event.objects.filter(session=row, is_adk=True, seq__lte=row.last_seq)
+    if config.after_timestamp is not None:
+        rows = _after_last_older(rows, after_timestamp=config.after_timestamp)
+    if config.num_recent_events is None:
+        data = list(rows.order_by("seq").values_list("data", flat=True))
+    else:
+        newest = rows.order_by("-seq")[: config.num_recent_events]
+        data = list(newest.values_list("data", flat=True))[::-1]
+    return [AdkEvent.model_validate(item) for item in data]
+
+
+def _after_last_older(
+    rows: QuerySet[Event], *, after_timestamp: float
+) -> QuerySet[Event]:
+    # InMemory keeps what follows the newest event older than the cutoff, rather
+    # than every event at or after it; the two differ when timestamps go backwards.
+    older = rows.filter(timestamp__lt=after_timestamp)
+    cutoff = older.aggregate(last=Max("seq"))["last"]
+    return rows if cutoff is None else rows.filter(seq__gt=cutoff)
+
+
+def _to_adk(
+    row: Session,
+    *,
+    events: list[AdkEvent],
+    app: Mapping[str, Any] | None = None,
+    user: Mapping[str, Any] | None = None,
+) -> AdkSession:
+    if app is None:
+        app = _app_state(app_name=row.app_name)
+    if user is None:
+        user = _user_state(app_name=row.app_name, user_id=row.user_id)
+    state = dict(row.state)
+    state.update({State.APP_PREFIX + key: value for key, value in app.items()})
+    state.update({State.USER_PREFIX + key: value for key, value in user.items()})
+    session = AdkSession(
+        id=row.id,
+        app_name=row.app_name,
+        user_id=row.user_id,
+        state=state,
+        events=events,
+        last_update_time=row.last_update_time,
+    )
+    session._storage_update_marker = str(row.revision)
+    return session
+
+
+def _app_state(*, app_name: str) -> dict[str, Any]:
+    return dict(AppState.objects.filter(app_name=app_name).values_list("key", "value"))
+
+
+def _user_state(*, app_name: str, user_id: str) -> dict[str, Any]:
+    rows = UserState.objects.filter(app_name=app_name, user_id=user_id)
+    return dict(rows.values_list("key", "value"))
+
+
+def _write_event(*, session: AdkSession, event: AdkEvent) -> tuple[int, int] | None:
+    """Store `event` under the session row lock; (seq, revision), or None if stored."""
+    with transaction.atomic():
+        row = _lock_session(session)
+        if row.events.filter(event_id=event.id).exists():
+            return None  # A retried append: ADK's append is idempotent per event id.
+        marker = session._storage_update_marker
+        if marker is not None and marker != str(row.revision):
+            raise StaleSessionError(STALE_MESSAGE)
+        deltas = extract_json_safe_state_delta(event.actions.state_delta)
+        _save_scoped_state(app_name=row.app_name, user_id=row.user_id, deltas=deltas)
+        row.state.update(deltas["session"])
+        seq = row.last_seq = row.last_seq + 1
+        row.revision += 1
+        row.last_update_time = event.timestamp
+        row.save(
+            update_fields=[
+                "state",
+                "last_seq",
+                "revision",
+                "last_update_time",
+                "updated_at",
+            ]
+        )
+        _insert_adk_event(row=row, seq=seq, event=event)
+    return seq, row.revision
+
+
+def _lock_session(session: AdkSession) -> Session:
+    # select_for_update is a no-op on SQLite, where IMMEDIATE transactions
+    # already serialize writers.
+    rows = Session.objects.select_for_update().filter(
+        pk=session.id, app_name=session.app_name, user_id=session.user_id
+    )
+    row = rows.first()
+    if row is None:
+        raise SessionNotFoundError(f"Session {session.id} not found.")
+    return row
+
+
+def _insert_adk_event(*, row: Session, seq: int, event: AdkEvent) -> Event:
+    return Event.objects.create(
+        session=row,
+        seq=seq,
+        event_id=event.id,
+        invocation_id=event.invocation_id,
+        author=event.author,
+        kind=event_kind(event),
+        is_adk=True,
+        timestamp=event.timestamp,
+        data=event.model_dump(mode="json", exclude_none=True),
+    )
+
+
+def _save_scoped_state(
+    *, app_name: str, user_id: str, deltas: Mapping[str, Mapping[str, Any]]
+) -> None:
+    """Upsert the `app` and `user` deltas, one row per key."""
+    app_rows = [
+        AppState(app_name=app_name, key=key, value=value)
+        for key, value in sorted(deltas["app"].items())
+    ]
+    user_rows = [
+        UserState(app_name=app_name, user_id=user_id, key=key, value=value)
+        for key, value in sorted(deltas["user"].items())
+    ]
+    # One row per key: writers of different keys never overwrite each other. Sorted
+    # keys make concurrent writers lock rows in one order (no PostgreSQL deadlock).
+    _upsert(AppState, app_rows, unique_fields=["app_name", "key"])
+    _upsert(UserState, user_rows, unique_fields=["app_name", "user_id", "key"])
+
+
+def _upsert(
+    model: type[models.Model], rows: Sequence[models.Model], *, unique_fields: list[str]
+) -> None:
+    if not rows:
+        return
+    model.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=unique_fields,
+        update_fields=["value", "updated_at"],
+    )
+
+
+def _record_event(
+    *,
+    session_id: str,
+    kind: str,
+    author: str,
+    invocation_id: str,
+    data: dict[str, Any],
+    timestamp: float,
+) -> Event:
+    with transaction.atomic():
+        row = Session.objects.select_for_update().filter(pk=session_id).first()
+        if row is None:
+            raise SessionNotFoundError(f"Session {session_id} not found.")
+        seq = row.last_seq = row.last_seq + 1
+        row.save(update_fields=["last_seq", "updated_at"])
+        return Event.objects.create(
+            session=row,
+            seq=seq,
+            event_id=str(uuid.uuid4()),
+            invocation_id=invocation_id,
+            author=author,
+            kind=kind,
+            is_adk=False,
+            timestamp=timestamp,
+            data=data,
+        )

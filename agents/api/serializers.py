@@ -1,0 +1,184 @@
+"""API input and output shapes. Inputs are validated here, before any service runs."""
+
+import re
+
+from django.conf import settings
+from rest_framework import serializers
+
+from agents.adk.builder import AgentBuildError, agent_for, describe_agent
+from agents.adk.providers import model_info
+from agents.models import AgentSpec, Run, Session
+
+APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
+
+
+class ModelInfoSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    provider = serializers.CharField()
+    offline = serializers.BooleanField()
+    label = serializers.CharField()
+
+
+class AgentSerializer(serializers.ModelSerializer):
+    """An agent as users see it: what it is, what it runs on, what it can do."""
+
+    model_info = serializers.SerializerMethodField()
+    sub_agents = serializers.SlugRelatedField(
+        slug_field="name", many=True, queryset=AgentSpec.objects.all(), required=False
+    )
+    tree = serializers.SerializerMethodField()
+
+    class Meta:
+        model = AgentSpec
+        fields = [
+            "name",
+            "description",
+            "source",
+            "kind",
+            "instruction",
+            "model",
+            "model_info",
+            "toolsets",
+            "sub_agents",
+            "max_iterations",
+            "is_active",
+            "tree",
+            "updated_at",
+        ]
+        read_only_fields = ["source", "updated_at"]
+
+    def get_model_info(self, spec: AgentSpec) -> ModelInfoSerializer:
+        return model_info(spec.model)
+
+    def get_tree(self, spec: AgentSpec) -> dict:
+        """The built ADK agent: names, models, tools and sub-agents as ADK sees them."""
+        try:
+            return describe_agent(agent_for(spec))
+        except AgentBuildError as exc:
+            return {"error": str(exc)}
+
+    def validate_name(self, value: str) -> str:
+        if not APP_NAME.match(value):
+            raise serializers.ValidationError(
+                "Start with a letter; use letters, digits, '_' and '-' only."
+            )
+        if value == "user":
+            raise serializers.ValidationError("'user' is reserved by ADK.")
+        return value
+
+    def validate_toolsets(self, value):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise serializers.ValidationError("A list of toolset names.")
+        known = getattr(settings, "TOOLCRIB_TOOLSETS", {})
+        unknown = [name for name in value if name not in known]
+        if unknown:
+            raise serializers.ValidationError(
+                f"Unknown toolsets: {', '.join(unknown)}."
+            )
+        return value
+
+    def validate(self, attrs):
+        kind = attrs.get("kind", getattr(self.instance, "kind", AgentSpec.Kind.LLM))
+        if kind == AgentSpec.Kind.LOOP and not attrs.get(
+            "max_iterations", getattr(self.instance, "max_iterations", None)
+        ):
+            raise serializers.ValidationError(
+                {"max_iterations": "A loop agent needs max_iterations."}
+            )
+        if (
+            kind != AgentSpec.Kind.LLM
+            and not attrs.get("sub_agents", None)
+            and not (self.instance and self.instance.sub_agents.exists())
+        ):
+            raise serializers.ValidationError(
+                {"sub_agents": f"A {kind} agent needs sub-agents."}
+            )
+        if self.instance is not None and self.instance.source == AgentSpec.Source.CODE:
+            raise serializers.ValidationError(
+                "Agents defined in code are changed in code."
+            )
+        self._check_cycle(attrs.get("sub_agents", []))
+        return attrs
+
+    def _check_cycle(self, subs) -> None:
+        if self.instance is None:
+            return
+        pending, seen = list(subs), set()
+        while pending:
+            spec = pending.pop()
+            if spec.pk == self.instance.pk:
+                raise serializers.ValidationError(
+                    {"sub_agents": "An agent cannot contain itself."}
+                )
+            if spec.pk not in seen:
+                seen.add(spec.pk)
+                pending.extend(spec.sub_agents.all())
+
+
+class SessionSerializer(serializers.ModelSerializer):
+    agent = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    last_run = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Session
+        fields = [
+            "id",
+            "agent",
+            "app_name",
+            "created_at",
+            "updated_at",
+            "last_seq",
+            "last_run",
+        ]
+
+    def get_last_run(self, session: Session) -> dict | None:
+        run = session.runs.order_by("-created_at").first()
+        return None if run is None else {"id": str(run.id), "status": run.status}
+
+
+class SessionCreateSerializer(serializers.Serializer):
+    agent = serializers.CharField(max_length=100)
+
+
+class MessageSerializer(serializers.Serializer):
+    text = serializers.CharField(allow_blank=False, trim_whitespace=True)
+
+    def validate_text(self, value: str) -> str:
+        limit = settings.TOOLCRIB_MAX_MESSAGE_CHARS
+        if len(value) > limit:
+            raise serializers.ValidationError(f"At most {limit} characters.")
+        return value
+
+
+class RunSerializer(serializers.ModelSerializer):
+    session = serializers.CharField(source="session_id", read_only=True)
+    duration_ms = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Run
+        fields = [
+            "id",
+            "session",
+            "status",
+            "text",
+            "invocation_id",
+            "error",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "duration_ms",
+            "prompt_tokens",
+            "completion_tokens",
+            "total_tokens",
+        ]
+
+    def get_duration_ms(self, run: Run) -> int | None:
+        if not (run.started_at and run.finished_at):
+            return None
+        return int((run.finished_at - run.started_at).total_seconds() * 1000)
+
+
+class StateSerializer(serializers.Serializer):
+    session = serializers.DictField()
+    user = serializers.DictField()
+    app = serializers.DictField()

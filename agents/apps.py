@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+
+
+class AgentsConfig(AppConfig):
+    name = "agents"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.conf import settings
+        from google.adk.agents import LlmAgent
+
+        # Importing registers OfflineLlm for "offline/..." names in ADK's registry.
+        from agents.adk import offline  # noqa: F401
+
+        LlmAgent.set_default_model(settings.TOOLCRIB_DEFAULT_MODEL)

@@ -1,0 +1,270 @@
+"""Websocket consumers: one session's stream, one agent's sessions, and the staff firehose.
+
+The database is the log, the channel layer the doorbell: a consumer sends the
+backlog after `?after=<seq>` first, then live frames, deduplicated by seq; a gap
+(frames dropped by a full channel) is filled from the database after a `lagged` frame.
+"""
+
+import asyncio
+import json
+import logging
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from pydantic import BaseModel, ValidationError
+from rest_framework.exceptions import NotFound
+
+from agents import runs, streams
+from agents.events import frame_from_row, frame_json
+from agents.frames import (
+    AccessChangedFrame,
+    AckFrame,
+    AckRun,
+    ClientFrame,
+    ErrorDetail,
+    ErrorFrame,
+    LaggedFrame,
+    PongFrame,
+    parse_client_frame,
+)
+from agents.models import AgentSpec, Event, Session
+from agents.sessions import access_session
+from agents.wsauth import origin_allowed
+
+logger = logging.getLogger(__name__)
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_BIG = 1009
+REPLAY_BATCH = 500
+
+
+class StreamConsumer(AsyncWebsocketConsumer):
+    """Shared by every stream: authenticate, refuse with a documented code, parse frames."""
+
+    user: Any
+
+    async def connect(self) -> None:
+        streams.bind_home_loop(asyncio.get_running_loop())
+        self.user = self.scope.get("user")
+        if self.user is None or not self.user.is_authenticated:
+            await self._refuse(CLOSE_UNAUTHENTICATED)
+            return
+        if self.scope.get("auth_method") == "cookie" and not origin_allowed(self.scope):
+            await self._refuse(CLOSE_FORBIDDEN)
+            return
+        await self.authorized_connect()
+
+    async def authorized_connect(self) -> None:
+        raise NotImplementedError
+
+    async def _refuse(self, code: int) -> None:
+        # Accept first: a close code can only be sent on an open socket.
+        await self.accept()
+        await self.close(code=code)
+
+    async def join(self, *groups: str) -> None:
+        for group in groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+            # Channels leaves the groups listed here on disconnect.
+            self.groups.append(group)
+
+    async def send_json(self, content: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(content))
+
+    async def send_frame(self, frame: BaseModel) -> None:
+        await self.send(text_data=frame.model_dump_json())
+
+    async def send_error(self, code: str, message: str) -> None:
+        await self.send_frame(ErrorFrame(error=ErrorDetail(code=code, message=message)))
+
+    async def receive(
+        self, text_data: str | None = None, bytes_data: bytes | None = None
+    ) -> None:
+        """Validate every incoming frame; bad input gets an error frame, never a dead socket."""
+        raw = (
+            text_data
+            if text_data is not None
+            else (bytes_data or b"").decode("utf-8", "replace")
+        )
+        if len(raw.encode()) > settings.TOOLCRIB_WS_MAX_FRAME_BYTES:
+            await self.close(code=CLOSE_TOO_BIG)
+            return
+        try:
+            frame = parse_client_frame(raw)
+        except json.JSONDecodeError as exc:
+            await self.send_error(
+                "bad_json", f"Malformed JSON: {exc.msg} at position {exc.pos}."
+            )
+            return
+        except ValidationError as exc:
+            await self.send_error("bad_frame", _describe(exc))
+            return
+        await self.handle_frame(frame)
+
+    async def handle_frame(self, frame: ClientFrame) -> None:
+        if frame.type == "ping":
+            await self.send_frame(PongFrame())
+            return
+        await self.send_error(
+            "unsupported", f"Frames of type {frame.type!r} are not accepted here."
+        )
+
+
+def _describe(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "frame"
+        problems.append(f"{where}: {error['msg']}")
+    return "; ".join(problems)
+
+
+class SessionStreamConsumer(StreamConsumer):
+    """`/ws/sessions/{id}/?after=<seq>`: one session's events, and a way to drive it."""
+
+    session: Session
+    last_seq: int
+
+    async def authorized_connect(self) -> None:
+        session_id = self.scope["url_route"]["kwargs"]["session_id"]
+        session = await _access_session(self.user, session_id)
+        if session is None:
+            await self._refuse(CLOSE_NOT_FOUND)
+            return
+        self.session = session
+        self.last_seq = _after_param(self.scope)
+        await self.join(
+            streams.session_group(session.id), streams.user_group(self.user.pk)
+        )
+        await self.accept()
+        await self.replay()
+
+    async def replay(self) -> None:
+        """Send every stored event after last_seq, in order."""
+        while True:
+            rows = await _rows_after(self.session.id, self.last_seq, REPLAY_BATCH)
+            for row in rows:
+                await self.send_json(frame_json(frame_from_row(row)))
+                self.last_seq = row.seq
+            if len(rows) < REPLAY_BATCH:
+                return
+
+    async def event_new(self, message: dict[str, Any]) -> None:
+        frame = message["frame"]
+        seq = frame.get("seq")
+        if seq is None:
+            await self.send_json(frame)  # partial text: a display hint, never stored
+            return
+        if seq <= self.last_seq:
+            return
+        if seq > self.last_seq + 1:
+            await self.send_frame(LaggedFrame(after=self.last_seq))
+            await self.replay()
+            return
+        await self.send_json(frame)
+        self.last_seq = seq
+
+    async def access_changed(self, message: dict[str, Any]) -> None:
+        if await _access_session(self.user, self.session.id) is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        await self.send_frame(AccessChangedFrame())
+
+    async def handle_frame(self, frame: ClientFrame) -> None:
+        if frame.type != "message":
+            await super().handle_frame(frame)
+            return
+        run = await database_sync_to_async(runs.start_turn)(
+            session=self.session, user=self.user, text=frame.text
+        )
+        await self.send_frame(AckFrame(run=AckRun(id=str(run.id), status=run.status)))
+
+
+class FilteredStreamConsumer(StreamConsumer):
+    """A live view over many sessions, filtered by kinds (and agent, user)."""
+
+    kinds: set[str]
+
+    def wanted(self, message: dict[str, Any]) -> bool:
+        frame = message["frame"]
+        if self.kinds and frame["event"]["kind"] not in self.kinds:
+            return False
+        return self.user.is_staff or message.get("owner") == self.user.pk
+
+    async def event_new(self, message: dict[str, Any]) -> None:
+        if self.wanted(message):
+            await self.send_json(message["frame"])
+
+
+class AgentStreamConsumer(FilteredStreamConsumer):
+    """`/ws/agents/{name}/?kinds=`: every session of one agent that the subscriber may see."""
+
+    async def authorized_connect(self) -> None:
+        name = self.scope["url_route"]["kwargs"]["agent_name"]
+        if not await _agent_exists(name):
+            await self._refuse(CLOSE_NOT_FOUND)
+            return
+        self.kinds = _list_param(self.scope, "kinds")
+        await self.join(streams.agent_group(name))
+        await self.accept()
+
+
+class FirehoseConsumer(FilteredStreamConsumer):
+    """`/ws/firehose/?agent=&user=&kinds=`: staff see every session's events."""
+
+    async def authorized_connect(self) -> None:
+        if not self.user.is_staff:
+            await self._refuse(CLOSE_FORBIDDEN)
+            return
+        self.kinds = _list_param(self.scope, "kinds")
+        self.agents = _list_param(self.scope, "agent")
+        self.owners = {int(v) for v in _list_param(self.scope, "user") if v.isdigit()}
+        await self.join(streams.firehose_group())
+        await self.accept()
+
+    def wanted(self, message: dict[str, Any]) -> bool:
+        if self.agents and message.get("agent") not in self.agents:
+            return False
+        if self.owners and message.get("owner") not in self.owners:
+            return False
+        return super().wanted(message)
+
+
+def _query(scope) -> dict[str, list[str]]:
+    return parse_qs(scope.get("query_string", b"").decode())
+
+
+def _after_param(scope) -> int:
+    values = _query(scope).get("after", ["0"])
+    return int(values[0]) if values[0].isdigit() else 0
+
+
+def _list_param(scope, name: str) -> set[str]:
+    values = _query(scope).get(name, [])
+    return {item for value in values for item in value.split(",") if item}
+
+
+@database_sync_to_async
+def _access_session(user, session_id: str) -> Session | None:
+    try:
+        return access_session(user=user, session_id=session_id)
+    except NotFound:
+        return None
+
+
+@database_sync_to_async
+def _rows_after(session_id: str, after: int, limit: int) -> list[Event]:
+    return list(
+        Event.objects.filter(session_id=session_id, seq__gt=after).order_by("seq")[
+            :limit
+        ]
+    )
+
+
+@database_sync_to_async
+def _agent_exists(name: str) -> bool:
+    return AgentSpec.objects.filter(name=name).exists()

@@ -1,0 +1,259 @@
+"""The wire schema: one shape for every event, on the REST API and the websocket.
+
+ADK events are stored as ADK dumps them (snake_case); this module turns a stored row
+or a live ADK event into the frame clients see. docs/events.md documents it.
+"""
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from google.adk.events import Event as AdkEvent
+from google.adk.sessions.state import State
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+Kind = Literal[
+    "user_message",
+    "text",
+    "function_call",
+    "function_response",
+    "transfer",
+    "escalation",
+    "state_delta",
+    "artifact",
+    "auth_request",
+    "approval_request",
+    "run_started",
+    "run_finished",
+    "error",
+    "tools_changed",
+    "event",
+]
+
+AUTH_CALL = "adk_request_credential"
+CONFIRMATION_CALL = "adk_request_confirmation"
+
+
+class FunctionCallOut(BaseModel):
+    id: str | None = None
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class FunctionResponseOut(BaseModel):
+    id: str | None = None
+    name: str
+    response: dict[str, Any] = Field(default_factory=dict)
+    status: Literal["ok", "error", "pending"] = "ok"
+
+
+class ScopedState(BaseModel):
+    session: dict[str, Any] = Field(default_factory=dict)
+    user: dict[str, Any] = Field(default_factory=dict)
+    app: dict[str, Any] = Field(default_factory=dict)
+
+
+class Handoff(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    from_agent: str = Field(alias="from")
+    to_agent: str | None = Field(default=None, alias="to")
+
+
+class ErrorOut(BaseModel):
+    code: str | None = None
+    message: str
+
+
+class RunOut(BaseModel):
+    id: str
+    status: str
+    error: str | None = None
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+class WireEvent(BaseModel):
+    """One event as clients see it."""
+
+    id: str
+    invocation_id: str = ""
+    author: str
+    kind: Kind
+    partial: bool = False
+    ts: float
+    branch: str | None = None
+    text: str | None = None
+    function_calls: list[FunctionCallOut] = Field(default_factory=list)
+    function_responses: list[FunctionResponseOut] = Field(default_factory=list)
+    state_delta: ScopedState | None = None
+    artifact_delta: dict[str, int] | None = None
+    transfer: Handoff | None = None
+    escalation: Handoff | None = None
+    long_running_tool_ids: list[str] = Field(default_factory=list)
+    error: ErrorOut | None = None
+    run: RunOut | None = None
+    usage: Usage | None = None
+    actions: dict[str, Any] = Field(default_factory=dict)
+
+
+class EventFrame(BaseModel):
+    """`{"type": "event", "seq", "session", "event"}`: seq is null for partial text."""
+
+    type: Literal["event"] = "event"
+    seq: int | None
+    session: str
+    event: WireEvent
+
+
+class EventFrameList(RootModel[list[EventFrame]]):
+    """A list of event frames, as GET /api/sessions/{id}/events/ returns it."""
+
+
+def event_kind(event: AdkEvent) -> str:
+    """Classify an ADK event by what a user would notice first."""
+    actions = event.actions
+    calls = event.get_function_calls()
+    call_names = {call.name for call in calls}
+    if event.error_code or (event.error_message and not event.content):
+        return "error"
+    if actions.requested_auth_configs or AUTH_CALL in call_names:
+        return "auth_request"
+    if actions.requested_tool_confirmations or CONFIRMATION_CALL in call_names:
+        return "approval_request"
+    if actions.transfer_to_agent:
+        return "transfer"
+    if actions.escalate:
+        return "escalation"
+    if calls:
+        return "function_call"
+    if event.get_function_responses():
+        return "function_response"
+    if _text_of(event):
+        return "user_message" if event.author == "user" else "text"
+    if actions.artifact_delta:
+        return "artifact"
+    if actions.state_delta:
+        return "state_delta"
+    return "event"
+
+
+def _text_of(event: AdkEvent) -> str | None:
+    if not event.content or not event.content.parts:
+        return None
+    texts = [p.text for p in event.content.parts if p.text and not p.thought]
+    return "".join(texts) or None
+
+
+def split_state_delta(delta: Mapping[str, Any]) -> ScopedState | None:
+    """Split an ADK state delta by prefix, the way ADK's session services do."""
+    if not delta:
+        return None
+    scoped = ScopedState()
+    for key, value in delta.items():
+        if key.startswith(State.APP_PREFIX):
+            scoped.app[key.removeprefix(State.APP_PREFIX)] = value
+        elif key.startswith(State.USER_PREFIX):
+            scoped.user[key.removeprefix(State.USER_PREFIX)] = value
+        elif not key.startswith(State.TEMP_PREFIX):
+            scoped.session[key] = value
+    return scoped
+
+
+def _response_status(response: Mapping[str, Any], pending: bool) -> str:
+    if pending:
+        return "pending"
+    if "error" in response or response.get("status") == "error":
+        return "error"
+    return "ok"
+
+
+def wire_from_adk(event: AdkEvent, *, kind: str | None = None) -> WireEvent:
+    """Render an ADK event (stored or live) in the wire shape."""
+    actions = event.actions
+    long_running = sorted(event.long_running_tool_ids or [])
+    calls = [
+        FunctionCallOut(id=c.id, name=c.name or "", args=dict(c.args or {}))
+        for c in event.get_function_calls()
+    ]
+    responses = [
+        FunctionResponseOut(
+            id=r.id,
+            name=r.name or "",
+            response=dict(r.response or {}),
+            status=_response_status(r.response or {}, r.id in long_running),
+        )
+        for r in event.get_function_responses()
+    ]
+    usage = None
+    if event.usage_metadata:
+        meta = event.usage_metadata
+        usage = Usage(
+            prompt_tokens=meta.prompt_token_count or 0,
+            completion_tokens=meta.candidates_token_count or 0,
+            total_tokens=meta.total_token_count or 0,
+        )
+    error = None
+    if event.error_code or event.error_message:
+        error = ErrorOut(code=event.error_code, message=event.error_message or "")
+    return WireEvent(
+        id=event.id,
+        invocation_id=event.invocation_id or "",
+        author=event.author,
+        kind=kind or event_kind(event),
+        partial=bool(event.partial),
+        ts=event.timestamp,
+        branch=event.branch,
+        text=_text_of(event),
+        function_calls=calls,
+        function_responses=responses,
+        state_delta=split_state_delta(actions.state_delta),
+        artifact_delta=dict(actions.artifact_delta) or None,
+        transfer=(
+            Handoff(from_agent=event.author, to_agent=actions.transfer_to_agent)
+            if actions.transfer_to_agent
+            else None
+        ),
+        escalation=Handoff(from_agent=event.author) if actions.escalate else None,
+        long_running_tool_ids=long_running,
+        error=error,
+        usage=usage,
+        actions=_nonempty(actions.model_dump(mode="json", exclude_none=True)),
+    )
+
+
+def _nonempty(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in values.items() if value not in ({}, [], None)}
+
+
+def wire_from_row(row) -> WireEvent:
+    """Render a stored Event row (an ADK event or one of Toolcrib's run records)."""
+    if row.is_adk:
+        return wire_from_adk(AdkEvent.model_validate(row.data), kind=row.kind)
+    return WireEvent.model_validate(
+        {
+            **row.data,
+            "id": row.event_id,
+            "invocation_id": row.invocation_id,
+            "author": row.author,
+            "kind": row.kind,
+            "ts": row.timestamp,
+        }
+    )
+
+
+def frame_from_row(row) -> EventFrame:
+    return EventFrame(seq=row.seq, session=row.session_id, event=wire_from_row(row))
+
+
+def frame_json(frame: EventFrame) -> dict[str, Any]:
+    """The JSON a client receives, with the `from`/`to` aliases."""
+    return frame.model_dump(mode="json", by_alias=True)
+
+
+def frame_schema() -> dict[str, Any]:
+    """JSON schema of the event frame, generated from the pydantic models."""
+    return EventFrame.model_json_schema(by_alias=True)

@@ -1,0 +1,101 @@
+"""Where a turn runs: inline (a background event loop in this process) or Celery.
+
+Both call runs.execute_turn() by run id. Inline is the embedded default; with
+CELERY_BROKER_URL set, turns are queued for workers once the Run row is committed.
+"""
+
+import asyncio
+import contextvars
+import logging
+import threading
+import time
+from concurrent.futures import Future
+from importlib import import_module
+from uuid import UUID
+
+from django.conf import settings
+from django.db import transaction
+
+from agents.models import Run
+
+logger = logging.getLogger(__name__)
+
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_lock = threading.Lock()
+_futures: dict[UUID, Future] = {}
+
+
+def _inline_loop() -> asyncio.AbstractEventLoop:
+    """The process's turn loop, started on first use in a daemon thread."""
+    global _loop
+    with _loop_lock:
+        if _loop is None or not _loop.is_running():
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+
+            def serve() -> None:
+                asyncio.set_event_loop(loop)
+                loop.call_soon(ready.set)
+                loop.run_forever()
+
+            threading.Thread(target=serve, name="toolcrib-turns", daemon=True).start()
+            ready.wait()
+            _loop = loop
+        return _loop
+
+
+def _execute(run_id: UUID) -> None:
+    # runs imports executors; reaching it by name here keeps the import graph acyclic.
+    runs = import_module("agents.runs")
+    loop = _inline_loop()
+    future: Future = Future()
+    _futures[run_id] = future
+
+    def start() -> None:
+        task = loop.create_task(runs.execute_turn(run_id))
+        task.add_done_callback(lambda done: _settle(run_id, future, done))
+
+    # An empty context: the caller's context variables (a consumer's thread-sensitive
+    # executor, say) must not leak into a turn that outlives the caller.
+    loop.call_soon_threadsafe(start, context=contextvars.Context())
+
+
+def _settle(run_id: UUID, future: Future, task: asyncio.Task) -> None:
+    _futures.pop(run_id, None)
+    if task.cancelled():
+        future.cancel()
+    elif task.exception() is not None:
+        logger.error("turn crashed run=%s", run_id, exc_info=task.exception())
+        future.set_exception(task.exception())
+    else:
+        future.set_result(None)
+
+
+def submit(*, run_id: UUID) -> None:
+    """Queue a recorded run; it starts once the surrounding transaction commits."""
+    if settings.TOOLCRIB_EXECUTOR == "celery":
+        tasks = import_module("agents.tasks")
+        transaction.on_commit(lambda: tasks.execute_turn_task.delay(run_id=str(run_id)))
+        return
+    transaction.on_commit(lambda: _execute(run_id))
+
+
+def wait(*, run_id: UUID, timeout: float) -> None:
+    """Block until the run has ended or the timeout has passed."""
+    future = _futures.get(run_id)
+    if future is not None:
+        try:
+            future.result(timeout=timeout)
+        except TimeoutError:
+            return
+        return
+    _poll_until_finished(run_id, timeout)
+
+
+def _poll_until_finished(run_id: UUID, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = Run.objects.filter(pk=run_id).values_list("status", flat=True).first()
+        if status in Run.TERMINAL or status is None:
+            return
+        time.sleep(0.05)

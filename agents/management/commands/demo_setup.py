@@ -1,0 +1,19 @@
+from django.core.management.base import BaseCommand
+
+from agents.adk.builder import sync_code_agents
+from agents.demo.users import ensure_demo_users
+
+
+class Command(BaseCommand):
+    help = (
+        "Create the demo users (admin/admin, alice/alice, bob/bob) and the demo agents."
+    )
+
+    def handle(self, *args, **options) -> None:
+        specs = sync_code_agents()
+        self.stdout.write("Agents: " + ", ".join(spec.name for spec in specs))
+        self.stdout.write("Demo users (username / password):")
+        for username, password, is_admin, created in ensure_demo_users():
+            role = "superuser" if is_admin else "user"
+            note = "created" if created else "already there, password unchanged"
+            self.stdout.write(f"  {username} / {password}  ({role}, {note})")

@@ -1,0 +1,201 @@
+"""Agents, sessions, events, state and runs: what Toolcrib records about agents."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+class AgentSpec(models.Model):
+    """An agent users can talk to: defined in code (dotted path) or as a row."""
+
+    class Kind(models.TextChoices):
+        LLM = "llm", "LLM agent"
+        SEQUENTIAL = "sequential", "Sequential"
+        LOOP = "loop", "Loop"
+
+    class Source(models.TextChoices):
+        CODE = "code", "Code"
+        DATABASE = "db", "Database"
+
+    name = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    source = models.CharField(max_length=8, choices=Source, default=Source.DATABASE)
+    dotted_path = models.CharField(max_length=255, blank=True)
+    kind = models.CharField(max_length=16, choices=Kind, default=Kind.LLM)
+    instruction = models.TextField(blank=True)
+    model = models.CharField(
+        max_length=200, blank=True, help_text="Blank: TOOLCRIB_DEFAULT_MODEL."
+    )
+    toolsets = models.JSONField(
+        default=list, blank=True, help_text="Names of code toolsets this agent uses."
+    )
+    sub_agents = models.ManyToManyField(
+        "self", symmetrical=False, blank=True, related_name="parents"
+    )
+    max_iterations = models.PositiveIntegerField(null=True, blank=True)
+    is_active = models.BooleanField(default=True)
+    missing = models.BooleanField(
+        default=False, help_text="A code agent whose dotted path no longer loads."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Session(models.Model):
+    """An ADK session: one conversation of one user with one agent (its app)."""
+
+    id = models.CharField(primary_key=True, max_length=128, default=new_session_id)
+    app_name = models.CharField(max_length=100, db_index=True)
+    user_id = models.CharField(max_length=128, db_index=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="agent_sessions",
+    )
+    agent = models.ForeignKey(
+        AgentSpec,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="sessions",
+    )
+    state = models.JSONField(default=dict, blank=True)
+    last_seq = models.PositiveBigIntegerField(default=0)
+    revision = models.PositiveBigIntegerField(default=0)
+    last_update_time = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["app_name", "user_id"])]
+
+    def __str__(self) -> str:
+        return self.id
+
+
+class Event(models.Model):
+    """One stored event of a session, numbered by `seq` within the session.
+
+    ADK events (is_adk) are what the session service returns to ADK; run lifecycle
+    events (run_started, run_finished, error) are Toolcrib's own and only go to clients.
+    """
+
+    session = models.ForeignKey(
+        Session, on_delete=models.CASCADE, related_name="events"
+    )
+    seq = models.PositiveBigIntegerField()
+    event_id = models.CharField(max_length=64)
+    invocation_id = models.CharField(max_length=128, blank=True, db_index=True)
+    author = models.CharField(max_length=128)
+    kind = models.CharField(max_length=32)
+    is_adk = models.BooleanField(default=True)
+    timestamp = models.FloatField()
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["session", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "seq"], name="event_unique_seq"),
+            models.UniqueConstraint(
+                fields=["session", "event_id"], name="event_unique_event_id"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}#{self.seq} {self.kind}"
+
+
+class AppState(models.Model):
+    """One `app:` state key, shared by every user of the app. Stored without prefix."""
+
+    app_name = models.CharField(max_length=100)
+    key = models.CharField(max_length=255)
+    value = models.JSONField(null=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["app_name", "key"], name="app_state_unique_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"app:{self.key} ({self.app_name})"
+
+
+class UserState(models.Model):
+    """One `user:` state key, shared by one user's sessions of one app. Stored without prefix."""
+
+    app_name = models.CharField(max_length=100)
+    user_id = models.CharField(max_length=128)
+    key = models.CharField(max_length=255)
+    value = models.JSONField(null=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["app_name", "user_id", "key"], name="user_state_unique_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"user:{self.key} ({self.app_name}, {self.user_id})"
+
+
+class Run(models.Model):
+    """One turn: a user message (or function response) driven through ADK's Runner."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    TERMINAL = (Status.SUCCEEDED, Status.FAILED)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="runs")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs"
+    )
+    status = models.CharField(max_length=16, choices=Status, default=Status.QUEUED)
+    text = models.TextField(blank=True)
+    message = models.JSONField(
+        null=True, blank=True, help_text="The ADK Content sent, when not plain text."
+    )
+    invocation_id = models.CharField(max_length=128, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    total_tokens = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["session", "status", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"run {self.id} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in self.TERMINAL

@@ -1,0 +1,96 @@
+"""Channel-group names (one function per kind of group) and publish().
+
+The database is the log; the channel layer is only a doorbell. Publish after the
+event is committed, with its seq, so a client that misses a frame replays it.
+"""
+
+import asyncio
+import logging
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+logger = logging.getLogger(__name__)
+
+EVENT_MESSAGE = "event.new"
+ACCESS_MESSAGE = "access.changed"
+
+
+def session_group(session_id: str) -> str:
+    """Every subscriber of one session."""
+    return f"session.{session_id}"
+
+
+def agent_group(agent_name: str) -> str:
+    """Every subscriber following one agent."""
+    return f"agent.{agent_name}"
+
+
+def firehose_group() -> str:
+    """Staff watching every session."""
+    return "firehose"
+
+
+def user_group(user_id: int) -> str:
+    """Every socket of one user: access changes reach them here."""
+    return f"user.{user_id}"
+
+
+_home_loop: asyncio.AbstractEventLoop | None = None
+
+
+def bind_home_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Record the loop the consumers of this process run on.
+
+    The in-memory layer's queues belong to that loop; a turn running on another
+    loop (the inline executor's thread) must hand its sends over to it.
+    """
+    global _home_loop
+    _home_loop = loop
+
+
+async def asend_to_groups(groups: list[str], message: dict[str, Any]) -> None:
+    """group_send to each group, on the loop that owns the layer's queues."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+
+    async def send_all() -> None:
+        for group in groups:
+            await layer.group_send(group, message)
+
+    home = _home_loop
+    current = asyncio.get_running_loop()
+    if (
+        isinstance(layer, InMemoryChannelLayer)
+        and home
+        and home is not current
+        and home.is_running()
+    ):
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(send_all(), home))
+        return
+    await send_all()
+
+
+async def apublish(
+    *, session_id: str, agent_name: str, owner_id: int | None, frame: dict[str, Any]
+) -> None:
+    """Ring the doorbell for one event frame on every group that may want it."""
+    message = {
+        "type": EVENT_MESSAGE,
+        "frame": frame,
+        "agent": agent_name,
+        "owner": owner_id,
+    }
+    groups = [session_group(session_id), agent_group(agent_name), firehose_group()]
+    await asend_to_groups(groups, message)
+
+
+def publish(
+    *, session_id: str, agent_name: str, owner_id: int | None, frame: dict[str, Any]
+) -> None:
+    """See apublish()."""
+    async_to_sync(apublish)(
+        session_id=session_id, agent_name=agent_name, owner_id=owner_id, frame=frame
+    )

@@ -1,0 +1,23 @@
+"""ASGI entry point: HTTP through Django, websockets through Channels."""
+
+import os
+
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+# Django must be set up before consumers (and their models) are imported.
+django_asgi_app = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+
+from agents.routing import websocket_urlpatterns  # noqa: E402
+from agents.wsauth import WebsocketAuthStack  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        # Static files are served by the app itself: the embedded default needs no proxy.
+        "http": ASGIStaticFilesHandler(django_asgi_app),
+        "websocket": WebsocketAuthStack(URLRouter(websocket_urlpatterns)),
+    }
+)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The whole test suite. `make test` and .ci/run call this.
+# With CI=true (or TOOLCRIB_REQUIRE_SERVICES=1) a missing service is an error, never a skip.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="${VENV:-.venv}"
+
+export SECRET_KEY="${SECRET_KEY:-toolcrib-test-only-secret-key}"
+export TOOLCRIB_FAST_HASHER=1
+if [[ "${CI:-}" == "true" ]]; then
+  export TOOLCRIB_REQUIRE_SERVICES=1
+fi
+
+run_pytest() {
+  local status=0
+  "$VENV/bin/pytest" "$@" || status=$?
+  if [[ $status -eq 5 ]]; then
+    echo "error: pytest collected no tests for: $*" >&2
+    return 1
+  fi
+  return $status
+}
+
+"$VENV/bin/ruff" check .
+run_pytest -q tests --ignore=tests/integration --ignore=tests/browser
+if [[ -d tests/integration ]]; then
+  run_pytest -q tests/integration
+fi
+if [[ -d tests/browser ]]; then
+  run_pytest -q -p no:asyncio tests/browser
+fi

@@ -1,0 +1,310 @@
+"""The websocket protocol through the real ASGI app: auth, backlog, live frames, refusals."""
+
+import json
+
+import pytest
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from rest_framework.authtoken.models import Token
+
+from agents import streams
+from agents.consumers import (
+    CLOSE_FORBIDDEN,
+    CLOSE_NOT_FOUND,
+    CLOSE_TOO_BIG,
+    CLOSE_UNAUTHENTICATED,
+)
+from agents.events import EventFrame
+from project.asgi import application
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TIMEOUT = 10
+
+
+def token_of(user) -> str:
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+async def open_socket(
+    path: str, headers: list[tuple[bytes, bytes]] | None = None
+) -> WebsocketCommunicator:
+    communicator = WebsocketCommunicator(application, path, headers=headers or [])
+    connected, _ = await communicator.connect(timeout=TIMEOUT)
+    assert connected
+    return communicator
+
+
+def auth(user) -> list[tuple[bytes, bytes]]:
+    return [(b"authorization", f"Token {token_of(user)}".encode())]
+
+
+async def close_code(communicator: WebsocketCommunicator) -> int:
+    message = await communicator.receive_output(timeout=TIMEOUT)
+    assert message["type"] == "websocket.close"
+    return message["code"]
+
+
+async def frames_until_finished(communicator: WebsocketCommunicator) -> list[dict]:
+    frames = []
+    while True:
+        frame = await communicator.receive_json_from(timeout=TIMEOUT)
+        frames.append(frame)
+        if frame.get("type") == "event" and frame["event"]["kind"] == "run_finished":
+            return frames
+
+
+@pytest.fixture
+def session_of(demo_agents, start_session):
+    def make(user, agent: str = "weather_sentiment") -> str:
+        return start_session(user, agent)
+
+    return make
+
+
+async def test_message_frame_streams_the_whole_turn_live(alice, session_of):
+    session = await sync(session_of)(alice)
+    socket = await open_socket(f"/ws/sessions/{session}/", await sync(auth)(alice))
+
+    await socket.send_json_to({"type": "message", "text": "weather in london?"})
+
+    ack = await socket.receive_json_from(timeout=TIMEOUT)
+    assert ack["type"] == "ack" and ack["run"]["id"]
+    frames = await frames_until_finished(socket)
+    for frame in frames:
+        EventFrame.model_validate(frame)
+    stored = [f for f in frames if f["seq"] is not None]
+    assert [f["seq"] for f in stored] == list(range(1, len(stored) + 1))
+    assert [f["event"]["kind"] for f in stored] == [
+        "run_started",
+        "user_message",
+        "function_call",
+        "function_response",
+        "text",
+        "run_finished",
+    ]
+    partials = [f for f in frames if f["seq"] is None]
+    assert partials and all(
+        f["event"]["partial"] and f["event"]["kind"] == "text" for f in partials
+    )
+    assert "".join(f["event"]["text"] for f in partials) == stored[4]["event"]["text"]
+    await socket.disconnect()
+
+
+async def test_reconnect_after_seq_replays_only_what_was_missed(alice, session_of, say):
+    session = await sync(session_of)(alice)
+    await sync(say)(alice, session, "weather in paris")
+
+    socket = await open_socket(
+        f"/ws/sessions/{session}/?after=3", await sync(auth)(alice)
+    )
+
+    replayed = []
+    while True:
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        replayed.append(frame["seq"])
+        if frame["event"]["kind"] == "run_finished":
+            break
+    assert replayed == [4, 5, 6]
+    assert await socket.receive_nothing(timeout=0.2)
+    await socket.disconnect()
+
+
+async def test_query_token_is_accepted(alice, session_of):
+    session = await sync(session_of)(alice)
+
+    socket = await open_socket(
+        f"/ws/sessions/{session}/?token={await sync(token_of)(alice)}"
+    )
+
+    await socket.send_json_to({"type": "ping"})
+    assert await socket.receive_json_from(timeout=TIMEOUT) == {"type": "pong"}
+    await socket.disconnect()
+
+
+async def test_cookie_login_needs_an_allowed_origin(alice, session_of, client):
+    session = await sync(session_of)(alice)
+    await sync(client.force_login)(alice)
+    cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
+
+    good = await open_socket(
+        f"/ws/sessions/{session}/",
+        [(b"cookie", cookie), (b"origin", b"http://localhost:8000")],
+    )
+    await good.send_json_to({"type": "ping"})
+    assert (await good.receive_json_from(timeout=TIMEOUT))["type"] == "pong"
+    await good.disconnect()
+
+    evil = await open_socket(
+        f"/ws/sessions/{session}/",
+        [(b"cookie", cookie), (b"origin", b"https://evil.example")],
+    )
+    assert await close_code(evil) == CLOSE_FORBIDDEN
+    bare = await open_socket(f"/ws/sessions/{session}/", [(b"cookie", cookie)])
+    assert await close_code(bare) == CLOSE_FORBIDDEN
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [[], [(b"authorization", b"Token not-a-token")]],
+    ids=["no-token", "bad-token"],
+)
+async def test_unauthenticated_sockets_are_refused(alice, session_of, headers):
+    session = await sync(session_of)(alice)
+
+    socket = await open_socket(f"/ws/sessions/{session}/", headers)
+
+    assert await close_code(socket) == CLOSE_UNAUTHENTICATED
+
+
+async def test_another_users_session_is_refused(alice, bob, session_of):
+    session = await sync(session_of)(alice)
+
+    socket = await open_socket(f"/ws/sessions/{session}/", await sync(auth)(bob))
+
+    assert await close_code(socket) == CLOSE_NOT_FOUND
+
+
+async def test_staff_may_watch_any_session(alice, make_user, session_of, say):
+    session = await sync(session_of)(alice)
+    await sync(say)(alice, session, "weather in paris")
+    staff = await sync(make_user)(is_staff=True)
+
+    socket = await open_socket(f"/ws/sessions/{session}/", await sync(auth)(staff))
+
+    assert (await socket.receive_json_from(timeout=TIMEOUT))["seq"] == 1
+    await socket.disconnect()
+
+
+@pytest.mark.parametrize(
+    "raw, code",
+    [
+        ("{not json", "bad_json"),
+        (json.dumps({"type": "dance"}), "bad_frame"),
+        (json.dumps({"type": "message"}), "bad_frame"),
+        (json.dumps({"type": "message", "text": "  "}), "bad_frame"),
+        (json.dumps(["message"]), "bad_frame"),
+    ],
+)
+async def test_bad_frames_get_an_error_and_the_socket_stays_open(
+    alice, session_of, raw, code
+):
+    session = await sync(session_of)(alice)
+    socket = await open_socket(f"/ws/sessions/{session}/", await sync(auth)(alice))
+
+    await socket.send_to(text_data=raw)
+
+    error = await socket.receive_json_from(timeout=TIMEOUT)
+    assert error["type"] == "error" and error["error"]["code"] == code
+    assert error["error"]["message"]
+    await socket.send_json_to({"type": "ping"})
+    assert (await socket.receive_json_from(timeout=TIMEOUT))["type"] == "pong"
+    await socket.disconnect()
+
+
+async def test_oversized_frame_closes_with_1009(alice, session_of, settings):
+    settings.TOOLCRIB_WS_MAX_FRAME_BYTES = 100
+    session = await sync(session_of)(alice)
+    socket = await open_socket(f"/ws/sessions/{session}/", await sync(auth)(alice))
+
+    await socket.send_json_to({"type": "message", "text": "x" * 200})
+
+    assert await close_code(socket) == CLOSE_TOO_BIG
+
+
+async def test_gap_in_live_frames_sends_lagged_then_replays(alice, session_of, say):
+    session = await sync(session_of)(alice)
+    await sync(say)(alice, session, "weather in paris")
+    socket = await open_socket(
+        f"/ws/sessions/{session}/?after=2", await sync(auth)(alice)
+    )
+    for _ in range(4):
+        await socket.receive_json_from(timeout=TIMEOUT)
+    await socket.disconnect()
+    socket = await open_socket(
+        f"/ws/sessions/{session}/?after=6", await sync(auth)(alice)
+    )
+    await socket.receive_nothing(timeout=0.1)
+
+    # A doorbell for seq 9 while 7 and 8 were never delivered: the consumer must notice.
+    await sync(say)(alice, session, "weather in london")
+    # (Frames 7.. arrive live; now simulate a dropped doorbell with a far-ahead frame.)
+    received = []
+    while True:
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        received.append(frame)
+        if frame.get("type") == "event" and frame["event"]["kind"] == "run_finished":
+            break
+    last = received[-1]["seq"]
+    layer = get_channel_layer()
+    await streams.asend_to_groups(
+        [streams.session_group(session)],
+        {
+            "type": streams.EVENT_MESSAGE,
+            "frame": {
+                "type": "event",
+                "seq": last + 5,
+                "session": session,
+                "event": {},
+            },
+            "agent": "weather_sentiment",
+            "owner": alice.pk,
+        },
+    )
+    lagged = await socket.receive_json_from(timeout=TIMEOUT)
+    assert lagged == {"type": "lagged", "after": last}
+    assert layer is not None
+    await socket.disconnect()
+
+
+async def test_agent_stream_shows_only_sessions_i_may_see(
+    alice, bob, make_user, session_of, say
+):
+    mine = await sync(session_of)(alice)
+    his = await sync(session_of)(bob)
+    staff = await sync(make_user)(is_staff=True)
+    alices = await open_socket(
+        "/ws/agents/weather_sentiment/?kinds=function_call", await sync(auth)(alice)
+    )
+    staffs = await open_socket(
+        "/ws/agents/weather_sentiment/?kinds=function_call", await sync(auth)(staff)
+    )
+
+    await sync(say)(bob, his, "weather in paris")
+    await sync(say)(alice, mine, "weather in london")
+
+    seen_by_alice = await alices.receive_json_from(timeout=TIMEOUT)
+    assert seen_by_alice["session"] == mine
+    assert seen_by_alice["event"]["kind"] == "function_call"
+    assert await alices.receive_nothing(timeout=0.2)
+    staff_sessions = [
+        (await staffs.receive_json_from(timeout=TIMEOUT))["session"] for _ in range(2)
+    ]
+    assert staff_sessions == [his, mine]
+    await alices.disconnect()
+    await staffs.disconnect()
+
+
+async def test_firehose_is_staff_only_and_filters(
+    alice, bob, make_user, session_of, say
+):
+    refused = await open_socket("/ws/firehose/", await sync(auth)(alice))
+    assert await close_code(refused) == CLOSE_FORBIDDEN
+    staff = await sync(make_user)(is_staff=True)
+    socket = await open_socket(
+        f"/ws/firehose/?user={bob.pk}&kinds=user_message", await sync(auth)(staff)
+    )
+
+    await sync(say)(alice, await sync(session_of)(alice), "weather in london")
+    await sync(say)(bob, await sync(session_of)(bob), "weather in paris")
+
+    frame = await socket.receive_json_from(timeout=TIMEOUT)
+    assert frame["event"]["text"] == "weather in paris"
+    assert await socket.receive_nothing(timeout=0.2)
+    await socket.disconnect()
+
+
+def sync(func):
+    from asgiref.sync import sync_to_async
+
+    return sync_to_async(func)

@@ -1,0 +1,20 @@
+"""Small tools the tests register as toolsets."""
+
+
+def explode_reactor(reason: str) -> dict:
+    """Explode the reactor for a reason; this always fails.
+
+    Args:
+        reason: Why the reactor should explode.
+    """
+    raise RuntimeError(f"reactor exploded: {reason}")
+
+
+def note_fact(fact: str, tool_context) -> dict:
+    """Note a fact in the session state.
+
+    Args:
+        fact: The fact to note.
+    """
+    tool_context.state["fact"] = fact
+    return {"status": "noted", "fact": fact}
