@@ -169,7 +169,9 @@ def test_two_messages_at_once_make_two_whole_turns(
         f["event"]["invocation_id"] for f in frames if f["event"]["author"] != "system"
     ]
     # Each turn's events are contiguous: the invocation id changes exactly once.
-    changes = sum(1 for a, b in zip(invocations, invocations[1:], strict=False) if a != b)
+    changes = sum(
+        1 for a, b in zip(invocations, invocations[1:], strict=False) if a != b
+    )
     assert changes == 1
     texts = [f["event"]["text"] for f in frames if f["event"]["kind"] == "user_message"]
     assert texts == ["weather in london", "weather in paris"]
@@ -211,3 +213,66 @@ def test_failed_turn_keeps_earlier_events_and_next_turn_works(
         == "the sky is blue"
     )
     assert say(alice, session, 'note fact "still here"')["status"] == "succeeded"
+
+
+def test_sync_tools_run_off_the_event_loop_and_may_use_the_orm(
+    alice, make_user, demo_agents, start_session, say, events_of, api_for, settings
+):
+    settings.TOOLCRIB_TOOLSETS = {"census": "tests.agents.tools.count_users"}
+    staff = make_user(is_staff=True)
+    api_for(staff).post(
+        "/api/agents/",
+        {
+            "name": "census",
+            "instruction": "Use count_users to count users.",
+            "toolsets": ["census"],
+        },
+        format="json",
+    )
+    session = start_session(alice, "census")
+
+    assert say(alice, session, "count the users")["status"] == "succeeded"
+
+    frames = events_of(alice, session)
+    result = next(f for f in frames if f["event"]["kind"] == "function_response")
+    response = result["event"]["function_responses"][0]["response"]
+    assert response["users"] == 2
+    assert response["thread"].startswith("adk_tool_executor")
+
+
+def test_sequential_row_agent_runs_its_sub_agents_in_order(
+    alice, make_user, demo_agents, start_session, say, events_of, api_for
+):
+    staff = make_user(is_staff=True)
+    client = api_for(staff)
+    for name in ("drafter", "reviewer"):
+        made = client.post(
+            "/api/agents/",
+            {
+                "name": name,
+                "description": f"The {name}.",
+                "instruction": f"You are the {name}.",
+            },
+            format="json",
+        )
+        assert made.status_code == 201, made.content
+    pipeline = client.post(
+        "/api/agents/",
+        {
+            "name": "pipeline",
+            "kind": "sequential",
+            "sub_agents": ["drafter", "reviewer"],
+        },
+        format="json",
+    )
+    assert pipeline.status_code == 201, pipeline.content
+    session = start_session(alice, "pipeline")
+
+    assert say(alice, session, "write a haiku")["status"] == "succeeded"
+
+    authors = [
+        f["event"]["author"]
+        for f in events_of(alice, session)
+        if f["event"]["kind"] == "text"
+    ]
+    assert authors == ["drafter", "reviewer"]
