@@ -8,6 +8,8 @@ from google.adk.agents import LlmAgent
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from agents.adk.builder import sync_code_agents
+
 _counter = itertools.count()
 
 
@@ -59,3 +61,47 @@ def pytest_configure(config):
 
     # Test settings trade only speed: a fast hasher for the many users tests make.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def demo_agents(db):
+    """The code agents of settings.TOOLCRIB_AGENTS, as rows."""
+    return {spec.name: spec for spec in sync_code_agents()}
+
+
+@pytest.fixture
+def start_session(api_for):
+    def start(user, agent: str) -> str:
+        response = api_for(user).post("/api/sessions/", {"agent": agent}, format="json")
+        assert response.status_code == 201, response.content
+        return response.json()["id"]
+
+    return start
+
+
+@pytest.fixture
+def say(api_for):
+    """Send a message and wait for the turn to end; return the finished run."""
+
+    def send(user, session_id: str, text: str) -> dict:
+        response = api_for(user).post(
+            f"/api/sessions/{session_id}/messages/?wait=1",
+            {"text": text},
+            format="json",
+        )
+        assert response.status_code == 200, response.content
+        return response.json()
+
+    return send
+
+
+@pytest.fixture
+def events_of(api_for):
+    def read(user, session_id: str, after: int = 0) -> list[dict]:
+        response = api_for(user).get(
+            f"/api/sessions/{session_id}/events/?after={after}"
+        )
+        assert response.status_code == 200, response.content
+        return response.json()
+
+    return read
