@@ -1,0 +1,454 @@
+"""Access resolution: the table of rules, caching, invalidation and the services."""
+
+import time
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from agents import streams
+from agents.models import AgentSpec
+from agents.sessions import create_session
+from project.asgi import application
+from toolsets import access
+from toolsets.models import Grant, Tool, Toolset
+
+pytestmark = pytest.mark.django_db
+
+PAST = timedelta(hours=-1)
+FUTURE = timedelta(hours=1)
+
+
+@pytest.fixture
+def world(make_user, make_group):
+    """One toolset with two tools; alice in group ops, bob in nothing."""
+    alice, bob = make_user("alice"), make_user("bob")
+    ops = make_group("ops", alice)
+    others = make_group("others", bob)
+    ts = Toolset.objects.create(name="ts")
+    tools = [
+        Tool.objects.create(toolset=ts, name=name, full_name=f"ts.{name}")
+        for name in ("t1", "t2")
+    ]
+    return {
+        "alice": alice,
+        "bob": bob,
+        "ops": ops,
+        "others": others,
+        "ts": ts,
+        "t1": tools[0],
+        "t2": tools[1],
+    }
+
+
+def add_grant(world, subject: str, target: str, effect: str, expires=None) -> Grant:
+    """A grant row; `expires` is an offset from now (expired grants can't be made
+    through the service)."""
+    who = world[subject]
+    return Grant.objects.create(
+        **({"user": who} if subject in {"alice", "bob"} else {"group": who}),
+        **(
+            {"tool": world[target]}
+            if target.startswith("t") and target != "ts"
+            else {"toolset": world[target]}
+        ),
+        effect=effect,
+        expires_at=timezone.now() + expires if expires is not None else None,
+    )
+
+
+# (grants, policy, tool enabled, toolset enabled) -> (allowed, reason); for alice on ts.t1
+CASES = {
+    "open, nothing": ([], "open", True, True, True, "policy"),
+    "granted_only, nothing": ([], "granted_only", True, True, False, "policy"),
+    "user allow tool": (
+        [("alice", "t1", "allow")],
+        "granted_only",
+        True,
+        True,
+        True,
+        "allow",
+    ),
+    "group allow tool": (
+        [("ops", "t1", "allow")],
+        "granted_only",
+        True,
+        True,
+        True,
+        "allow",
+    ),
+    "user allow toolset": (
+        [("alice", "ts", "allow")],
+        "granted_only",
+        True,
+        True,
+        True,
+        "allow",
+    ),
+    "group allow toolset": (
+        [("ops", "ts", "allow")],
+        "granted_only",
+        True,
+        True,
+        True,
+        "allow",
+    ),
+    "user deny tool": ([("alice", "t1", "deny")], "open", True, True, False, "deny"),
+    "group deny tool": ([("ops", "t1", "deny")], "open", True, True, False, "deny"),
+    "user deny toolset": ([("alice", "ts", "deny")], "open", True, True, False, "deny"),
+    "group deny toolset": ([("ops", "ts", "deny")], "open", True, True, False, "deny"),
+    "user allow tool, group deny toolset": (
+        [("alice", "t1", "allow"), ("ops", "ts", "deny")],
+        "open",
+        True,
+        True,
+        False,
+        "deny",
+    ),
+    "group allow tool, user deny tool": (
+        [("ops", "t1", "allow"), ("alice", "t1", "deny")],
+        "granted_only",
+        True,
+        True,
+        False,
+        "deny",
+    ),
+    "allow on the other tool": (
+        [("alice", "t2", "allow")],
+        "granted_only",
+        True,
+        True,
+        False,
+        "policy",
+    ),
+    "deny on another user": (
+        [("bob", "t1", "deny")],
+        "open",
+        True,
+        True,
+        True,
+        "policy",
+    ),
+    "deny on a group alice is not in": (
+        [("others", "ts", "deny")],
+        "open",
+        True,
+        True,
+        True,
+        "policy",
+    ),
+    "tool disabled, user allow": (
+        [("alice", "t1", "allow")],
+        "open",
+        False,
+        True,
+        False,
+        "disabled",
+    ),
+    "toolset disabled, user allow": (
+        [("alice", "ts", "allow")],
+        "open",
+        True,
+        False,
+        False,
+        "disabled",
+    ),
+    "expired deny": (
+        [("alice", "t1", "deny", PAST)],
+        "open",
+        True,
+        True,
+        True,
+        "policy",
+    ),
+    "expired allow": (
+        [("ops", "ts", "allow", PAST)],
+        "granted_only",
+        True,
+        True,
+        False,
+        "policy",
+    ),
+    "allow until later": (
+        [("alice", "t1", "allow", FUTURE)],
+        "granted_only",
+        True,
+        True,
+        True,
+        "allow",
+    ),
+    "deny until later": (
+        [("ops", "t1", "deny", FUTURE)],
+        "open",
+        True,
+        True,
+        False,
+        "deny",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("grants", "policy", "tool_on", "toolset_on", "allowed", "reason"),
+    list(CASES.values()),
+    ids=list(CASES),
+)
+def test_resolution_table(world, grants, policy, tool_on, toolset_on, allowed, reason):
+    made = [add_grant(world, *grant) for grant in grants]
+    Toolset.objects.filter(pk=world["ts"].pk).update(
+        default_policy=policy, enabled=toolset_on
+    )
+    Tool.objects.filter(pk=world["t1"].pk).update(enabled=tool_on)
+    access.invalidate()
+
+    decision = access.explain(user_id=world["alice"].pk, tool="ts.t1")
+
+    assert (decision.allowed, decision.reason) == (allowed, reason)
+    if reason in {"allow", "deny"}:
+        deciding = next(g for g in made if g.pk == decision.grant_id)
+        assert deciding.effect == reason
+        assert f"grant #{deciding.pk}" in decision.rule
+
+
+def test_rules_read_as_sentences(world):
+    grant = add_grant(world, "ops", "ts", "deny")
+    access.invalidate()
+
+    decision = access.explain(user_id=world["alice"].pk, tool="ts.t1")
+
+    assert decision.rule == f"denied by grant #{grant.pk}: group ops on toolset ts"
+    open_rule = access.explain(user_id=world["bob"].pk, tool="ts.t1").rule
+    assert open_rule == "toolset ts is open to everyone"
+
+
+def test_tool_level_grant_is_named_before_toolset_level(world):
+    add_grant(world, "ops", "ts", "deny")
+    user_tool = add_grant(world, "alice", "t1", "deny")
+    access.invalidate()
+
+    assert (
+        access.explain(user_id=world["alice"].pk, tool="ts.t1").grant_id == user_tool.pk
+    )
+
+
+def test_missing_and_unknown_tools_are_refused(world):
+    Tool.objects.filter(pk=world["t1"].pk).update(missing=True)
+    access.invalidate()
+
+    assert access.explain(user_id=world["alice"].pk, tool="ts.t1").reason == "missing"
+    unknown = access.explain(user_id=world["alice"].pk, tool="ts.nope")
+    assert (unknown.allowed, unknown.reason) == (False, "unknown")
+
+
+def test_warm_decisions_make_no_query(world, django_assert_num_queries):
+    user = world["alice"].pk
+    with django_assert_num_queries(2):  # the catalog, the user's grants
+        access.explain_many(user_id=user, tools=["ts.t1", "ts.t2"])
+
+    with django_assert_num_queries(0):
+        decisions = access.explain_many(user_id=user, tools=["ts.t1", "ts.t2"])
+
+    assert all(d.allowed for d in decisions.values())
+
+
+def test_another_user_costs_one_query(world, django_assert_num_queries):
+    access.explain(user_id=world["alice"].pk, tool="ts.t1")
+
+    with django_assert_num_queries(1):
+        access.explain(user_id=world["bob"].pk, tool="ts.t1")
+
+
+def test_a_grant_change_rereads_only_the_grants(world, django_assert_num_queries):
+    alice = world["alice"]
+    access.explain(user_id=alice.pk, tool="ts.t1")
+    access.grant_tool(target=world["t1"], effect="deny", user=alice)
+
+    with django_assert_num_queries(1):
+        assert not access.is_allowed(user_id=alice.pk, tool="ts.t1")
+
+
+def test_grant_change_invalidates_cached_decisions(world):
+    alice = world["alice"]
+    assert access.is_allowed(user_id=alice.pk, tool="ts.t1")
+
+    grant, created = access.grant_tool(target=world["t1"], effect="deny", user=alice)
+
+    assert created
+    assert not access.is_allowed(user_id=alice.pk, tool="ts.t1")
+    access.revoke(grant=grant)
+    assert access.is_allowed(user_id=alice.pk, tool="ts.t1")
+
+
+def test_group_membership_change_invalidates(world):
+    alice, bob, ops = world["alice"], world["bob"], world["ops"]
+    access.grant_tool(target=world["ts"], effect="deny", group=ops)
+    assert access.is_allowed(user_id=bob.pk, tool="ts.t1")
+
+    bob.groups.add(ops)
+    assert not access.is_allowed(user_id=bob.pk, tool="ts.t1")
+    ops.user_set.remove(alice)
+    assert access.is_allowed(user_id=alice.pk, tool="ts.t1")
+    ops.user_set.clear()
+    assert access.is_allowed(user_id=bob.pk, tool="ts.t1")
+
+
+def test_toolset_and_tool_changes_invalidate(world):
+    alice = world["alice"]
+    assert access.is_allowed(user_id=alice.pk, tool="ts.t1")
+
+    access.update_toolset(toolset=world["ts"], default_policy="granted_only")
+    assert not access.is_allowed(user_id=alice.pk, tool="ts.t1")
+    access.grant_tool(target=world["t1"], effect="allow", user=alice)
+    assert access.is_allowed(user_id=alice.pk, tool="ts.t1")
+    access.update_tool(tool=world["t1"], enabled=False)
+    assert access.explain(user_id=alice.pk, tool="ts.t1").reason == "disabled"
+
+
+def test_rows_saved_by_hand_still_invalidate(world):
+    alice = world["alice"]
+    assert access.is_allowed(user_id=alice.pk, tool="ts.t1")
+
+    Grant.objects.create(user=alice, tool=world["t1"], effect="deny")
+
+    assert not access.is_allowed(user_id=alice.pk, tool="ts.t1")
+
+
+def test_a_cached_grant_stops_applying_when_it_expires(world):
+    alice = world["alice"]
+    access.grant_tool(
+        target=world["t1"],
+        effect="deny",
+        user=alice,
+        expires_at=timezone.now() + timedelta(seconds=0.3),
+    )
+    assert not access.is_allowed(user_id=alice.pk, tool="ts.t1")
+
+    time.sleep(0.35)
+
+    assert access.is_allowed(user_id=alice.pk, tool="ts.t1")
+
+
+def test_granting_again_replaces_the_grant(world):
+    alice = world["alice"]
+    first, _ = access.grant_tool(target=world["t1"], effect="deny", user=alice)
+
+    second, created = access.grant_tool(target=world["t1"], effect="allow", user=alice)
+
+    assert not created and second.pk == first.pk
+    assert Grant.objects.get().effect == "allow"
+
+
+def test_a_grant_names_one_subject(world):
+    with pytest.raises(ValueError):
+        access.grant_tool(target=world["t1"], effect="allow")
+
+
+def test_database_refuses_a_grant_with_two_subjects_or_two_targets(world):
+    from django.db import IntegrityError, transaction
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Grant.objects.create(
+            user=world["alice"], group=world["ops"], tool=world["t1"], effect="allow"
+        )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Grant.objects.create(
+            user=world["alice"], tool=world["t1"], toolset=world["ts"], effect="allow"
+        )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Grant.objects.create(user=world["alice"], effect="allow")
+
+
+def test_toolset_cell_of_the_matrix(world):
+    add_grant(world, "alice", "t1", "deny")
+    access.invalidate()
+
+    [row] = access.access_matrix(user_id=world["alice"].pk)
+
+    assert row.toolset.name == "ts"
+    assert row.decision.allowed  # the toolset as a whole is open
+    assert dict((name, d.allowed) for name, d in row.tools) == {
+        "ts.t1": False,
+        "ts.t2": True,
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_async_twin_answers_the_same(world):
+    alice = world["alice"]
+    await sync_to_async(add_grant)(world, "ops", "t2", "deny")
+    await sync_to_async(access.invalidate)()
+
+    decisions = await access.aexplain_many(user_id=alice.pk, tools=["ts.t1", "ts.t2"])
+    again = await access.aexplain(user_id=alice.pk, tool="ts.t2")
+
+    assert [d.allowed for d in decisions.values()] == [True, False]
+    assert again == decisions["ts.t2"]
+
+
+async def _next_message(channel: str) -> dict:
+    import asyncio
+
+    layer = get_channel_layer()
+    return await asyncio.wait_for(layer.receive(channel), timeout=5)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_grant_change_rings_the_users_socket_group(world):
+    layer = get_channel_layer()
+    alice, bob = world["alice"], world["bob"]
+    alice_channel, bob_channel = await layer.new_channel(), await layer.new_channel()
+    await layer.group_add(streams.user_group(alice.pk), alice_channel)
+    await layer.group_add(streams.user_group(bob.pk), bob_channel)
+
+    await sync_to_async(access.grant_tool)(
+        target=world["t1"], effect="deny", group=world["ops"]
+    )
+
+    message = await _next_message(alice_channel)
+    assert message == {
+        "type": "access.changed",
+        "kind": "tools_changed",
+        "tools": ["ts.t1"],
+    }
+    await sync_to_async(access.update_toolset)(toolset=world["ts"], enabled=False)
+    assert (await _next_message(alice_channel))["tools"] == ["ts"]
+    assert (await _next_message(bob_channel))["tools"] == [
+        "ts"
+    ]  # everyone: not ops-only
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_membership_change_rings_the_member(world):
+    layer = get_channel_layer()
+    bob = world["bob"]
+    channel = await layer.new_channel()
+    await layer.group_add(streams.user_group(bob.pk), channel)
+
+    await sync_to_async(bob.groups.add)(world["ops"])
+
+    assert (await _next_message(channel))["kind"] == "tools_changed"
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_tools_changed_reaches_an_open_session_socket(world, catalog):
+    alice = world["alice"]
+    spec = await AgentSpec.objects.aget(name="weather_sentiment")
+    session = await sync_to_async(create_session)(user=alice, agent=spec)
+    token, _ = await Token.objects.aget_or_create(user=alice)
+    socket = WebsocketCommunicator(
+        application,
+        f"/ws/sessions/{session.id}/",
+        headers=[(b"authorization", f"Token {token.key}".encode())],
+    )
+    connected, _ = await socket.connect(timeout=5)
+    assert connected
+
+    weather = await Tool.objects.aget(full_name="weather_sentiment.get_weather_report")
+    await sync_to_async(access.grant_tool)(target=weather, effect="deny", user=alice)
+
+    assert await socket.receive_json_from(timeout=5) == {"type": "access_changed"}
+    await socket.disconnect()

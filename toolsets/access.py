@@ -1,0 +1,489 @@
+"""Who may use which tool, and which rule decided. The one place access is decided.
+
+Resolution, for one user and one tool (docs/permissions.md has examples):
+
+1. a tool or toolset that is disabled, missing from code or not in the catalog: no;
+2. any unexpired deny, on the user or one of their groups, for the tool or its
+   toolset: no;
+3. else any unexpired allow on the same: yes;
+4. else the toolset's default policy: open (yes) or granted_only (no).
+
+Decisions are cached per process and per user, under two version counters kept
+in Django's cache (shared by every process when REDIS_URL is set): one for the
+catalog (tools, toolsets), one for grants and group membership. Every change bumps
+one of them, so the very next decision, in this process or another, reads what
+changed again. A warm decision makes no query. Changes made through the service functions below also ring the
+affected users' socket groups with `access.changed` (kind `tools_changed`).
+"""
+
+import logging
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from asgiref.sync import async_to_sync, sync_to_async
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from agents import streams
+from toolsets.models import Grant, Tool, Toolset
+
+logger = logging.getLogger(__name__)
+
+CATALOG_KEY = "toolsets:access:catalog"
+GRANTS_KEY = "toolsets:access:grants"
+MAX_CACHED_USERS = 10_000
+MAX_TOOLS_IN_MESSAGE = 100
+
+
+class Reason:
+    UNKNOWN = "unknown"
+    MISSING = "missing"
+    DISABLED = "disabled"
+    DENY = "deny"
+    ALLOW = "allow"
+    POLICY = "policy"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """May the user use it, and the rule that decided (text, kind, grant id)."""
+
+    allowed: bool
+    rule: str
+    reason: str
+    grant_id: int | None = None
+
+
+@dataclass(frozen=True)
+class _ToolRow:
+    id: int
+    full_name: str
+    enabled: bool
+    missing: bool
+    toolset_id: int
+    toolset: str
+    toolset_enabled: bool
+    toolset_missing: bool
+    policy: str
+
+
+@dataclass(frozen=True)
+class _GrantRow:
+    id: int
+    allow: bool
+    expires_at: datetime | None
+    on_tool: bool
+    by_user: bool
+    label: str
+
+    def live(self, now: datetime) -> bool:
+        return self.expires_at is None or self.expires_at > now
+
+
+@dataclass
+class _Catalog:
+    version: int
+    tools: dict[str, _ToolRow]
+
+
+@dataclass
+class _UserAccess:
+    grants_version: int
+    by_tool: dict[int, list[_GrantRow]]
+    by_toolset: dict[int, list[_GrantRow]]
+    valid_until: datetime | None
+    catalog_version: int = 0
+    decisions: dict[str, Decision] = field(default_factory=dict)
+
+    def is_current(self, versions: "Versions", now: datetime) -> bool:
+        return self.grants_version == versions.grants and (
+            self.valid_until is None or self.valid_until > now
+        )
+
+
+@dataclass(frozen=True)
+class Versions:
+    """The catalog's version (tools, toolsets) and the grants' (grants, groups)."""
+
+    catalog: int
+    grants: int
+
+
+_catalog: _Catalog | None = None
+_users: dict[int, _UserAccess] = {}
+
+
+# The version counters.
+
+
+def versions() -> Versions:
+    """The current versions; every change bumps one or both."""
+    found = cache.get_many([CATALOG_KEY, GRANTS_KEY])
+    if len(found) < 2:
+        for key in (CATALOG_KEY, GRANTS_KEY):
+            cache.add(key, 1, timeout=None)
+        found = cache.get_many([CATALOG_KEY, GRANTS_KEY])
+    return Versions(found.get(CATALOG_KEY, 1), found.get(GRANTS_KEY, 1))
+
+
+def invalidate() -> None:
+    """Forget every cached decision, now and again once the transaction commits.
+
+    The second bump drops what another process cached from rows read between the
+    first bump and the commit.
+    """
+    _bump(CATALOG_KEY, GRANTS_KEY)
+    transaction.on_commit(lambda: _bump(CATALOG_KEY, GRANTS_KEY))
+
+
+def invalidate_grants() -> None:
+    """Forget decisions after a change of grants or group membership only.
+
+    The catalog snapshot (every tool, shared by all users) is kept.
+    """
+    _bump(GRANTS_KEY)
+    transaction.on_commit(lambda: _bump(GRANTS_KEY))
+
+
+def _bump(*keys: str) -> None:
+    for key in keys:
+        try:
+            cache.incr(key)
+        except ValueError:
+            cache.set(key, 2, timeout=None)
+
+
+# Loading, once per version.
+
+
+def _load_catalog(current: Versions) -> _Catalog:
+    global _catalog
+    if _catalog is not None and _catalog.version == current.catalog:
+        return _catalog
+    rows = Tool.objects.values_list(
+        "id",
+        "full_name",
+        "enabled",
+        "missing",
+        "toolset_id",
+        "toolset__name",
+        "toolset__enabled",
+        "toolset__missing",
+        "toolset__default_policy",
+    )
+    _catalog = _Catalog(current.catalog, {row[1]: _ToolRow(*row) for row in rows})
+    return _catalog
+
+
+def _load_user(user_id: int, current: Versions, now: datetime) -> _UserAccess:
+    cached = _users.get(user_id)
+    if cached is not None and cached.is_current(current, now):
+        if cached.catalog_version != current.catalog:
+            cached.decisions, cached.catalog_version = {}, current.catalog
+        return cached
+    in_groups = Group.objects.filter(user__id=user_id)
+    rows = (
+        Grant.objects.filter(Q(user_id=user_id) | Q(group__in=in_groups))
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .values_list(
+            "id",
+            "effect",
+            "expires_at",
+            "tool_id",
+            "toolset_id",
+            "user__username",
+            "group__name",
+            "tool__full_name",
+            "toolset__name",
+        )
+        .order_by("id")
+    )
+    by_tool: dict[int, list[_GrantRow]] = defaultdict(list)
+    by_toolset: dict[int, list[_GrantRow]] = defaultdict(list)
+    for gid, effect, expires, tool_id, toolset_id, user, group, tool, toolset in rows:
+        subject = f"user {user}" if user is not None else f"group {group}"
+        target = f"tool {tool}" if tool_id else f"toolset {toolset}"
+        grant = _GrantRow(
+            id=gid,
+            allow=effect == Grant.Effect.ALLOW,
+            expires_at=expires,
+            on_tool=bool(tool_id),
+            by_user=user is not None,
+            label=f"grant #{gid}: {subject} on {target}"
+            + (f" until {expires.isoformat()}" if expires else ""),
+        )
+        (by_tool[tool_id] if tool_id else by_toolset[toolset_id]).append(grant)
+    expiries = [g.expires_at for g in _all(by_tool, by_toolset) if g.expires_at]
+    if len(_users) >= MAX_CACHED_USERS:
+        _users.clear()
+    access = _UserAccess(
+        current.grants,
+        by_tool,
+        by_toolset,
+        min(expiries, default=None),
+        current.catalog,
+    )
+    _users[user_id] = access
+    return access
+
+
+def _all(*indexes: dict[int, list[_GrantRow]]) -> Iterable[_GrantRow]:
+    for index in indexes:
+        for grants in index.values():
+            yield from grants
+
+
+def _is_warm(user_id: int, current: Versions, now: datetime) -> bool:
+    cached = _users.get(user_id)
+    return (
+        _catalog is not None
+        and _catalog.version == current.catalog
+        and cached is not None
+        and cached.is_current(current, now)
+    )
+
+
+# Deciding.
+
+
+def _decide(tool: str, row: _ToolRow | None, access: _UserAccess) -> Decision:
+    if row is None:
+        return Decision(False, f"{tool} is not in the catalog", Reason.UNKNOWN)
+    if row.toolset_missing or row.missing:
+        return Decision(False, f"tool {tool} is missing from code", Reason.MISSING)
+    if not row.toolset_enabled:
+        return Decision(False, f"toolset {row.toolset} is disabled", Reason.DISABLED)
+    if not row.enabled:
+        return Decision(False, f"tool {tool} is disabled", Reason.DISABLED)
+    grants = access.by_tool.get(row.id, []) + access.by_toolset.get(row.toolset_id, [])
+    return _by_grants(grants, row.toolset, row.policy)
+
+
+def _by_grants(grants: Sequence[_GrantRow], toolset: str, policy: str) -> Decision:
+    now = timezone.now()
+    live = sorted(
+        (g for g in grants if g.live(now)),
+        key=lambda g: (not g.on_tool, not g.by_user, g.id),
+    )
+    for grant in live:
+        if not grant.allow:
+            return Decision(False, f"denied by {grant.label}", Reason.DENY, grant.id)
+    for grant in live:
+        return Decision(True, f"allowed by {grant.label}", Reason.ALLOW, grant.id)
+    if policy == Toolset.Policy.OPEN:
+        return Decision(True, f"toolset {toolset} is open to everyone", Reason.POLICY)
+    return Decision(
+        False,
+        f"toolset {toolset} is granted only, and no grant allows it",
+        Reason.POLICY,
+    )
+
+
+def explain_many(*, user_id: int, tools: Iterable[str]) -> dict[str, Decision]:
+    """The decision for each tool (by full name) for one user."""
+    current, now = versions(), timezone.now()
+    catalog = _load_catalog(current)
+    access = _load_user(user_id, current, now)
+    decisions = {}
+    for tool in tools:
+        decision = access.decisions.get(tool)
+        if decision is None:
+            decision = _decide(tool, catalog.tools.get(tool), access)
+            access.decisions[tool] = decision
+        decisions[tool] = decision
+    return decisions
+
+
+async def aexplain_many(*, user_id: int, tools: Collection[str]) -> dict[str, Decision]:
+    """See explain_many(). Warm, it answers on the event loop without a query."""
+    current, now = versions(), timezone.now()
+    if _is_warm(user_id, current, now):
+        return explain_many(user_id=user_id, tools=tools)
+    return await sync_to_async(explain_many)(user_id=user_id, tools=tools)
+
+
+def explain(*, user_id: int, tool: str) -> Decision:
+    """May this user use this tool (`<toolset>.<tool>`), and which rule decided."""
+    return explain_many(user_id=user_id, tools=[tool])[tool]
+
+
+async def aexplain(*, user_id: int, tool: str) -> Decision:
+    """See explain()."""
+    return (await aexplain_many(user_id=user_id, tools=[tool]))[tool]
+
+
+def is_allowed(*, user_id: int, tool: str) -> bool:
+    """True when explain() allows."""
+    return explain(user_id=user_id, tool=tool).allowed
+
+
+def explain_toolset(*, user_id: int, toolset: Toolset) -> Decision:
+    """The decision for the toolset as a whole: what its tools get without tool grants."""
+    if toolset.missing:
+        return Decision(
+            False, f"toolset {toolset.name} is missing from code", Reason.MISSING
+        )
+    if not toolset.enabled:
+        return Decision(False, f"toolset {toolset.name} is disabled", Reason.DISABLED)
+    access = _load_user(user_id, versions(), timezone.now())
+    grants = access.by_toolset.get(toolset.pk, [])
+    return _by_grants(grants, toolset.name, toolset.default_policy)
+
+
+@dataclass(frozen=True)
+class ToolsetAccess:
+    """One row of a user's access matrix: a toolset and each of its tools."""
+
+    toolset: Toolset
+    decision: Decision
+    tools: list[tuple[str, Decision]]
+
+
+def access_matrix(*, user_id: int) -> list[ToolsetAccess]:
+    """Every toolset and tool of the catalog, decided for one user."""
+    toolsets = list(Toolset.objects.prefetch_related("tools").order_by("name"))
+    names = [tool.full_name for ts in toolsets for tool in ts.tools.all()]
+    decisions = explain_many(user_id=user_id, tools=names)
+    return [
+        ToolsetAccess(
+            toolset=ts,
+            decision=explain_toolset(user_id=user_id, toolset=ts),
+            tools=[(t.full_name, decisions[t.full_name]) for t in ts.tools.all()],
+        )
+        for ts in toolsets
+    ]
+
+
+def uncatalogued(*, tools: Iterable[str]) -> list[str]:
+    """The tools (full names) the catalog has no row for."""
+    catalog = _load_catalog(versions())
+    return [tool for tool in tools if tool not in catalog.tools]
+
+
+async def auncatalogued(*, tools: Collection[str]) -> list[str]:
+    """See uncatalogued()."""
+    if _catalog is not None and _catalog.version == versions().catalog:
+        return uncatalogued(tools=tools)
+    return await sync_to_async(uncatalogued)(tools=tools)
+
+
+# Changes: the service functions every caller (API, admin, commands) goes through.
+
+
+def grant_tool(
+    *,
+    target: Toolset | Tool,
+    effect: str,
+    user=None,
+    group: Group | None = None,
+    expires_at: datetime | None = None,
+    created_by=None,
+) -> tuple[Grant, bool]:
+    """Allow or deny a toolset or a tool to a user or a group.
+
+    One grant per subject and target: granting again replaces the effect and the
+    expiry. Returns the grant and whether it was created.
+    """
+    if (user is None) == (group is None):
+        raise ValueError("a grant names exactly one of user and group")
+    subject = {"user": user, "group": group}
+    on = {"tool": target} if isinstance(target, Tool) else {"toolset": target}
+    with transaction.atomic():
+        grant = Grant.objects.filter(**subject, **on).order_by("id").first()
+        created = grant is None
+        if created:
+            grant = Grant(**subject, **on, created_by=created_by)
+        grant.effect, grant.expires_at = effect, expires_at
+        grant.save()
+        invalidate_grants()
+        _notify_grant(grant)
+    return grant, created
+
+
+def revoke(*, grant: Grant) -> None:
+    """Delete a grant: its subject falls back to the other rules."""
+    with transaction.atomic():
+        users = affected_users(grant)
+        tools = [_target_name(grant)]
+        grant.delete()
+        invalidate_grants()
+        notify(user_ids=users, tools=tools)
+
+
+def update_toolset(*, toolset: Toolset, **changes: Any) -> Toolset:
+    """Change a toolset's description, default policy or kill switch."""
+    with transaction.atomic():
+        for key, value in changes.items():
+            setattr(toolset, key, value)
+        toolset.save()
+        invalidate()
+        notify(user_ids=None, tools=[toolset.name])
+    return toolset
+
+
+def update_tool(*, tool: Tool, **changes: Any) -> Tool:
+    """Change a tool's description, risk or kill switch."""
+    with transaction.atomic():
+        for key, value in changes.items():
+            setattr(tool, key, value)
+        tool.save()
+        invalidate()
+        notify(user_ids=None, tools=[tool.full_name])
+    return tool
+
+
+def catalog_changed(*, tools: Sequence[str]) -> None:
+    """Tools appeared, changed or went missing: everyone's decisions may change."""
+    invalidate()
+    notify(user_ids=None, tools=tools)
+
+
+def membership_changed(*, user_ids: Collection[int]) -> None:
+    """Users joined or left groups."""
+    invalidate_grants()
+    notify(user_ids=user_ids, tools=[])
+
+
+def affected_users(grant: Grant) -> list[int]:
+    """The users a grant applies to."""
+    if grant.user_id:
+        return [grant.user_id]
+    return list(grant.group.user_set.values_list("pk", flat=True))
+
+
+def _target_name(grant: Grant) -> str:
+    return grant.tool.full_name if grant.tool_id else grant.toolset.name
+
+
+def _notify_grant(grant: Grant) -> None:
+    notify(user_ids=affected_users(grant), tools=[_target_name(grant)])
+
+
+def notify(*, user_ids: Collection[int] | None, tools: Sequence[str]) -> None:
+    """Once committed, tell the users' sockets that their tools changed.
+
+    `None` means every active user (a toolset or tool changed for everyone).
+    """
+    if user_ids is None:
+        users = get_user_model().objects.filter(is_active=True)
+        user_ids = list(users.values_list("pk", flat=True))
+    if not user_ids:
+        return
+    groups = [streams.user_group(pk) for pk in sorted(set(user_ids))]
+    message = {
+        "type": streams.ACCESS_MESSAGE,
+        "kind": "tools_changed",
+        "tools": sorted(tools)[:MAX_TOOLS_IN_MESSAGE],
+    }
+    transaction.on_commit(lambda: _send(groups, message))
+
+
+def _send(groups: list[str], message: dict[str, Any]) -> None:
+    async_to_sync(streams.asend_to_groups)(groups, message)

@@ -1,0 +1,69 @@
+"""Exports of the audit: CSV and JSON lines, chosen with `?format=csv|jsonl`."""
+
+import csv
+import io
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rest_framework.renderers import BaseRenderer
+
+EXPORT_COLUMNS = [
+    "id",
+    "started_at",
+    "finished_at",
+    "duration_ms",
+    "user",
+    "agent",
+    "adk_agent",
+    "tool_full_name",
+    "tool_name",
+    "status",
+    "decided_by",
+    "session_id",
+    "run_id",
+    "invocation_id",
+    "call_id",
+    "args",
+    "result_summary",
+]
+
+
+class CSVRenderer(BaseRenderer):
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(
+        self, data: Any, accepted_media_type=None, renderer_context=None
+    ) -> bytes:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
+        writer.writeheader()
+        for row in _rows(data):
+            writer.writerow({key: _cell(row.get(key)) for key in EXPORT_COLUMNS})
+        return out.getvalue().encode(self.charset)
+
+
+class JSONLinesRenderer(BaseRenderer):
+    media_type = "application/jsonl"
+    format = "jsonl"
+    charset = "utf-8"
+
+    def render(
+        self, data: Any, accepted_media_type=None, renderer_context=None
+    ) -> bytes:
+        lines = [
+            json.dumps(row, ensure_ascii=False, default=str) for row in _rows(data)
+        ]
+        return ("\n".join(lines) + ("\n" if lines else "")).encode(self.charset)
+
+
+def _rows(data: Any) -> Sequence[Mapping[str, Any]]:
+    return data if isinstance(data, list) else [data]
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return "" if value is None else value

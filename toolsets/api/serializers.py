@@ -1,0 +1,205 @@
+"""Toolsets API shapes. Inputs are validated here, before any service runs."""
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.utils import timezone
+from rest_framework import serializers
+
+from toolsets.models import Grant, Tool, ToolCall, Toolset
+
+
+class ToolsetSerializer(serializers.ModelSerializer):
+    """A toolset; staff change its description, default policy and kill switch."""
+
+    tools = serializers.SlugRelatedField(
+        slug_field="full_name", many=True, read_only=True
+    )
+
+    class Meta:
+        model = Toolset
+        fields = [
+            "name",
+            "description",
+            "source",
+            "origin",
+            "default_policy",
+            "enabled",
+            "missing",
+            "tools",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["name", "source", "origin", "missing", "tools"]
+
+
+class ToolSerializer(serializers.ModelSerializer):
+    """A tool; staff change its description, risk and kill switch."""
+
+    toolset = serializers.SlugRelatedField(slug_field="name", read_only=True)
+
+    class Meta:
+        model = Tool
+        fields = [
+            "full_name",
+            "name",
+            "toolset",
+            "description",
+            "parameters",
+            "risk",
+            "enabled",
+            "missing",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["full_name", "name", "toolset", "parameters", "missing"]
+
+
+class GrantSerializer(serializers.ModelSerializer):
+    """A grant as staff read it."""
+
+    user = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    group = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    toolset = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    tool = serializers.SlugRelatedField(slug_field="full_name", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    active = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Grant
+        fields = [
+            "id",
+            "user",
+            "group",
+            "toolset",
+            "tool",
+            "effect",
+            "expires_at",
+            "active",
+            "created_by",
+            "created_at",
+        ]
+
+    def get_active(self, grant: Grant) -> bool:
+        return grant.expires_at is None or grant.expires_at > timezone.now()
+
+
+class GrantCreateSerializer(serializers.Serializer):
+    """`{"user"|"group": name, "toolset"|"tool": name, "effect", "expires_at"?}`."""
+
+    user = serializers.CharField(required=False, help_text="A username.")
+    group = serializers.CharField(required=False, help_text="A group name.")
+    toolset = serializers.CharField(required=False, help_text="A toolset name.")
+    tool = serializers.CharField(required=False, help_text="`<toolset>.<tool>`.")
+    effect = serializers.ChoiceField(choices=Grant.Effect.choices)
+    expires_at = serializers.DateTimeField(required=False, allow_null=True)
+
+    def validate_user(self, value: str):
+        user = get_user_model().objects.filter(username=value).first()
+        if user is None:
+            raise serializers.ValidationError(f"No user named {value!r}.")
+        return user
+
+    def validate_group(self, value: str) -> Group:
+        group = Group.objects.filter(name=value).first()
+        if group is None:
+            raise serializers.ValidationError(f"No group named {value!r}.")
+        return group
+
+    def validate_toolset(self, value: str) -> Toolset:
+        toolset = Toolset.objects.filter(name=value).first()
+        if toolset is None:
+            raise serializers.ValidationError(f"No toolset named {value!r}.")
+        return toolset
+
+    def validate_tool(self, value: str) -> Tool:
+        tool = Tool.objects.filter(full_name=value).first()
+        if tool is None:
+            raise serializers.ValidationError(
+                f"No tool named {value!r}; name it `<toolset>.<tool>`."
+            )
+        return tool
+
+    def validate_expires_at(self, value):
+        if value is not None and value <= timezone.now():
+            raise serializers.ValidationError("Must be in the future.")
+        return value
+
+    def validate(self, attrs: dict) -> dict:
+        errors = {}
+        if ("user" in attrs) == ("group" in attrs):
+            errors["user"] = ["Name exactly one of user and group."]
+        if ("toolset" in attrs) == ("tool" in attrs):
+            errors["toolset"] = ["Name exactly one of toolset and tool."]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class DecisionSerializer(serializers.Serializer):
+    allowed = serializers.BooleanField()
+    rule = serializers.CharField(help_text="The rule that decided, in words.")
+    reason = serializers.ChoiceField(
+        choices=["unknown", "missing", "disabled", "deny", "allow", "policy"]
+    )
+    grant = serializers.IntegerField(allow_null=True, help_text="The deciding grant.")
+
+
+class ToolCellSerializer(DecisionSerializer):
+    full_name = serializers.CharField()
+
+
+class ToolsetRowSerializer(DecisionSerializer):
+    name = serializers.CharField()
+    tools = ToolCellSerializer(many=True)
+
+
+class AccessUserSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+
+
+class AccessMatrixSerializer(serializers.Serializer):
+    """Every toolset and tool, and what one user gets, with the deciding rule."""
+
+    user = AccessUserSerializer()
+    toolsets = ToolsetRowSerializer(many=True)
+
+
+class AgentToolSerializer(serializers.Serializer):
+    """A tool a user may use now on an agent."""
+
+    full_name = serializers.CharField()
+    name = serializers.CharField(help_text="The name the model calls.")
+    toolset = serializers.CharField()
+    agent = serializers.CharField(help_text="The ADK agent (in the tree) that has it.")
+    description = serializers.CharField()
+    risk = serializers.CharField()
+    rule = serializers.CharField()
+
+
+class ToolCallSerializer(serializers.ModelSerializer):
+    """One audited tool call."""
+
+    user = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = ToolCall
+        fields = [
+            "id",
+            "user",
+            "session_id",
+            "run_id",
+            "invocation_id",
+            "agent",
+            "adk_agent",
+            "call_id",
+            "tool_name",
+            "tool_full_name",
+            "args",
+            "result_summary",
+            "status",
+            "decided_by",
+            "started_at",
+            "finished_at",
+            "duration_ms",
+        ]

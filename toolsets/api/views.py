@@ -1,0 +1,324 @@
+"""The toolsets API: the catalog, grants, effective access, the audit of calls."""
+
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.db.models import Q, QuerySet
+from django.utils.dateparse import parse_datetime
+from django.utils.timezone import is_naive, make_aware
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, permissions, status, viewsets
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agents.adk.builder import AgentBuildError, agent_for
+from agents.sessions import AgentNotAvailable, get_usable_agent
+from toolsets import access, catalog
+from toolsets.api.renderers import CSVRenderer, JSONLinesRenderer
+from toolsets.api.serializers import (
+    AccessMatrixSerializer,
+    AgentToolSerializer,
+    GrantCreateSerializer,
+    GrantSerializer,
+    ToolCallSerializer,
+    ToolSerializer,
+    ToolsetSerializer,
+)
+from toolsets.models import Grant, Tool, ToolCall, Toolset
+
+DEFAULT_CALLS = 1000
+MAX_CALLS = 50_000
+
+
+class IsStaffOrReadOnly(permissions.BasePermission):
+    def has_permission(self, request: Request, view) -> bool:
+        return request.method in permissions.SAFE_METHODS or request.user.is_staff
+
+
+class ToolsetViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Toolsets of the catalog. Everyone reads; staff set policy and kill switch."""
+
+    serializer_class = ToolsetSerializer
+    permission_classes = [permissions.IsAuthenticated, IsStaffOrReadOnly]
+    lookup_field = "name"
+    lookup_value_regex = "[^/]+"
+    queryset = Toolset.objects.prefetch_related("tools")
+
+    def perform_update(self, serializer: ToolsetSerializer) -> None:
+        access.update_toolset(toolset=serializer.instance, **serializer.validated_data)
+
+
+@extend_schema(
+    parameters=[OpenApiParameter("toolset", str, description="Only this toolset.")]
+)
+class ToolViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Tools of the catalog, by `<toolset>.<tool>`. Staff set risk and kill switch."""
+
+    serializer_class = ToolSerializer
+    permission_classes = [permissions.IsAuthenticated, IsStaffOrReadOnly]
+    lookup_field = "full_name"
+    lookup_value_regex = "[^/]+"
+
+    def get_queryset(self) -> QuerySet[Tool]:
+        tools = Tool.objects.select_related("toolset")
+        toolset = self.request.query_params.get("toolset")
+        return tools.filter(toolset__name=toolset) if toolset else tools
+
+    def perform_update(self, serializer: ToolSerializer) -> None:
+        access.update_tool(tool=serializer.instance, **serializer.validated_data)
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("user", str, description="Grants to this username."),
+        OpenApiParameter("group", str, description="Grants to this group."),
+        OpenApiParameter("toolset", str, description="Grants on this toolset."),
+        OpenApiParameter("tool", str, description="Grants on this tool."),
+        OpenApiParameter("effect", str, enum=["allow", "deny"]),
+    ]
+)
+class GrantViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Grants (staff only). POST grants or denies; DELETE revokes."""
+
+    serializer_class = GrantSerializer
+    permission_classes = [permissions.IsAdminUser]
+    queryset = Grant.objects.all()  # for the schema; get_queryset() filters it
+
+    def get_queryset(self) -> QuerySet[Grant]:
+        grants = Grant.objects.select_related(
+            "user", "group", "toolset", "tool", "created_by"
+        )
+        filters = {
+            "user": "user__username",
+            "group": "group__name",
+            "toolset": "toolset__name",
+            "tool": "tool__full_name",
+            "effect": "effect",
+        }
+        for param, lookup in filters.items():
+            value = self.request.query_params.get(param)
+            if value:
+                grants = grants.filter(**{lookup: value})
+        return grants
+
+    @extend_schema(
+        request=GrantCreateSerializer,
+        responses={201: GrantSerializer, 200: GrantSerializer},
+    )
+    def create(self, request: Request) -> Response:
+        """Grant or deny; the same subject and target again replaces the grant (200)."""
+        data = GrantCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        grant, created = access.grant_tool(
+            target=values.get("tool") or values["toolset"],
+            effect=values["effect"],
+            user=values.get("user"),
+            group=values.get("group"),
+            expires_at=values.get("expires_at"),
+            created_by=request.user,
+        )
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(GrantSerializer(grant).data, status=code)
+
+    def perform_destroy(self, instance: Grant) -> None:
+        access.revoke(grant=instance)
+
+
+class AccessView(APIView):
+    """A user's effective access: every toolset and tool, and the rule that decided."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "user", int, description="A user id (staff); default: yourself."
+            )
+        ],
+        responses={200: AccessMatrixSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        user = _user_param(request)
+        rows = access.access_matrix(user_id=user.pk)
+        return Response(
+            {
+                "user": {"id": user.pk, "username": user.get_username()},
+                "toolsets": [
+                    {
+                        "name": row.toolset.name,
+                        **_decision(row.decision),
+                        "tools": [
+                            {"full_name": name, **_decision(decision)}
+                            for name, decision in row.tools
+                        ],
+                    }
+                    for row in rows
+                ],
+            }
+        )
+
+
+def _user_param(request: Request):
+    raw = request.query_params.get("user")
+    if raw in (None, ""):
+        return request.user
+    if not raw.isdigit():
+        raise ValidationError({"user": ["A user id (a whole number)."]})
+    if int(raw) != request.user.pk and not request.user.is_staff:
+        raise PermissionDenied("Only staff can read another user's access.")
+    user = get_user_model().objects.filter(pk=int(raw)).first()
+    if user is None:
+        raise ValidationError({"user": ["No such user."]})
+    return user
+
+
+def _decision(decision: access.Decision) -> dict:
+    return {
+        "allowed": decision.allowed,
+        "rule": decision.rule,
+        "reason": decision.reason,
+        "grant": decision.grant_id,
+    }
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("user", str, description="User id or username (staff)."),
+        OpenApiParameter("agent", str, description="Agent name."),
+        OpenApiParameter("tool", str, description="`<toolset>.<tool>` or the name."),
+        OpenApiParameter("status", str, enum=list(ToolCall.Status.values)),
+        OpenApiParameter("since", datetime, description="Started at or after."),
+        OpenApiParameter("until", datetime, description="Started before."),
+        OpenApiParameter("limit", int, description=f"At most (max {MAX_CALLS})."),
+        OpenApiParameter("format", str, enum=["json", "csv", "jsonl"]),
+    ]
+)
+class ToolCallViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    """The audit of tool calls, newest first: staff see all, users their own."""
+
+    serializer_class = ToolCallSerializer
+    queryset = ToolCall.objects.all()  # for the schema; get_queryset() scopes it
+    renderer_classes = [
+        JSONRenderer,
+        BrowsableAPIRenderer,
+        CSVRenderer,
+        JSONLinesRenderer,
+    ]
+
+    def get_queryset(self) -> QuerySet[ToolCall]:
+        calls = ToolCall.objects.select_related("user")
+        if not self.request.user.is_staff:
+            calls = calls.filter(user=self.request.user)
+        if self.action != "list":
+            return calls
+        return _filter_calls(calls, self.request)
+
+    def list(self, request: Request) -> Response:
+        response = super().list(request)
+        if request.accepted_renderer.format in {"csv", "jsonl"}:
+            name = f"tool-calls.{request.accepted_renderer.format}"
+            response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        # Errors are JSON whatever export was asked for.
+        renderer = getattr(request, "accepted_renderer", None)
+        if getattr(response, "exception", False) and renderer is not None:
+            if renderer.format in {"csv", "jsonl"}:
+                request.accepted_renderer = JSONRenderer()
+                request.accepted_media_type = JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)
+
+
+def _filter_calls(calls: QuerySet[ToolCall], request: Request) -> QuerySet[ToolCall]:
+    params = request.query_params
+    user = params.get("user")
+    if user:
+        calls = (
+            calls.filter(user_id=int(user))
+            if user.isdigit()
+            else calls.filter(user__username=user)
+        )
+    if params.get("agent"):
+        calls = calls.filter(agent=params["agent"])
+    if params.get("tool"):
+        tool = params["tool"]
+        calls = calls.filter(Q(tool_full_name=tool) | Q(tool_name=tool))
+    status_ = params.get("status")
+    if status_:
+        if status_ not in ToolCall.Status.values:
+            choices = ", ".join(ToolCall.Status.values)
+            raise ValidationError({"status": [f"One of {choices}."]})
+        calls = calls.filter(status=status_)
+    if params.get("since"):
+        calls = calls.filter(started_at__gte=_datetime_param(params, "since"))
+    if params.get("until"):
+        calls = calls.filter(started_at__lt=_datetime_param(params, "until"))
+    return calls[: _limit_param(params)]
+
+
+def _datetime_param(params, name: str) -> datetime:
+    value = parse_datetime(params[name].replace(" ", "+"))
+    if value is None:
+        raise ValidationError({name: ["An ISO 8601 date and time."]})
+    return make_aware(value) if is_naive(value) else value
+
+
+def _limit_param(params) -> int:
+    raw = params.get("limit")
+    if raw in (None, ""):
+        return DEFAULT_CALLS
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValidationError({"limit": ["A whole number, 1 or more."]})
+    return min(int(raw), MAX_CALLS)
+
+
+class AgentToolsView(APIView):
+    """The tools you may use now on an agent (its sub-agents included)."""
+
+    @extend_schema(
+        responses={
+            200: AgentToolSerializer(many=True),
+            404: OpenApiResponse(description="No such agent, or not yours to use."),
+        }
+    )
+    def get(self, request: Request, name: str) -> Response:
+        try:
+            spec = get_usable_agent(user=request.user, name=name)
+            root = agent_for(spec)
+        except (AgentNotAvailable, AgentBuildError):
+            raise NotFound("No such agent, or you may not use it.") from None
+        usable = catalog.usable_tools(user_id=request.user.pk, root=root, app_name=name)
+        return Response(
+            [
+                {
+                    "full_name": item.tool.full_name,
+                    "name": item.tool.name,
+                    "toolset": item.binding.toolset.name,
+                    "agent": item.binding.agent,
+                    "description": item.tool.description,
+                    "risk": item.tool.risk,
+                    "rule": item.decision.rule,
+                }
+                for item in usable
+            ]
+        )

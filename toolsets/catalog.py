@@ -1,0 +1,250 @@
+"""Code toolsets (settings) and code agents -> Toolset and Tool rows.
+
+`sync_catalog()` (`manage.py sync_tools`) brings the catalog up to date; which
+toolset each tool belongs to is decided in toolsets.bindings. A tool that
+disappears from code is marked missing, never deleted, so grants and the audit
+keep pointing at it. A sync never changes what admins chose (policy, kill
+switches, a risk the code does not declare).
+"""
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from google.adk.agents import BaseAgent
+from google.adk.tools import BaseTool, FunctionTool
+
+from agents.adk.builder import AgentBuildError
+from agents.models import AgentSpec
+from toolsets import access
+from toolsets.bindings import (
+    Binding,
+    ToolsetInfo,
+    abindings_of_code_agent,
+    abindings_of_settings,
+    bindings_of_tree,
+)
+from toolsets.models import Tool, Toolset
+
+logger = logging.getLogger(__name__)
+
+READ_VERBS = frozenset(
+    "analyze count describe fetch find get list lookup read search show view".split()
+)
+DANGEROUS_VERBS = frozenset(
+    "delete destroy drop erase exec execute explode kill purge remove shell wipe".split()
+)
+RISKS = frozenset(Tool.Risk.values)
+
+
+@dataclass
+class SyncReport:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.updated or self.missing)
+
+
+def declaration_of(tool: BaseTool) -> tuple[str, dict[str, Any]]:
+    """The description and the JSON schema of the arguments of a tool."""
+    declaration = tool._get_declaration()
+    if declaration is None:
+        return tool.description or "", {}
+    schema: dict[str, Any] = {}
+    if declaration.parameters_json_schema:
+        schema = dict(declaration.parameters_json_schema)
+    elif declaration.parameters:
+        schema = declaration.parameters.model_dump(mode="json", exclude_none=True)
+    return declaration.description or tool.description or "", schema
+
+
+def declared_risk(tool: BaseTool) -> str | None:
+    """A risk the code declares: `custom_metadata={"risk": ...}` or `func.risk`."""
+    risk = (tool.custom_metadata or {}).get("risk")
+    if risk is None and isinstance(tool, FunctionTool):
+        risk = getattr(tool.func, "risk", None)
+    return risk if risk in RISKS else None
+
+
+def guessed_risk(name: str) -> str:
+    """read for get_/list_/..., dangerous for delete_/exec_/..., write otherwise."""
+    verb = name.split("_", 1)[0].lower()
+    if verb in READ_VERBS:
+        return Tool.Risk.READ
+    if verb in DANGEROUS_VERBS:
+        return Tool.Risk.DANGEROUS
+    return Tool.Risk.WRITE
+
+
+# Writing rows.
+
+
+def sync_catalog() -> SyncReport:
+    """Bring the catalog up to date with the code: create, update, mark missing."""
+    report = SyncReport()
+    found = async_to_sync(abindings_of_settings)(report.failed)
+    for spec in AgentSpec.objects.filter(source=AgentSpec.Source.CODE, missing=False):
+        try:
+            found += async_to_sync(abindings_of_code_agent)(spec, report.failed)
+        except AgentBuildError:
+            logger.exception("code agent failed to load agent=%s", spec.name)
+            report.failed.append(spec.name)
+    with transaction.atomic():
+        _write(found, report, refresh=True)
+        _mark_missing(found, report, keep_toolsets=set(report.failed))
+    if report.changed:
+        access.catalog_changed(tools=report.created + report.updated + report.missing)
+    return report
+
+
+def register(bindings: Iterable[Binding]) -> SyncReport:
+    """Create the rows of bindings the catalog does not know yet; touch nothing else.
+
+    Runs when a running agent offers a tool that no sync has seen (a toolset added to
+    settings since the last sync, say): such a tool gets its toolset's default policy.
+    """
+    found, report = list(bindings), SyncReport()
+    try:
+        with transaction.atomic():
+            _write(found, report, refresh=False)
+    except IntegrityError:
+        # Another turn registered the same tools first; what is left is written now.
+        report = SyncReport()
+        with transaction.atomic():
+            _write(found, report, refresh=False)
+    if report.changed:
+        # Only the catalog caught up with what already ran: nobody's tools changed.
+        access.invalidate()
+    return report
+
+
+def _write(found: Sequence[Binding], report: SyncReport, *, refresh: bool) -> None:
+    toolsets = {t.name: t for t in Toolset.objects.all()}
+    tools = {t.full_name: t for t in Tool.objects.all()}
+    seen: set[str] = set()
+    for binding in found:
+        if binding.full_name in seen:
+            continue
+        seen.add(binding.full_name)
+        toolset = _upsert_toolset(binding.toolset, toolsets, refresh=refresh)
+        _upsert_tool(binding, toolset, tools, report, refresh=refresh)
+
+
+def _upsert_toolset(
+    info: ToolsetInfo, rows: dict[str, Toolset], *, refresh: bool
+) -> Toolset:
+    row = rows.get(info.name)
+    if row is None:
+        row = Toolset.objects.create(
+            name=info.name,
+            description=info.description,
+            source=info.source,
+            origin=info.origin,
+            default_policy=settings.TOOLCRIB_TOOLSET_DEFAULT_POLICY,
+        )
+        rows[info.name] = row
+        return row
+    wanted = {
+        "description": info.description,
+        "source": info.source,
+        "origin": info.origin,
+        "missing": False,
+    }
+    if refresh and any(getattr(row, key) != value for key, value in wanted.items()):
+        for key, value in wanted.items():
+            setattr(row, key, value)
+        row.save()
+    return row
+
+
+def _upsert_tool(
+    binding: Binding,
+    toolset: Toolset,
+    rows: dict[str, Tool],
+    report: SyncReport,
+    *,
+    refresh: bool,
+) -> None:
+    description, schema = declaration_of(binding.tool)
+    risk = declared_risk(binding.tool)
+    row = rows.get(binding.full_name)
+    if row is None:
+        Tool.objects.create(
+            toolset=toolset,
+            name=binding.name,
+            full_name=binding.full_name,
+            description=description,
+            parameters=schema,
+            risk=risk or guessed_risk(binding.base_name or binding.name),
+        )
+        report.created.append(binding.full_name)
+        return
+    if not refresh:
+        return
+    wanted = {"description": description, "parameters": schema, "missing": False}
+    if risk:
+        wanted["risk"] = risk
+    if any(getattr(row, key) != value for key, value in wanted.items()):
+        for key, value in wanted.items():
+            setattr(row, key, value)
+        row.save()
+        report.updated.append(binding.full_name)
+
+
+def _mark_missing(
+    found: Sequence[Binding], report: SyncReport, *, keep_toolsets: set[str]
+) -> None:
+    """Mark what the code no longer has; toolsets of agents that failed to load stay."""
+    names = {b.full_name for b in found}
+    toolset_names = {b.toolset.name for b in found} | keep_toolsets
+    gone = (
+        Tool.objects.filter(missing=False)
+        .exclude(full_name__in=names)
+        .exclude(toolset__name__in=keep_toolsets)
+    )
+    report.missing += list(gone.values_list("full_name", flat=True))
+    gone.update(missing=True)
+    Toolset.objects.filter(missing=False).exclude(name__in=toolset_names).update(
+        missing=True
+    )
+
+
+def tools_by_full_name(names: Iterable[str]) -> Mapping[str, Tool]:
+    """Tool rows (with their toolset) by full name."""
+    rows = Tool.objects.select_related("toolset").filter(full_name__in=list(names))
+    return {row.full_name: row for row in rows}
+
+
+@dataclass(frozen=True)
+class UsableTool:
+    binding: Binding
+    tool: Tool
+    decision: access.Decision
+
+
+def usable_tools(*, user_id: int, root: BaseAgent, app_name: str) -> list[UsableTool]:
+    """The tools of an agent tree that a user may use now, in tree order."""
+    bindings = bindings_of_tree(root, app_name=app_name)
+    unknown = set(access.uncatalogued(tools=[b.full_name for b in bindings]))
+    if unknown:
+        register(b for b in bindings if b.full_name in unknown)
+    rows = tools_by_full_name(b.full_name for b in bindings)
+    decisions = access.explain_many(user_id=user_id, tools=rows)
+    usable, seen = [], set()
+    for b in bindings:
+        if b.full_name in seen or not decisions.get(b.full_name, _NO).allowed:
+            continue
+        seen.add(b.full_name)
+        usable.append(UsableTool(b, rows[b.full_name], decisions[b.full_name]))
+    return usable
+
+
+_NO = access.Decision(False, "not in the catalog", access.Reason.UNKNOWN)

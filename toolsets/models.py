@@ -1,0 +1,201 @@
+"""The tool catalog and its governance: toolsets, tools, grants and the audit of calls."""
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.db import models
+from django.db.models import Q
+
+
+class Toolset(models.Model):
+    """A named group of tools: a code toolset of settings, a BaseToolset, or an agent's
+    plain function tools."""
+
+    class Source(models.TextChoices):
+        BUILTIN = "builtin", "Built in"
+        LOCAL = "local", "Local code"
+        MCP = "mcp", "MCP server"
+        OPENAPI = "openapi", "OpenAPI"
+
+    class Policy(models.TextChoices):
+        OPEN = "open", "Open: everyone unless denied"
+        GRANTED_ONLY = "granted_only", "Granted only"
+
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    source = models.CharField(max_length=16, choices=Source, default=Source.LOCAL)
+    origin = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="Where the code lives (dotted path, agent).",
+    )
+    default_policy = models.CharField(
+        max_length=16, choices=Policy, default=Policy.OPEN
+    )
+    enabled = models.BooleanField(
+        default=True, help_text="Kill switch: off disables every tool for everyone."
+    )
+    missing = models.BooleanField(
+        default=False, help_text="No longer found in code; kept for grants and audit."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Tool(models.Model):
+    """One tool as the model sees it, named `<toolset>.<tool>`."""
+
+    class Risk(models.TextChoices):
+        READ = "read", "Reads"
+        WRITE = "write", "Writes"
+        DANGEROUS = "dangerous", "Dangerous"
+
+    toolset = models.ForeignKey(Toolset, on_delete=models.CASCADE, related_name="tools")
+    name = models.CharField(max_length=200, help_text="The name the model calls.")
+    full_name = models.CharField(max_length=301, unique=True)
+    description = models.TextField(blank=True)
+    parameters = models.JSONField(
+        default=dict, blank=True, help_text="JSON schema of the arguments."
+    )
+    risk = models.CharField(max_length=16, choices=Risk, default=Risk.WRITE)
+    enabled = models.BooleanField(default=True, help_text="Kill switch for this tool.")
+    missing = models.BooleanField(
+        default=False, help_text="No longer found in code; kept for grants and audit."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["full_name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["toolset", "name"], name="tool_unique_name_in_toolset"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.full_name
+
+
+class Grant(models.Model):
+    """Allow or deny a toolset or one tool to a user or a group, maybe until a time."""
+
+    class Effect(models.TextChoices):
+        ALLOW = "allow", "Allow"
+        DENY = "deny", "Deny"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="tool_grants",
+    )
+    group = models.ForeignKey(
+        Group,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="tool_grants",
+    )
+    toolset = models.ForeignKey(
+        Toolset, null=True, blank=True, on_delete=models.CASCADE, related_name="grants"
+    )
+    tool = models.ForeignKey(
+        Tool, null=True, blank=True, on_delete=models.CASCADE, related_name="grants"
+    )
+    effect = models.CharField(max_length=8, choices=Effect)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(user__isnull=False, group__isnull=True)
+                | Q(user__isnull=True, group__isnull=False),
+                name="grant_user_xor_group",
+            ),
+            models.CheckConstraint(
+                condition=Q(toolset__isnull=False, tool__isnull=True)
+                | Q(toolset__isnull=True, tool__isnull=False),
+                name="grant_toolset_xor_tool",
+            ),
+            models.CheckConstraint(
+                condition=Q(effect__in=["allow", "deny"]), name="grant_effect_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.effect} {self.subject_label} on {self.target_label}"
+
+    @property
+    def subject_label(self) -> str:
+        if self.user_id:
+            return f"user {self.user.get_username()}"
+        return f"group {self.group.name}"
+
+    @property
+    def target_label(self) -> str:
+        if self.tool_id:
+            return f"tool {self.tool.full_name}"
+        return f"toolset {self.toolset.name}"
+
+
+class ToolCall(models.Model):
+    """The audit record of one tool call: who, where, what, how it ended, who decided."""
+
+    class Status(models.TextChoices):
+        OK = "ok"
+        ERROR = "error"
+        DENIED = "denied"
+        TIMEOUT = "timeout"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="tool_calls",
+    )
+    session_id = models.CharField(max_length=128, blank=True, db_index=True)
+    run_id = models.UUIDField(null=True, blank=True, db_index=True)
+    invocation_id = models.CharField(max_length=128, blank=True)
+    agent = models.CharField(
+        max_length=100, blank=True, db_index=True, help_text="The agent (app) name."
+    )
+    adk_agent = models.CharField(
+        max_length=128, blank=True, help_text="The ADK agent in the tree that called."
+    )
+    call_id = models.CharField(max_length=128, blank=True)
+    tool_name = models.CharField(max_length=200, help_text="The name the model called.")
+    tool_full_name = models.CharField(max_length=301, blank=True, db_index=True)
+    tool = models.ForeignKey(
+        Tool, null=True, blank=True, on_delete=models.SET_NULL, related_name="calls"
+    )
+    args = models.JSONField(default=dict, blank=True)
+    result_summary = models.TextField(blank=True)
+    status = models.CharField(max_length=16, choices=Status)
+    decided_by = models.TextField(blank=True, help_text="The access rule that decided.")
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        indexes = [models.Index(fields=["user", "started_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.tool_full_name or self.tool_name} {self.status}"
