@@ -1,0 +1,60 @@
+"""An MCP server for the import tests, built with the `mcp` package's own server.
+
+    python mcp_server.py stdio TOOLS_FILE   # speaks MCP on stdin/stdout
+    python mcp_server.py http TOOLS_FILE    # streamable HTTP on 127.0.0.1, port printed
+
+TOOLS_FILE names the tools to offer (add, echo, shout), read once at start, so a
+test changes the tool list by editing the file and starting a new session.
+"""
+
+import socket
+import sys
+from pathlib import Path
+
+try:  # mcp 2.x renamed FastMCP
+    from mcp.server.mcpserver import MCPServer as Server
+except ImportError:  # mcp 1.x
+    from mcp.server.fastmcp import FastMCP as Server
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return text
+
+
+def shout(text: str) -> str:
+    """Echo the text back in capitals."""
+    return text.upper()
+
+
+def build(tools_file: str) -> Server:
+    wanted = Path(tools_file).read_text().split()
+    server = Server("toolcrib-test")
+    for tool in (add, echo, shout):
+        if tool.__name__ in wanted:
+            server.add_tool(tool)
+    return server
+
+
+def serve_http(server: Server) -> None:
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    print(sock.getsockname()[1], flush=True)
+    config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    mode, tools_file = sys.argv[1], sys.argv[2]
+    if mode == "stdio":
+        build(tools_file).run()
+    else:
+        serve_http(build(tools_file))

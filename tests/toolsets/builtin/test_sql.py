@@ -1,0 +1,187 @@
+import os
+import sqlite3
+
+import pytest
+
+from tests.toolsets.builtin.adk import call_tool
+from toolsets.builtin import sql
+from toolsets.builtin.base import Refusal
+from toolsets.builtin.sql import QueryRefused, read_only_statement, run_query, toolset
+
+pytestmark = pytest.mark.django_db  # tests/toolsets/conftest.py needs the db
+
+
+@pytest.fixture
+def shop(tmp_path, settings):
+    """A SQLite database of orders, configured as the sql tool's database."""
+    path = tmp_path / "shop.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT, total REAL)")
+    conn.executemany(
+        "INSERT INTO orders (item, total) VALUES (?, ?)",
+        [(f"item{i}", i * 1.5) for i in range(1, 11)],
+    )
+    conn.commit()
+    conn.close()
+    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = f"sqlite:///{path}"
+    settings.TOOLCRIB_BUILTIN_SQL_MAX_ROWS = 5
+    settings.TOOLCRIB_BUILTIN_SQL_TIMEOUT = 2
+    return path
+
+
+def count_orders(path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT count(*) FROM orders").fetchone()[0]
+    finally:
+        conn.close()
+
+
+async def test_select_through_a_runner(shop):
+    response = await call_tool(
+        [toolset], "run_query", query="SELECT item, total FROM orders WHERE id <= 2"
+    )
+    assert response == {
+        "status": "success",
+        "columns": ["item", "total"],
+        "rows": [["item1", 1.5], ["item2", 3.0]],
+        "row_count": 2,
+        "truncated": False,
+    }
+
+
+async def test_rows_past_the_limit_are_cut(shop):
+    response = await run_query("SELECT id FROM orders ORDER BY id")
+    assert response["rows"] == [[1], [2], [3], [4], [5]]
+    assert response["truncated"] is True
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "WITH big AS (SELECT * FROM orders WHERE total > 10) SELECT count(*) FROM big",
+        "EXPLAIN QUERY PLAN SELECT * FROM orders WHERE id = 1",
+        "select count(*) from orders; -- one statement, a trailing comment",
+        "/* hello */ SELECT 'insert into orders' AS text",
+    ],
+)
+async def test_reads_are_allowed(shop, query):
+    response = await run_query(query)
+    assert response["status"] == "success"
+
+
+async def test_list_tables_shows_the_schema(shop):
+    response = await call_tool([toolset], "list_tables")
+    assert response["rows"][0][:2] == ["orders", "table"]
+    assert "total REAL" in response["rows"][0][2]
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("INSERT INTO orders (item) VALUES ('x')", "only SELECT"),
+        ("UPDATE orders SET total = 0", "only SELECT"),
+        ("DELETE FROM orders", "only SELECT"),
+        ("DROP TABLE orders", "only SELECT"),
+        ("CREATE TABLE evil (a int)", "only SELECT"),
+        ("ALTER TABLE orders ADD COLUMN x int", "only SELECT"),
+        ("PRAGMA writable_schema = 1", "only SELECT"),
+        ("ATTACH DATABASE '/tmp/x.db' AS x", "only SELECT"),
+        ("SELECT 1; DROP TABLE orders", "exactly one statement"),
+        ("WITH gone AS (DELETE FROM orders RETURNING *) SELECT * FROM gone", "DELETE"),
+        ("SELECT * INTO copy FROM orders", "INTO"),
+        ("EXPLAIN ANALYZE DELETE FROM orders", "DELETE"),
+        ("SELECT * FROM orders FOR UPDATE", "UPDATE"),
+        ("", "empty"),
+    ],
+)
+async def test_writes_and_ddl_are_refused(shop, query, reason):
+    response = await call_tool([toolset], "run_query", query=query)
+    assert response["status"] == "error"
+    assert reason in response["error_message"]
+    assert count_orders(shop) == 10
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "INSERT INTO orders (item) VALUES ('x')",
+        "DELETE FROM orders",
+        "DROP TABLE orders",
+    ],
+)
+async def test_the_database_itself_refuses_writes(shop, statement):
+    """Past the parser, SQLite is opened read-only behind a read-only authorizer."""
+    db = sql.configured_database()
+    with pytest.raises(sqlite3.DatabaseError):
+        sql._run_sqlite(db, statement, 5, 2)
+    assert count_orders(shop) == 10
+
+
+async def test_a_long_query_times_out(shop, settings):
+    settings.TOOLCRIB_BUILTIN_SQL_TIMEOUT = 0.2
+    forever = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+        "SELECT count(*) FROM n"
+    )
+    with pytest.raises(Refusal, match="ran longer than 0.2 seconds"):
+        await run_query(forever)
+
+
+async def test_nothing_is_queried_until_an_admin_sets_a_database(settings):
+    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = ""
+    response = await call_tool([toolset], "run_query", query="SELECT 1")
+    assert response["error_message"] == "no database is configured for the sql tool"
+
+
+def test_toolcribs_own_database_is_refused_unless_allowed(settings):
+    own = settings.DATABASES["default"]["NAME"]
+    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = f"sqlite:///{own}"
+    with pytest.raises(Refusal, match="Toolcrib's own"):
+        sql.configured_database()
+    settings.TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE = True
+    assert sql.configured_database().name == str(own)
+
+
+def test_a_missing_database_file_is_not_created(tmp_path, settings):
+    path = tmp_path / "absent.sqlite3"
+    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = f"sqlite:///{path}"
+    with pytest.raises(sqlite3.OperationalError):
+        sql._run_sqlite(sql.configured_database(), "SELECT 1", 5, 1)
+    assert not path.exists()
+
+
+def test_read_only_statement_strips_the_trailing_semicolon():
+    assert read_only_statement("  SELECT 1 ;  ") == "SELECT 1"
+
+
+def test_a_nul_byte_is_refused():
+    with pytest.raises(QueryRefused, match="NUL"):
+        read_only_statement("SELECT 1\0; DROP TABLE orders")
+
+
+# PostgreSQL: only where a test database is named (tests/integration sets one).
+POSTGRES_URL = os.environ.get("TOOLCRIB_TEST_POSTGRES_URL", "")
+needs_postgres = pytest.mark.skipif(
+    not POSTGRES_URL, reason="TOOLCRIB_TEST_POSTGRES_URL is not set"
+)
+
+
+@needs_postgres
+async def test_postgres_reads_in_a_read_only_transaction(settings):
+    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = POSTGRES_URL
+    settings.TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE = True
+    response = await run_query("SELECT current_setting('transaction_read_only') AS ro")
+    assert response["rows"] == [["on"]]
+    db = sql.configured_database()
+    with pytest.raises(Exception, match="read-only transaction"):
+        sql._run_postgres(db, "CREATE TABLE toolcrib_sql_probe (a int)", 5, 2)
+
+
+@needs_postgres
+async def test_postgres_statement_timeout(settings):
+    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = POSTGRES_URL
+    settings.TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE = True
+    settings.TOOLCRIB_BUILTIN_SQL_TIMEOUT = 0.2
+    with pytest.raises(Refusal, match="ran longer than 0.2 seconds"):
+        await run_query("SELECT pg_sleep(2)")

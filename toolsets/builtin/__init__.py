@@ -1,0 +1,27 @@
+"""Toolcrib's built-in toolsets, each an ADK BaseToolset registered in settings.
+
+| catalog name | module     | tools                                              |
+|--------------|------------|----------------------------------------------------|
+| math         | calculator | calculate                                          |
+| http         | http       | http_get, http_post                                |
+| webpage      | webpage    | fetch_webpage                                      |
+| files        | files      | list_files, read_file, write_file, delete_file     |
+| sql          | sql        | run_query, list_tables                             |
+| shell        | shell      | run_command (its catalog row starts disabled)      |
+
+Each module's `toolset` is the shared instance settings.TOOLCRIB_TOOLSETS names.
+Policy knobs are TOOLCRIB_BUILTIN_* settings, read on every call. A refused call
+is answered with {"status": "error", "error_message": ...}. docs/builtin-tools.md
+is the administrator's guide.
+"""
+
+from typing import Any
+
+
+def catalog_defaults(toolset: object) -> dict[str, Any]:
+    """Fields a toolset's catalog row starts with, e.g. shell: disabled, granted only.
+
+    For the catalog to apply when it first creates the row; an administrator's
+    later changes are never overwritten.
+    """
+    return dict(getattr(toolset, "catalog_defaults", None) or {})

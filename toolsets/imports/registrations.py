@@ -1,0 +1,119 @@
+"""What an administrator registers to import tools: an MCP server or an OpenAPI spec.
+
+A registration is a small validated pydantic model, so it can be stored as JSON and
+rebuilt anywhere; the toolset built from one remembers it (`registration_of()`).
+"""
+
+from typing import Any, Self
+
+import httpx
+from google.adk.tools.base_toolset import BaseToolset
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+NAME_PATTERN = r"^[a-z][a-z0-9_]{0,62}$"
+REGISTRATION_ATTRIBUTE = "toolcrib_import"
+
+
+class ImportFailed(Exception):
+    """A registration is invalid, or its server or spec cannot be read."""
+
+
+class McpServer(BaseModel):
+    """An MCP server: a stdio `command` (program and arguments) or a `url`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=NAME_PATTERN)
+    command: tuple[str, ...] = ()
+    env: dict[str, str] = Field(default_factory=dict, repr=False)
+    cwd: str = ""
+    url: str = ""
+    headers: dict[str, str] = Field(default_factory=dict, repr=False)
+    timeout: float | None = Field(default=None, gt=0)
+    tool_filter: tuple[str, ...] | None = None
+    prefix: str | None = None
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> Self:
+        if bool(self.command) == bool(self.url):
+            raise ValueError("give either command (stdio) or url (streamable HTTP)")
+        if self.url and _scheme(self.url) not in ("http", "https"):
+            raise ValueError("url must be http:// or https://")
+        return self
+
+    @property
+    def source(self) -> str:
+        return "mcp"
+
+    @property
+    def origin(self) -> str:
+        """Where the tools come from, without anything that may hold a secret
+        (env, headers, arguments, a URL's user or query)."""
+        if self.url:
+            return _public_url(self.url)
+        return self.command[0] + (" ..." if len(self.command) > 1 else "")
+
+
+class OpenApiSpec(BaseModel):
+    """An OpenAPI 3 spec: inline `spec` text (JSON or YAML), a `path` or a `url`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=NAME_PATTERN)
+    spec: str = Field(default="", repr=False)
+    path: str = ""
+    url: str = ""
+    allow_private_network: bool = False
+    tool_filter: tuple[str, ...] | None = None
+    prefix: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Self:
+        if sum(bool(v) for v in (self.spec, self.path, self.url)) != 1:
+            raise ValueError("give exactly one of spec, path or url")
+        return self
+
+    @property
+    def source(self) -> str:
+        return "openapi"
+
+    @property
+    def origin(self) -> str:
+        return _public_url(self.url) if self.url else self.path or "inline spec"
+
+
+Registration = McpServer | OpenApiSpec
+
+
+def _scheme(url: str) -> str:
+    try:
+        return httpx.URL(url).scheme
+    except httpx.InvalidURL as exc:
+        raise ValueError(f"{url!r} is not a URL") from exc
+
+
+def _public_url(url: str) -> str:
+    return str(httpx.URL(url).copy_with(username=None, password=None, query=None))
+
+
+def validated(model: type[BaseModel], fields: dict[str, Any]) -> Any:
+    try:
+        return model(**{k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        raise ImportFailed(str(exc)) from exc
+
+
+def registration_of(toolset: BaseToolset) -> Registration | None:
+    """The registration an imported toolset was built from; None for others."""
+    return getattr(toolset, REGISTRATION_ATTRIBUTE, None)
+
+
+def prefix_of(registration: Registration) -> str | None:
+    if registration.prefix is None:
+        return registration.name
+    return registration.prefix or None
+
+
+def remember(toolset: BaseToolset, registration: Registration) -> BaseToolset:
+    setattr(toolset, REGISTRATION_ATTRIBUTE, registration)
+    return toolset
