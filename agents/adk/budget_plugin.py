@@ -1,0 +1,52 @@
+"""BudgetPlugin: a turn that uses up a daily token budget stops before its next model call.
+
+runs.py refuses a turn that would start over budget; this plugin covers the turn
+that crosses the budget mid-way. Before every model call it checks the user's
+budgets (see agents.usage): other runs' tokens from the database, this turn's own
+from the model responses it has counted, since the stored ones may lag behind. When
+a budget is used up, the model is not called and the turn ends with an error.
+
+One instance per turn (runs.py builds a new App for every Run), so the count it
+keeps on itself belongs to that turn alone.
+"""
+
+from typing import Any
+
+from google.adk.agents.context import Context
+from google.adk.models import LlmRequest, LlmResponse
+from google.adk.plugins import BasePlugin
+
+from agents.usage import BudgetExceeded, acheck_budget
+
+
+class BudgetPlugin(BasePlugin):
+    """Stops a turn before a model call once the user's daily budget is used up."""
+
+    def __init__(self, *, run_id: Any, user_id: int) -> None:
+        super().__init__(name="toolcrib_budget")
+        self.run_id = run_id
+        self.user_id = user_id
+        self.tokens = 0
+
+    async def before_model_callback(
+        self, *, callback_context: Context, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        """Answer with an error instead of calling the model when over budget."""
+        try:
+            await acheck_budget(
+                user_id=self.user_id,
+                exclude_run_id=self.run_id,
+                extra_tokens=self.tokens,
+            )
+        except BudgetExceeded as exc:
+            return LlmResponse(error_code=exc.code, error_message=str(exc))
+        return None
+
+    async def after_model_callback(
+        self, *, callback_context: Context, llm_response: LlmResponse
+    ) -> LlmResponse | None:
+        """Count the tokens of each whole model response (partials are previews)."""
+        usage = llm_response.usage_metadata
+        if usage and not llm_response.partial:
+            self.tokens += usage.total_token_count or 0
+        return None

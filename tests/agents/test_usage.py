@@ -1,0 +1,248 @@
+"""Token usage totals, and daily budgets: refused before a turn, stopped mid-turn."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Group
+from django.utils import timezone
+
+from agents.models import Budget, Run, Session
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def spent(demo_agents, start_session):
+    """Record a finished run of `user` that used `tokens`, `days_ago` days back."""
+
+    def record(user, tokens: int, *, agent="weather_sentiment", days_ago: int = 0):
+        session = Session.objects.get(pk=start_session(user, agent))
+        run = Run.objects.create(
+            session=session,
+            user=user,
+            text="earlier",
+            status=Run.Status.SUCCEEDED,
+            prompt_tokens=tokens - tokens // 4,
+            completion_tokens=tokens // 4,
+            total_tokens=tokens,
+        )
+        created = timezone.now() - timedelta(days=days_ago)
+        Run.objects.filter(pk=run.pk).update(created_at=created)
+        return run
+
+    return record
+
+
+def kinds(frames: list[dict]) -> list[str]:
+    return [frame["event"]["kind"] for frame in frames]
+
+
+def system_error(frames: list[dict]) -> dict:
+    return next(
+        f["event"]["error"]
+        for f in frames
+        if f["event"]["kind"] == "error" and f["event"]["author"] == "system"
+    )
+
+
+def test_turn_over_the_users_budget_is_refused_before_it_starts(
+    alice, demo_agents, start_session, say, events_of, spent
+):
+    Budget.objects.create(user=alice, daily_tokens=500)
+    spent(alice, 500)
+    session = start_session(alice, "weather_sentiment")
+
+    run = say(alice, session, "weather in london?")
+
+    assert run["status"] == "failed"
+    assert run["total_tokens"] == 0
+    frames = events_of(alice, session)
+    assert kinds(frames) == ["run_started", "error", "run_finished"]
+    error = system_error(frames)
+    assert error["code"] == "BUDGET_EXCEEDED"
+    assert "daily token budget (500) is used up" in error["message"]
+
+
+def test_yesterdays_usage_does_not_count(alice, demo_agents, start_session, say, spent):
+    Budget.objects.create(user=alice, daily_tokens=500)
+    spent(alice, 5000, days_ago=1)
+    session = start_session(alice, "weather_sentiment")
+
+    assert say(alice, session, "weather in london?")["status"] == "succeeded"
+
+
+def test_group_budget_is_shared_by_its_members(
+    alice, bob, demo_agents, start_session, say, events_of, spent
+):
+    team = Group.objects.create(name="team")
+    team.user_set.add(alice, bob)
+    Budget.objects.create(group=team, daily_tokens=1000)
+    spent(bob, 1000)
+    session = start_session(alice, "weather_sentiment")
+
+    run = say(alice, session, "weather in london?")
+
+    assert run["status"] == "failed"
+    error = system_error(events_of(alice, session))
+    assert error["code"] == "BUDGET_EXCEEDED"
+    assert "group team" in error["message"]
+
+
+def test_turn_that_crosses_the_budget_stops_before_the_next_model_call(
+    alice, demo_agents, start_session, say, events_of
+):
+    # The first model call (a long instruction) alone costs more than this.
+    Budget.objects.create(user=alice, daily_tokens=50)
+    session = start_session(alice, "weather_sentiment")
+
+    run = say(alice, session, "weather in london?")
+
+    assert run["status"] == "failed"
+    assert run["total_tokens"] > 50  # the call that crossed it counts
+    frames = events_of(alice, session)
+    assert kinds(frames)[:4] == [
+        "run_started",
+        "user_message",
+        "function_call",
+        "function_response",
+    ]
+    assert "text" not in kinds(frames)
+    stopped = [f["event"] for f in frames if f["event"]["kind"] == "error"]
+    assert all(e["error"]["code"] == "BUDGET_EXCEEDED" for e in stopped)
+    assert kinds(frames)[-1] == "run_finished"
+
+
+def test_turn_within_budget_runs_and_is_counted(
+    alice, demo_agents, start_session, say, api_for
+):
+    Budget.objects.create(user=alice, daily_tokens=100_000)
+    session = start_session(alice, "weather_sentiment")
+
+    run = say(alice, session, "weather in london?")
+
+    assert run["status"] == "succeeded"
+    assert run["total_tokens"] == run["prompt_tokens"] + run["completion_tokens"] > 0
+    budgets = api_for(alice).get("/api/budgets/").json()
+    assert budgets[0]["used_today"] == run["total_tokens"]
+    assert budgets[0]["remaining_today"] == 100_000 - run["total_tokens"]
+
+
+def test_usage_totals_per_user_agent_and_day(alice, bob, make_user, api_for, spent):
+    spent(alice, 100, agent="weather_sentiment")
+    spent(alice, 40, agent="calculator")
+    spent(alice, 7, agent="calculator", days_ago=3)
+    spent(bob, 1000, agent="calculator")
+    staff = make_user(is_staff=True)
+
+    mine = api_for(alice).get("/api/usage/?group_by=agent").json()
+    everyone = api_for(staff).get("/api/usage/?group_by=user").json()
+    days = api_for(alice).get("/api/usage/?group_by=day").json()
+
+    assert [(r["key"], r["runs"], r["total_tokens"]) for r in mine["rows"]] == [
+        ("calculator", 2, 47),
+        ("weather_sentiment", 1, 100),
+    ]
+    assert mine["total"]["total_tokens"] == 147
+    assert [(r["key"], r["total_tokens"]) for r in everyone["rows"]] == [
+        ("alice", 147),
+        ("bob", 1000),
+    ]
+    today = timezone.localdate()
+    assert [(r["key"], r["total_tokens"]) for r in days["rows"]] == [
+        ((today - timedelta(days=3)).isoformat(), 7),
+        (today.isoformat(), 140),
+    ]
+    row = days["rows"][1]
+    assert row["prompt_tokens"] + row["completion_tokens"] == row["total_tokens"]
+
+
+def test_usage_between_days(alice, api_for, spent):
+    spent(alice, 1, days_ago=5)
+    spent(alice, 10, days_ago=2)
+    spent(alice, 100)
+    today = timezone.localdate()
+    since = (today - timedelta(days=2)).isoformat()
+    until = (today - timedelta(days=1)).isoformat()
+
+    only = api_for(alice).get(f"/api/usage/?since={since}&until={until}").json()
+
+    assert only["group_by"] == "day"
+    assert only["total"]["total_tokens"] == 10
+
+
+@pytest.mark.parametrize(
+    "query", ["group_by=tool", "since=yesterday", "since=2026-02-02&until=2026-02-01"]
+)
+def test_usage_rejects_bad_queries(alice, api_for, query):
+    response = api_for(alice).get(f"/api/usage/?{query}")
+
+    assert response.status_code == 400
+
+
+def test_staff_set_budgets_for_a_user_or_a_group(alice, make_user, api_for):
+    Group.objects.create(name="interns")
+    client = api_for(make_user(is_staff=True))
+
+    mine = client.post(
+        "/api/budgets/", {"user": "alice", "daily_tokens": 1000}, format="json"
+    )
+    group = client.post(
+        "/api/budgets/", {"group": "interns", "daily_tokens": 5000}, format="json"
+    )
+    both = client.post(
+        "/api/budgets/",
+        {"user": "alice", "group": "interns", "daily_tokens": 1},
+        format="json",
+    )
+    neither = client.post("/api/budgets/", {"daily_tokens": 1}, format="json")
+    again = client.post(
+        "/api/budgets/", {"user": "alice", "daily_tokens": 1}, format="json"
+    )
+    changed = client.patch(
+        f"/api/budgets/{mine.json()['id']}/", {"daily_tokens": 2000}, format="json"
+    )
+
+    assert mine.status_code == 201, mine.content
+    assert mine.json()["used_today"] == 0
+    assert group.status_code == 201 and group.json()["group"] == "interns"
+    assert both.status_code == neither.status_code == again.status_code == 400
+    assert "already has a budget" in str(again.json())
+    assert changed.status_code == 200 and changed.json()["daily_tokens"] == 2000
+
+
+def test_users_see_only_the_budgets_that_apply_to_them(alice, bob, api_for):
+    team = Group.objects.create(name="team")
+    team.user_set.add(alice)
+    Budget.objects.create(user=alice, daily_tokens=10)
+    Budget.objects.create(group=team, daily_tokens=20)
+    Budget.objects.create(user=bob, daily_tokens=30)
+    client = api_for(alice)
+
+    seen = client.get("/api/budgets/").json()
+    refused = client.post(
+        "/api/budgets/", {"user": "alice", "daily_tokens": 10**9}, format="json"
+    )
+
+    assert sorted(b["daily_tokens"] for b in seen) == [10, 20]
+    assert refused.status_code == 403
+
+
+def test_admin_sets_a_budget_for_a_user_or_a_group_only(alice, client):
+    admin = type(alice).objects.create_superuser("root", password="pw")
+    interns = Group.objects.create(name="interns")
+    client.force_login(admin)
+
+    both = client.post(
+        "/admin/agents/budget/add/",
+        {"user": alice.pk, "group": interns.pk, "daily_tokens": 10},
+    )
+    one = client.post(
+        "/admin/agents/budget/add/", {"group": interns.pk, "daily_tokens": 10}
+    )
+
+    assert both.status_code == 200  # the form again, with the error
+    assert one.status_code == 302
+    assert list(Budget.objects.values_list("group__name", "daily_tokens")) == [
+        ("interns", 10)
+    ]
+    assert client.get("/admin/agents/budget/").status_code == 200
