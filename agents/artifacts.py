@@ -1,0 +1,135 @@
+"""Artifacts as users see them: a session's files, uploads and downloads.
+
+The agent sees the same files through DjangoArtifactService: what a user uploads
+into a session, a tool there can load, and what a tool saves, the user can
+download. A session shows its own artifacts and its user's `user:` ones.
+"""
+
+from dataclasses import dataclass
+
+from asgiref.sync import async_to_sync
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from google.genai import types
+
+from agents import streams
+from agents.adk.artifacts import (
+    USER_SCOPE,
+    delete_files,
+    load_artifact,
+    save_artifact,
+)
+from agents.adk.sessions import record_event
+from agents.errors import DomainError, NotFoundError, SessionClosed
+from agents.events import frame_from_row, frame_json
+from agents.models import Artifact, Session
+
+UPLOAD_AUTHOR = "user"
+
+
+class NotStoredHere(DomainError):
+    status_code = 404
+    code = "not_stored_here"
+
+
+@dataclass(frozen=True)
+class Download:
+    """One version's content, ready to send."""
+
+    filename: str
+    version: int
+    content: bytes
+    content_type: str
+
+
+def session_artifacts(*, session: Session) -> QuerySet[Artifact]:
+    """Every version of the session's artifacts and of its user's `user:` ones."""
+    scopes = Q(session_key=session.id) | Q(session_key=USER_SCOPE)
+    return Artifact.objects.filter(
+        scopes, app_name=session.app_name, user_id=session.user_id
+    ).order_by("filename", "version")
+
+
+def upload_artifact(
+    *, session: Session, filename: str, content: bytes, mime_type: str
+) -> Artifact:
+    """Save an uploaded file as the next version of an artifact, and say so on the stream."""
+    if session.closed_at:
+        raise SessionClosed()
+    version = save_artifact(
+        app_name=session.app_name,
+        user_id=session.user_id,
+        filename=filename,
+        artifact=types.Part(inline_data=types.Blob(mime_type=mime_type, data=content)),
+        session_id=session.id,
+        custom_metadata={"uploaded": True},
+    )
+    _announce(session, {filename: version})
+    return session_artifacts(session=session).get(filename=filename, version=version)
+
+
+def download_artifact(
+    *, session: Session, filename: str, version: int | None
+) -> Download:
+    """A version's content (the latest if None), following artifact references."""
+    row = _version_row(session, filename, version)
+    part = load_artifact(
+        app_name=session.app_name,
+        user_id=session.user_id,
+        filename=filename,
+        session_id=session.id,
+        version=row.version,
+    )
+    if part is None:
+        raise NotFoundError("No such artifact.")
+    if part.inline_data is not None:
+        blob = part.inline_data
+        content_type = blob.mime_type or "application/octet-stream"
+        return Download(filename, row.version, blob.data or b"", content_type)
+    if part.text is not None:
+        content = part.text.encode("utf-8")
+        return Download(filename, row.version, content, "text/plain; charset=utf-8")
+    raise NotStoredHere(
+        f"This version points to {part.file_data.file_uri}; its content is not "
+        "stored in Toolcrib."
+    )
+
+
+def delete_session_artifacts(*, session: Session) -> None:
+    """Delete the session's own artifacts and their content (not `user:` ones)."""
+    with transaction.atomic():
+        rows = Artifact.objects.filter(
+            app_name=session.app_name, user_id=session.user_id, session_key=session.id
+        )
+        paths = [path for path in rows.values_list("storage_path", flat=True) if path]
+        rows.delete()
+        transaction.on_commit(lambda: delete_files(paths))
+
+
+def _version_row(session: Session, filename: str, version: int | None) -> Artifact:
+    rows = session_artifacts(session=session).filter(filename=filename)
+    row = (
+        rows.order_by("-version").first()
+        if version is None
+        else rows.filter(version=version).first()
+    )
+    if row is None:
+        raise NotFoundError("No such artifact.")
+    return row
+
+
+def _announce(session: Session, delta: dict[str, int]) -> None:
+    """Store an `artifact` event for the upload, then publish it."""
+    row = async_to_sync(record_event)(
+        session_id=session.id,
+        kind="artifact",
+        author=UPLOAD_AUTHOR,
+        invocation_id="",
+        data={"artifact_delta": delta},
+    )
+    streams.publish(
+        session_id=session.id,
+        agent_name=session.app_name,
+        owner_id=session.owner_id,
+        frame=frame_json(frame_from_row(row)),
+    )

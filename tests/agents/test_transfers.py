@@ -1,0 +1,239 @@
+"""Transfers, escalations, skip_summarization and an agent used as a tool, as users see them."""
+
+import pytest
+from asgiref.sync import sync_to_async as sync
+from channels.testing import WebsocketCommunicator
+from google.adk.agents import LlmAgent
+from google.adk.tools import ToolContext
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from agents.adk.builder import sync_code_agents
+from agents.adk.offline import OfflineLlm, OfflineStep
+from agents.events import EventFrame
+from agents.models import AgentSpec, Event
+from agents.sessions import create_session
+from project.asgi import application
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TIMEOUT = 10
+SUMMARY_REQUEST = (
+    'summarize "Toolcrib runs agents and their tools on Django with live streams '
+    'and many users"'
+)
+
+
+def route_to_billing(question: str, tool_context: ToolContext) -> dict:
+    """Hands a billing question to the billing agent.
+
+    Args:
+        question: The customer's question.
+    """
+    tool_context.actions.transfer_to_agent = "billing"
+    tool_context.actions.transfer_reason = "The question is about an invoice."
+    return {"status": "routed"}
+
+
+def triage() -> LlmAgent:
+    """Routes every question to billing, saying why."""
+    billing = LlmAgent(
+        name="billing", description="Answers billing questions.", model=OfflineLlm()
+    )
+    return LlmAgent(
+        name="triage",
+        model=OfflineLlm(script=[OfflineStep.call("route_to_billing", question="x")]),
+        tools=[route_to_billing],
+        sub_agents=[billing],
+    )
+
+
+@pytest.fixture(autouse=True)
+def artifact_storage_dir(settings, tmp_path):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "artifacts": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "artifacts")},
+        },
+    }
+
+
+@pytest.fixture
+def agents(db, settings):
+    settings.TOOLCRIB_AGENTS = [
+        *settings.TOOLCRIB_AGENTS,
+        "tests.agents.test_transfers.triage",
+    ]
+    return {spec.name: spec for spec in sync_code_agents()}
+
+
+def handoffs_of(api_for, user, run: dict) -> list[dict]:
+    found = api_for(user).get(f"/api/runs/{run['id']}/").json()["handoffs"]
+    return [{k: v for k, v in h.items() if k != "event_id"} for h in found]
+
+
+def events(frames: list[dict], kind: str) -> list[dict]:
+    return [f["event"] for f in frames if f["event"]["kind"] == kind]
+
+
+def test_a_transfer_says_from_whom_to_whom(
+    alice, agents, start_session, say, events_of, api_for
+):
+    session = start_session(alice, "customer_support")
+
+    run = say(alice, session, "this is urgent, i cant login")
+
+    transfer = events(events_of(alice, session), "transfer")[0]
+    assert transfer["transfer"] == {"from": "main_agent", "to": "support_agent"}
+    assert handoffs_of(api_for, alice, run) == [
+        {
+            "kind": "transfer",
+            "from": "main_agent",
+            "to": "support_agent",
+            "reason": None,
+        }
+    ]
+    stored = api_for(alice).get(f"/api/runs/{run['id']}/").json()["handoffs"][0]
+    assert stored["event_id"] == transfer["id"]
+
+
+def test_a_transfer_says_why_when_the_agent_does(
+    alice, agents, start_session, say, events_of, api_for
+):
+    session = start_session(alice, "triage")
+
+    run = say(alice, session, "why is my invoice so high?")
+
+    transfer = events(events_of(alice, session), "transfer")[0]["transfer"]
+    assert transfer == {
+        "from": "triage",
+        "to": "billing",
+        "reason": "The question is about an invoice.",
+    }
+    assert handoffs_of(api_for, alice, run)[0]["reason"] == transfer["reason"]
+    assert events(events_of(alice, session), "text")[-1]["author"] == "billing"
+
+
+def test_an_escalation_ends_the_loop_and_says_where_control_went(
+    alice, agents, start_session, say, events_of, api_for
+):
+    session = start_session(alice, "editor_loop")
+
+    run = say(alice, session, "write a short text about the sea")
+
+    frames = events_of(alice, session)
+    escalation = events(frames, "escalation")
+    assert [e["escalation"] for e in escalation] == [
+        {
+            "from": "reviewer",
+            "to": "editor_loop",
+            "reason": "The draft is good enough after 3 rounds.",
+        }
+    ]
+    assert [f["event"]["kind"] for f in frames[-2:]] == ["escalation", "run_finished"]
+    assert [
+        c["name"] for e in events(frames, "function_call") for c in e["function_calls"]
+    ] == [
+        "write_draft",
+        "review_draft",
+    ] * 3
+    assert handoffs_of(api_for, alice, run) == [
+        {
+            "kind": "escalation",
+            "from": "reviewer",
+            "to": "editor_loop",
+            "reason": "The draft is good enough after 3 rounds.",
+        }
+    ]
+    drafts = api_for(alice).get(f"/api/sessions/{session}/artifacts/").json()
+    assert [(a["filename"], a["latest"]) for a in drafts] == [("draft.txt", 2)]
+
+
+def test_a_tool_result_can_be_the_answer_itself(
+    alice, agents, start_session, say, events_of
+):
+    session = start_session(alice, "headlines")
+
+    say(alice, session, "headlines about science")
+
+    frames = [f for f in events_of(alice, session) if f["event"]["author"] != "system"]
+    assert [f["event"]["kind"] for f in frames] == [
+        "user_message",
+        "function_call",
+        "function_response",
+    ]
+    last = frames[-1]["event"]
+    assert last["actions"]["skip_summarization"] is True
+    assert "Comet" in last["function_responses"][0]["response"]["message"]
+
+
+def test_an_agent_used_as_a_tool_leaves_its_events_in_the_session(
+    alice, agents, start_session, say, events_of
+):
+    session = start_session(alice, "briefing")
+
+    say(alice, session, SUMMARY_REQUEST)
+
+    frames = events_of(alice, session)
+    child = [f["event"] for f in frames if f["event"]["author"] == "summarizer"]
+    assert [e["kind"] for e in child] == ["function_call", "function_response", "text"]
+    call = next(
+        e for e in events(frames, "function_call") if e["author"] == "briefing_agent"
+    )
+    assert {e["branch"] for e in child} == {
+        f"summarizer@{call['function_calls'][0]['id']}"
+    }
+    assert child[-1]["text"].startswith("[summarizer] In short: Toolcrib runs agents")
+    stored = Event.objects.filter(session_id=session, author="summarizer")
+    assert stored.count() == 3
+    answer = events(frames, "text")[-1]
+    assert answer["author"] == "briefing_agent"
+
+
+async def test_the_socket_streams_escalations_and_child_events_as_stored(alice, agents):
+    loop_session = await sync(start)(alice, "editor_loop")
+    brief_session = await sync(start)(alice, "briefing")
+
+    loop_frames = await turn_over_socket(alice, loop_session, "write a poem about rain")
+    brief_frames = await turn_over_socket(alice, brief_session, SUMMARY_REQUEST)
+
+    for frames, session in ((loop_frames, loop_session), (brief_frames, brief_session)):
+        stored = await sync(stored_frames)(alice, session)
+        assert [f for f in frames if f["seq"] is not None] == stored
+        for frame in frames:
+            EventFrame.model_validate(frame)
+    assert events(loop_frames, "escalation")[0]["escalation"]["to"] == "editor_loop"
+    assert {f["event"]["author"] for f in brief_frames} >= {
+        "briefing_agent",
+        "summarizer",
+    }
+
+
+def start(user, agent: str) -> str:
+    return create_session(user=user, agent=AgentSpec.objects.get(name=agent)).id
+
+
+def stored_frames(user, session: str) -> list[dict]:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client.get(f"/api/sessions/{session}/events/").json()
+
+
+async def turn_over_socket(user, session: str, text: str) -> list[dict]:
+    token = await sync(lambda: Token.objects.get_or_create(user=user)[0].key)()
+    socket = WebsocketCommunicator(
+        application,
+        f"/ws/sessions/{session}/",
+        headers=[(b"authorization", f"Token {token}".encode())],
+    )
+    assert (await socket.connect(timeout=TIMEOUT))[0]
+    await socket.send_json_to({"type": "message", "text": text})
+    assert (await socket.receive_json_from(timeout=TIMEOUT))["type"] == "ack"
+    frames = []
+    while not frames or frames[-1]["event"]["kind"] != "run_finished":
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        if frame["type"] == "event":
+            frames.append(frame)
+    await socket.disconnect()
+    return frames
