@@ -1,0 +1,64 @@
+// Agents (staff): every active agent, its model, instruction, tools and sub-agents.
+
+import { api } from "./api.js";
+import { badge, clear, empty, failure, h, loading, timeAgo } from "./dom.js";
+
+const box = document.getElementById("agents");
+
+async function load() {
+  clear(box, loading("Loading agents…"));
+  let agents;
+  try {
+    agents = await api("/api/agents/");
+  } catch (error) {
+    clear(box, failure(error, load));
+    return;
+  }
+  if (!agents.length) {
+    clear(box, empty("No agents", "Register code agents with TOOLCRIB_EXTRA_AGENTS, or define one in the Django admin."));
+    return;
+  }
+  clear(box, agents.map(card));
+}
+
+function card(agent) {
+  const model = agent.model_info || {};
+  return h(
+    "article",
+    { class: "agent-card", dataset: { agent: agent.name } },
+    h("div", { class: "agent-meta" }, h("h2", {}, agent.name), badge(agent.kind), badge(agent.source === "code" ? "code" : "database"), agent.is_active ? null : badge("inactive", "bad")),
+    h("p", { class: "description" }, agent.description || "No description."),
+    h(
+      "dl",
+      { class: "facts" },
+      h("dt", {}, "Model"),
+      h("dd", {}, h("code", {}, model.name || agent.model || "default"), " ", model.offline ? badge("offline", "wait") : badge(model.provider || "unknown")),
+      model.offline ? [h("dt", {}, ""), h("dd", { class: "muted small" }, model.label)] : null,
+      model.configured === false
+        ? [h("dt", {}, ""), h("dd", { class: "state error compact" }, `Not configured: set ${(model.missing || []).join(", ") || "the provider's key"}.`)]
+        : null,
+      h("dt", {}, "Toolsets"),
+      h("dd", {}, agent.toolsets && agent.toolsets.length ? agent.toolsets.join(", ") : h("span", { class: "muted" }, "none from settings")),
+      h("dt", {}, "Updated"),
+      h("dd", {}, timeAgo(agent.updated_at)),
+    ),
+    agent.instruction ? h("details", {}, h("summary", {}, "Instruction"), h("div", { class: "instruction" }, agent.instruction)) : null,
+    h("div", { class: "label" }, "Tree"),
+    agent.tree && !agent.tree.error ? h("ul", { class: "tree" }, node(agent.tree)) : h("p", { class: "state error compact" }, agent.tree ? agent.tree.error : "Not built."),
+  );
+}
+
+function node(tree) {
+  const tools = (tree.tools || []).map((tool) => (tool.toolset ? `${tool.toolset} (toolset)` : tool.name));
+  return h(
+    "li",
+    {},
+    h("code", {}, tree.name),
+    " ",
+    h("span", { class: "muted small" }, tree.model),
+    tools.length ? h("div", { class: "small" }, h("span", { class: "muted" }, "tools: "), tools.join(", ")) : null,
+    tree.sub_agents && tree.sub_agents.length ? h("ul", {}, tree.sub_agents.map(node)) : null,
+  );
+}
+
+load();

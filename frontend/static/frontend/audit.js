@@ -1,0 +1,125 @@
+// The audit log of tool calls, filtered by user, agent, tool, status and time,
+// with the filters kept in the URL and CSV / JSON lines exports of the same query.
+
+import { api, withQuery } from "./api.js";
+import { clear, dateTime, duration, empty, failure, h, inline, json, loading, statusBadge } from "./dom.js";
+
+const LIMIT = 500;
+const form = document.getElementById("audit-filters");
+const box = document.getElementById("audit");
+const exportsBox = document.getElementById("exports");
+const FIELDS = ["user", "agent", "tool", "status", "since", "until"];
+
+function fromUrl() {
+  const params = new URLSearchParams(window.location.search);
+  for (const name of FIELDS) {
+    if (params.has(name)) form.elements[name].value = params.get(name);
+  }
+}
+
+function query() {
+  const values = {};
+  for (const name of FIELDS) {
+    const value = form.elements[name].value.trim();
+    if (!value) continue;
+    // datetime-local is the browser's local time: send it with its offset.
+    values[name] = name === "since" || name === "until" ? new Date(value).toISOString() : value;
+  }
+  return values;
+}
+
+function keepInUrl() {
+  const params = new URLSearchParams();
+  for (const name of FIELDS) {
+    const value = form.elements[name].value.trim();
+    if (value) params.set(name, value);
+  }
+  const text = params.toString();
+  history.replaceState(null, "", text ? `?${text}` : window.location.pathname);
+}
+
+async function load() {
+  clear(box, loading("Loading tool calls…"));
+  const filters = query();
+  clear(
+    exportsBox,
+    h("a", { class: "button small", href: withQuery("/api/tool-calls/", { ...filters, format: "csv" }) }, "Export CSV"),
+    h("a", { class: "button small", href: withQuery("/api/tool-calls/", { ...filters, format: "jsonl" }) }, "Export JSON lines"),
+  );
+  let calls;
+  try {
+    calls = await api("/api/tool-calls/", { query: { ...filters, limit: LIMIT } });
+  } catch (error) {
+    clear(box, failure(error, load));
+    return;
+  }
+  if (!calls.length) {
+    const filtered = Object.keys(filters).length > 0;
+    clear(box, empty(filtered ? "No tool call matches these filters" : "No tool calls yet", filtered ? "Clear a filter or widen the time range." : "Calls appear here as agents use tools."));
+    return;
+  }
+  clear(
+    box,
+    h(
+      "table",
+      { class: "table", id: "audit-table" },
+      h(
+        "thead",
+        {},
+        h("tr", {}, ["When", "User", "Agent", "Tool", "Status", "Duration", "Decided by", "Arguments and result"].map((title) => h("th", { scope: "col", class: title === "Duration" ? "num" : "" }, title))),
+      ),
+      h("tbody", {}, calls.map(callRow)),
+    ),
+    calls.length === LIMIT ? h("p", { class: "muted small pad" }, `Showing the newest ${LIMIT}; narrow the filters or export for more.`) : null,
+  );
+}
+
+function callRow(call) {
+  const when = dateTime(call.started_at);
+  return h(
+    "tr",
+    { dataset: { status: call.status } },
+    h("td", { class: "nowrap" }, call.session_id ? h("a", { href: `/sessions/${call.session_id}/`, title: `Open session ${call.session_id}` }, when) : when),
+    h("td", {}, call.user || h("span", { class: "muted" }, "—")),
+    h("td", {}, call.agent, call.adk_agent && call.adk_agent !== call.agent ? h("div", { class: "muted small" }, call.adk_agent) : null),
+    h("td", { class: "tool", title: call.tool_full_name || call.tool_name }, h("code", {}, call.tool_name), toolsetOf(call) ? h("div", { class: "muted small" }, toolsetOf(call)) : null),
+    h("td", {}, statusBadge(call.status)),
+    h("td", { class: "num" }, duration(call.duration_ms)),
+    h("td", { class: "small decided" }, call.decided_by || h("span", { class: "muted" }, "—")),
+    h(
+      "td",
+      { class: "call-cell" },
+      details("args", call.args),
+      call.result_summary ? details("result", call.result_summary) : null,
+    ),
+  );
+}
+
+function toolsetOf(call) {
+  const full = call.tool_full_name || "";
+  return full.endsWith(`.${call.tool_name}`) ? full.slice(0, -call.tool_name.length - 1) : "";
+}
+
+function details(label, value) {
+  return h(
+    "details",
+    {},
+    h("summary", {}, h("span", { class: "muted" }, `${label} `), inline(value, 48)),
+    h("pre", { class: "json" }, typeof value === "string" ? value : json(value)),
+  );
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  keepInUrl();
+  load();
+});
+form.addEventListener("reset", () => {
+  setTimeout(() => {
+    keepInUrl();
+    load();
+  });
+});
+
+fromUrl();
+load();

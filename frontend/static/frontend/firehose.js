@@ -1,0 +1,122 @@
+// The firehose: every session's events, live, newest first, filtered by agent,
+// user and kind (the server filters; changing a filter reconnects).
+
+import { clear, clock, empty, h, inline } from "./dom.js";
+import { bindIndicator, Stream } from "./stream.js";
+
+const MAX_ROWS = 300;
+const form = document.getElementById("firehose-filters");
+const box = document.getElementById("firehose");
+const countLine = document.getElementById("firehose-count");
+const pauseButton = document.getElementById("pause");
+const FIELDS = ["agent", "user", "kinds"];
+
+let stream = null;
+let paused = false;
+let held = [];
+let seen = 0;
+const rows = h("tbody", {});
+const table = h(
+  "table",
+  { class: "table", id: "firehose-table" },
+  h("thead", {}, h("tr", {}, ["Time", "Kind", "Author", "Session", "What"].map((title) => h("th", { scope: "col" }, title)))),
+  rows,
+);
+
+function filters() {
+  const values = {};
+  for (const name of FIELDS) values[name] = form.elements[name].value.replace(/\s+/g, "");
+  return values;
+}
+
+function connect() {
+  if (stream) stream.close();
+  stream = new Stream("/ws/firehose/", { query: filters(), onFrame });
+  stream.onStatus = bindIndicator(stream);
+  stream.connect();
+  showEmpty();
+}
+
+function showEmpty() {
+  if (rows.childElementCount) return;
+  clear(box, empty("Waiting for events…", "Events of every session appear here as they happen. Start a session in another tab to see some."));
+}
+
+function onFrame(frame) {
+  if (frame.type !== "event") return;
+  // Partial text is a display hint; the stored text follows it.
+  if (frame.seq === null && !form.elements.partials.checked) return;
+  seen += 1;
+  if (paused) {
+    held.push(frame);
+    if (held.length > MAX_ROWS) held.shift();
+  } else {
+    add(frame, true);
+  }
+  updateCount();
+}
+
+function add(frame, fresh) {
+  if (!rows.childElementCount) clear(box, table);
+  rows.prepend(row(frame, fresh));
+  while (rows.childElementCount > MAX_ROWS) rows.lastElementChild.remove();
+}
+
+function row(frame, fresh) {
+  const event = frame.event;
+  return h(
+    "tr",
+    { class: `fh-row ${fresh ? "fresh" : ""}`.trim(), dataset: { kind: event.kind, session: frame.session } },
+    h("td", { class: "nowrap" }, clock(event.ts)),
+    h("td", {}, h("span", { class: "badge" }, event.kind), event.partial ? h("span", { class: "muted small" }, " partial") : null),
+    h("td", {}, h("code", {}, event.author)),
+    h("td", {}, h("a", { href: `/sessions/${frame.session}/`, title: frame.session }, frame.session.slice(0, 8)), frame.seq ? h("span", { class: "muted small" }, ` #${frame.seq}`) : null),
+    h("td", { class: "small" }, summary(event)),
+  );
+}
+
+export function summary(event) {
+  const calls = event.function_calls || [];
+  const responses = event.function_responses || [];
+  if (event.error) return `${event.error.code || "error"}: ${event.error.message}`;
+  if (event.transfer) return `${event.transfer.from} → ${event.transfer.to}`;
+  if (event.escalation) return `${event.escalation.from} escalated`;
+  if (calls.length) return calls.map((call) => `${call.name}(${inline(call.args, 80)})`).join(", ");
+  if (responses.length) return responses.map((r) => `${r.name} → ${r.status}: ${inline(r.response, 80)}`).join(", ");
+  if (event.text) return inline(event.text, 160);
+  if (event.run) return `run ${event.run.status}`;
+  if (event.state_delta) return `state ${inline(event.state_delta, 120)}`;
+  if (event.artifact_delta) return `artifacts ${inline(event.artifact_delta, 120)}`;
+  return "";
+}
+
+function updateCount() {
+  countLine.textContent = `${seen} event${seen === 1 ? "" : "s"} received${paused && held.length ? ` · ${held.length} held while paused` : ""}.`;
+}
+
+pauseButton.addEventListener("click", () => {
+  paused = !paused;
+  pauseButton.setAttribute("aria-pressed", String(paused));
+  pauseButton.textContent = paused ? "Resume" : "Pause";
+  if (!paused) {
+    for (const frame of held) add(frame, false);
+    held = [];
+  }
+  updateCount();
+});
+
+document.getElementById("clear").addEventListener("click", () => {
+  rows.replaceChildren();
+  held = [];
+  seen = 0;
+  updateCount();
+  showEmpty();
+});
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  rows.replaceChildren();
+  connect();
+});
+
+connect();

@@ -1,0 +1,158 @@
+// A session's side panels: the tools the user may use now, state by scope, and
+// artifacts (every version downloadable, uploads). Each shows loading, empty and
+// error states, and can be called again to refresh.
+
+import { api, ApiError } from "./api.js";
+import { badge, clear, dateTime, empty, failure, h, json, loading, toast } from "./dom.js";
+
+const RISK_TONES = { dangerous: "bad", write: "wait" };
+const SCOPES = [
+  ["session", "this session"],
+  ["user", "all your sessions of this agent"],
+  ["app", "everyone using this agent"],
+];
+
+/** The tools the user may use on `agent` right now; `changed` says why it refreshed. */
+export async function showTools({ box, count, note, agent, changed = false }) {
+  if (!box.childElementCount) clear(box, loading("Loading tools…"));
+  let tools;
+  try {
+    tools = await api(`/api/agents/${encodeURIComponent(agent)}/tools/`);
+  } catch (error) {
+    clear(box, failure(error, () => showTools({ box, count, note, agent })));
+    return;
+  }
+  count.textContent = String(tools.length);
+  if (changed) {
+    note.textContent = `Updated ${new Date().toLocaleTimeString()}: what you may use changed.`;
+    const panel = box.closest(".panel");
+    panel.classList.remove("flash");
+    void panel.offsetWidth; // restart the highlight animation
+    panel.classList.add("flash");
+  }
+  if (!tools.length) {
+    clear(box, empty("No tools available", "This agent has no tools you may use right now."));
+    return;
+  }
+  clear(box, h("ul", { class: "tool-list", id: "tool-list" }, tools.map(toolItem)));
+}
+
+function toolItem(tool) {
+  const title = `${tool.full_name} (on ${tool.agent})${tool.description ? `: ${tool.description}` : ""}`;
+  return h(
+    "li",
+    { dataset: { tool: tool.full_name }, title },
+    h("div", { class: "tool-line" }, h("code", {}, tool.name), badge(tool.risk, RISK_TONES[tool.risk] || "")),
+    h("div", { class: "muted small" }, tool.rule),
+  );
+}
+
+/** Session, user and app state as the agent sees it. */
+export async function showState({ box, sessionId }) {
+  if (!box.childElementCount) clear(box, loading("Loading state…"));
+  let state;
+  try {
+    state = await api(`/api/sessions/${sessionId}/state/`);
+  } catch (error) {
+    clear(box, failure(error, () => showState({ box, sessionId })));
+    return;
+  }
+  clear(
+    box,
+    SCOPES.map(([scope, meaning]) => {
+      const entries = Object.entries(state[scope] || {});
+      return h(
+        "div",
+        { class: "scope", dataset: { scope } },
+        h("h3", {}, scope, h("span", { class: "muted small" }, ` · ${meaning}`)),
+        entries.length
+          ? h("dl", { class: "kv" }, entries.map(([key, value]) => [h("dt", {}, key), h("dd", {}, stateValue(value))]))
+          : h("p", { class: "muted small" }, "Nothing stored."),
+      );
+    }),
+  );
+}
+
+function stateValue(value) {
+  if (typeof value === "object" && value !== null) return h("pre", { class: "json" }, json(value));
+  return JSON.stringify(value);
+}
+
+/**
+ * The session's artifacts with their versions, and an upload form. `seen` (name ->
+ * version, from the events) stands in on a server without the artifacts API.
+ */
+export async function showArtifacts({ box, sessionId, seen }) {
+  if (!box.childElementCount) clear(box, loading("Loading artifacts…"));
+  let listing;
+  try {
+    listing = await api(`/api/sessions/${sessionId}/artifacts/`);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      showSeenArtifacts(box, seen);
+      return;
+    }
+    clear(box, failure(error, () => showArtifacts({ box, sessionId, seen })));
+    return;
+  }
+  const url = (filename, version) => `/api/sessions/${sessionId}/artifacts/${encodeURIComponent(filename)}/?version=${version}`;
+  clear(
+    box,
+    listing.length
+      ? h("ul", { class: "artifact-list", id: "artifact-list" }, listing.map((artifact) => artifactItem(artifact, url)))
+      : h("p", { class: "muted small" }, "No artifacts saved in this session."),
+    uploadForm(sessionId, () => showArtifacts({ box, sessionId, seen })),
+  );
+}
+
+function artifactItem(artifact, url) {
+  const latest = artifact.versions[artifact.versions.length - 1] || {};
+  return h(
+    "li",
+    { dataset: { artifact: artifact.filename } },
+    h("a", { href: url(artifact.filename, artifact.latest), download: "", title: `${latest.mime_type || ""} · ${latest.size ?? "?"} bytes` }, artifact.filename),
+    h("span", {}, artifact.scope === "user" ? badge("user", "live") : null, " ", badge(`v${artifact.latest}`)),
+    artifact.versions.length > 1
+      ? h(
+          "div",
+          { class: "versions muted" },
+          "versions:",
+          artifact.versions.map((version) => h("a", { href: url(artifact.filename, version.version), download: "", title: dateTime(version.created_at) }, `v${version.version}`)),
+        )
+      : null,
+  );
+}
+
+function uploadForm(sessionId, onUploaded) {
+  const input = h("input", { type: "file", name: "file", "aria-label": "File to upload as an artifact" });
+  const button = h("button", { type: "submit", class: "button small" }, "Upload");
+  const form = h("form", { class: "upload", id: "artifact-upload" }, input, button);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (!input.files.length) {
+      input.focus();
+      return;
+    }
+    const body = new FormData();
+    body.append("file", input.files[0]);
+    button.disabled = true;
+    try {
+      const saved = await api(`/api/sessions/${sessionId}/artifacts/`, { method: "POST", form: body });
+      toast(`Uploaded ${saved.filename} (v${saved.version}).`);
+      onUploaded();
+    } catch (error) {
+      toast(`Not uploaded: ${error.message}`, "bad");
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return form;
+}
+
+function showSeenArtifacts(box, seen) {
+  if (!seen.size) {
+    clear(box, h("p", { class: "muted small" }, "No artifacts saved in this session."));
+    return;
+  }
+  clear(box, h("ul", { class: "artifact-list" }, [...seen].map(([name, version]) => h("li", {}, h("span", {}, name), badge(`v${version}`)))));
+}

@@ -1,0 +1,356 @@
+// The session timeline: one element per stored event (found by [data-seq]),
+// function calls drawn as cards that their responses complete, model text that
+// streams in from partial frames (seq null) and is replaced by the stored text.
+
+import { badge, clock, duration, h, inline, json, statusBadge } from "./dom.js";
+
+const REQUEST_CALLS = new Set(["adk_request_credential", "adk_request_confirmation"]);
+
+export class Timeline {
+  /**
+   * @param {HTMLElement} list an <ol> to fill.
+   * @param {HTMLElement} scroller the element that scrolls.
+   * @param {object} hooks onState(delta), onArtifacts(delta), onRun(run, kind),
+   *   onToolsChanged(), onPending(callId, card): a long-running call waits for its result
+   */
+  constructor(list, scroller, hooks = {}) {
+    this.list = list;
+    this.scroller = scroller;
+    this.hooks = hooks;
+    this.bySeq = new Map();
+    this.calls = new Map();
+    this.streaming = new Map();
+    this.runStarts = new Map();
+    this.lastSeq = 0;
+  }
+
+  get size() {
+    return this.bySeq.size;
+  }
+
+  /** Apply one event frame; returns false for a seq already shown. */
+  apply(frame) {
+    const event = frame.event;
+    if (frame.seq === null || frame.seq === undefined) {
+      if (event.kind === "text" && event.text) this.stream(event);
+      return true;
+    }
+    if (this.bySeq.has(frame.seq)) return false;
+    const stick = this.nearBottom();
+    const element = this.render(frame.seq, event);
+    this.bySeq.set(frame.seq, element);
+    this.lastSeq = Math.max(this.lastSeq, frame.seq);
+    this.notify(event);
+    if (stick) this.scrollToEnd();
+    return true;
+  }
+
+  notify(event) {
+    const { onState, onArtifacts, onRun, onToolsChanged } = this.hooks;
+    if (event.state_delta && onState) onState(event.state_delta);
+    if (event.artifact_delta && onArtifacts) onArtifacts(event.artifact_delta, event);
+    if (event.run && onRun) onRun(event.run, event.kind);
+    if (event.kind === "tools_changed" && onToolsChanged) onToolsChanged();
+  }
+
+  render(seq, event) {
+    const blocks = [];
+    const merged = this.mergeResponses(seq, event, blocks);
+    this.addBlocks(event, blocks);
+    const key = streamKey(event);
+    const streaming = this.streaming.get(key);
+    if (streaming && event.text) this.streaming.delete(key);
+    if (event.kind === "run_finished") this.dropStreams(event.invocation_id);
+    if (!blocks.length && merged) {
+      // Only results of cards already shown: the first result's tag is the anchor.
+      merged.dataset.seq = String(seq);
+      return merged;
+    }
+    const item = h(
+      "li",
+      { class: `item kind-${event.kind} ${sideOf(event)}`, dataset: { seq: String(seq), kind: event.kind } },
+      blocks.length ? blocks : h("div", { class: "quiet" }, `${event.kind} from ${event.author}`),
+    );
+    if (streaming && event.text) streaming.element.replaceWith(item);
+    else this.insert(item, seq);
+    return item;
+  }
+
+  addBlocks(event, blocks) {
+    switch (event.kind) {
+      case "run_started":
+      case "run_finished":
+        blocks.push(this.runDivider(event));
+        return;
+      case "error":
+        blocks.push(errorBox(event));
+        return;
+      case "tools_changed":
+        blocks.push(h("div", { class: "note" }, "The tools you may use changed."));
+        return;
+      default:
+    }
+    if (event.transfer) blocks.push(handoff("transfer", event.transfer));
+    if (event.escalation) blocks.push(handoff("escalation", event.escalation));
+    const calls = event.function_calls || [];
+    const requests = calls.filter((call) => REQUEST_CALLS.has(call.name));
+    const toolCalls = calls.filter((call) => !REQUEST_CALLS.has(call.name));
+    for (const call of requests) blocks.push(requestCard(event, call));
+    if (toolCalls.length) blocks.push(...toolCalls.map((call) => this.callCard(event, call)));
+    if (event.text) blocks.push(message(event));
+    if (event.artifact_delta) blocks.push(artifactChips(event.artifact_delta));
+    const chips = event.state_delta ? stateChips(event.state_delta) : null;
+    if (chips) blocks.push(chips);
+  }
+
+  callCard(event, call) {
+    const long = (event.long_running_tool_ids || []).includes(call.id);
+    const status = h("span", { class: "call-status" }, statusBadge("running"));
+    const took = h("span", { class: "call-duration muted" });
+    const result = h("div", { class: "call-result" }, h("span", { class: "muted" }, "Waiting for the result…"));
+    const answer = h("div", { class: "call-answer" });
+    const card = h(
+      "article",
+      { class: "card call", dataset: { callId: call.id || "", tool: call.name, status: "running" } },
+      h(
+        "header",
+        {},
+        h("span", { class: "call-icon", "aria-hidden": "true" }, "ƒ"),
+        h("code", { class: "call-name" }, call.name),
+        long ? badge("long-running", "wait") : null,
+        status,
+        took,
+      ),
+      h("div", { class: "call-author muted" }, `called by ${event.author} · ${clock(event.ts)}`),
+      h("div", { class: "call-args" }, h("div", { class: "label" }, "Arguments"), argsView(call.args)),
+      result,
+      answer,
+    );
+    if (call.id) this.calls.set(call.id, { card, ts: event.ts, status, took, result, answer, name: call.name });
+    return card;
+  }
+
+  /**
+   * Complete the cards of the calls this event answers; unknown ones become blocks.
+   * Returns the seq tag of the first completed card, or null.
+   */
+  mergeResponses(seq, event, blocks) {
+    let first = null;
+    for (const response of event.function_responses || []) {
+      const entry = this.calls.get(response.id);
+      if (!entry) {
+        blocks.push(orphanResult(response));
+        continue;
+      }
+      if (entry.card.dataset.status === "pending") keepInterim(entry);
+      entry.card.dataset.status = response.status;
+      entry.status.replaceChildren(statusBadge(response.status));
+      entry.took.textContent = duration((event.ts - entry.ts) * 1000);
+      const tag = seqTag(seq, false);
+      entry.result.replaceChildren(
+        h("div", { class: "label" }, "Result ", tag),
+        h("pre", { class: "json" }, json(response.response)),
+      );
+      first = first || tag;
+      if (response.status === "pending") {
+        if (this.hooks.onPending) this.hooks.onPending(response.id, entry);
+      } else {
+        entry.answer.replaceChildren();
+      }
+    }
+    return first;
+  }
+
+  runDivider(event) {
+    const run = event.run || {};
+    if (event.kind === "run_started") {
+      this.runStarts.set(run.id, event.ts);
+      return h("div", { class: "divider" }, h("span", {}, `Run started · ${clock(event.ts)}`));
+    }
+    const started = this.runStarts.get(run.id);
+    const took = started ? ` · ${duration((event.ts - started) * 1000)}` : "";
+    return h(
+      "div",
+      { class: `divider ${run.status === "failed" ? "bad" : ""}` },
+      h("span", {}, `Run ${run.status || "finished"}${took}`),
+    );
+  }
+
+  /** Partial model text: append to the bubble of this agent's turn. */
+  stream(event) {
+    const key = streamKey(event);
+    let entry = this.streaming.get(key);
+    const stick = this.nearBottom();
+    if (!entry) {
+      const text = h("div", { class: "bubble-text" });
+      const element = h(
+        "li",
+        { class: "item kind-text agent streaming", "aria-busy": "true" },
+        h("div", { class: "message" }, h("div", { class: "author" }, event.author), h("div", { class: "bubble" }, text)),
+      );
+      entry = { element, text };
+      this.streaming.set(key, entry);
+      this.list.append(element);
+    }
+    entry.text.append(event.text);
+    if (stick) this.scrollToEnd();
+  }
+
+  dropStreams(invocationId) {
+    for (const [key, entry] of this.streaming) {
+      if (key.startsWith(`${invocationId}|`)) {
+        entry.element.remove();
+        this.streaming.delete(key);
+      }
+    }
+  }
+
+  insert(item, seq) {
+    // Usually the newest: append, keeping streaming bubbles last.
+    const later = seq > this.lastSeq ? null : [...this.list.children].find((child) => Number(child.dataset.seq) > seq);
+    if (later) this.list.insertBefore(item, later);
+    else {
+      const firstStream = this.list.querySelector(":scope > .streaming");
+      this.list.insertBefore(item, firstStream);
+    }
+  }
+
+  nearBottom() {
+    const el = this.scroller;
+    return el.scrollHeight - el.scrollTop - el.clientHeight < 120;
+  }
+
+  scrollToEnd() {
+    this.scroller.scrollTop = this.scroller.scrollHeight;
+  }
+}
+
+/** A long-running call's interim result (and its seq tag) stays, folded away. */
+function keepInterim(entry) {
+  const interim = h("details", { class: "interim" }, h("summary", {}, "Interim result"), ...entry.result.childNodes);
+  entry.result.before(interim);
+}
+
+function streamKey(event) {
+  return `${event.invocation_id}|${event.author}`;
+}
+
+function sideOf(event) {
+  if (event.kind === "user_message") return "user";
+  if (event.author === "system") return "system";
+  return "agent";
+}
+
+function seqTag(seq, anchor) {
+  const attrs = { class: "seq", title: `Event #${seq}` };
+  if (anchor) attrs.dataset = { seq: String(seq) };
+  return h("span", attrs, `#${seq}`);
+}
+
+function message(event) {
+  const user = event.kind === "user_message";
+  return h(
+    "div",
+    { class: "message" },
+    user ? null : h("div", { class: "author" }, event.author),
+    h("div", { class: "bubble" }, h("div", { class: "bubble-text" }, event.text)),
+    h("div", { class: "meta" }, clock(event.ts)),
+  );
+}
+
+function argsView(args) {
+  const entries = Object.entries(args || {});
+  if (!entries.length) return h("span", { class: "muted" }, "none");
+  return h(
+    "dl",
+    { class: "args" },
+    entries.map(([key, value]) => [
+      h("dt", {}, key),
+      h("dd", {}, typeof value === "string" ? value : value !== null && typeof value === "object" ? h("pre", { class: "json" }, json(value)) : JSON.stringify(value)),
+    ]),
+  );
+}
+
+function orphanResult(response) {
+  return h(
+    "article",
+    { class: "card call", dataset: { callId: response.id || "", tool: response.name, status: response.status } },
+    h("header", {}, h("span", { class: "call-icon", "aria-hidden": "true" }, "ƒ"), h("code", { class: "call-name" }, response.name), statusBadge(response.status)),
+    h("div", { class: "call-result" }, h("div", { class: "label" }, "Result"), h("pre", { class: "json" }, json(response.response))),
+  );
+}
+
+function handoff(kind, { from, to, reason }) {
+  const label = kind === "transfer" ? "Transferred" : "Escalated";
+  return h(
+    "div",
+    { class: `handoff ${kind}` },
+    h("span", { class: "handoff-label" }, label),
+    h("span", { class: "agent-chip" }, from),
+    h("span", { class: "arrow", "aria-label": "to" }, "→"),
+    h("span", { class: "agent-chip" }, to || (kind === "escalation" ? "parent agent" : "?")),
+    reason ? h("span", { class: "handoff-reason" }, reason) : null,
+  );
+}
+
+function errorBox(event) {
+  const error = event.error || {};
+  return h(
+    "div",
+    { class: "error-box", role: "alert" },
+    h("strong", {}, error.code ? `Error: ${error.code}` : "Error"),
+    h("p", {}, error.message || "The turn failed."),
+  );
+}
+
+function requestCard(event, call) {
+  const credential = call.name === "adk_request_credential";
+  const original = (call.args && (call.args.originalFunctionCall || call.args.original_function_call)) || {};
+  const hint = call.args && call.args.toolConfirmation ? call.args.toolConfirmation.hint : "";
+  return h(
+    "article",
+    { class: "card request", dataset: { callId: call.id || "", kind: credential ? "credential" : "approval" } },
+    h(
+      "header",
+      {},
+      badge(credential ? "credential requested" : "approval requested", "wait"),
+      original.name ? h("code", { class: "call-name" }, original.name) : null,
+    ),
+    hint ? h("p", {}, hint) : null,
+    original.args ? argsView(original.args) : h("pre", { class: "json" }, json(call.args)),
+    h(
+      "p",
+      { class: "muted small" },
+      credential
+        ? "The agent waits for a credential. Answering credential requests from the browser is not available yet."
+        : "The agent waits for a confirmation. Answering tool confirmations from the browser is not available yet.",
+    ),
+  );
+}
+
+function artifactChips(delta) {
+  return h(
+    "div",
+    { class: "chips" },
+    Object.entries(delta).map(([name, version]) =>
+      h("span", { class: "chip artifact" }, h("span", { class: "chip-key" }, "artifact"), ` ${name} `, h("span", { class: "muted" }, `v${version}`)),
+    ),
+  );
+}
+
+function stateChips(delta) {
+  const chips = [];
+  for (const scope of ["session", "user", "app"]) {
+    for (const [key, value] of Object.entries(delta[scope] || {})) {
+      chips.push(
+        h(
+          "span",
+          { class: "chip state", title: json(value, 1000) },
+          h("span", { class: "chip-key" }, `${scope}.${key}`),
+          ` = ${inline(value, 60)}`,
+        ),
+      );
+    }
+  }
+  return chips.length ? h("div", { class: "chips" }, chips) : null;
+}

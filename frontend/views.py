@@ -1,0 +1,72 @@
+"""Pages: each renders a shell that its ES module fills from the API and the websockets.
+
+No business logic lives here: access is decided by the API each page calls; these
+views only require a signed-in user (or staff) so nobody gets an empty shell.
+"""
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import Group
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+
+def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Signed in, and staff: anyone else gets a readable 403 page."""
+
+    @login_required
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not request.user.is_staff:
+            return render(request, "frontend/forbidden.html", status=403)
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _page(template: str, nav: str, **context) -> Callable[..., HttpResponse]:
+    def view(request: HttpRequest) -> HttpResponse:
+        return render(request, template, {"nav": nav, **context})
+
+    return view
+
+
+home = login_required(_page("frontend/home.html", "home"))
+inbox = login_required(_page("frontend/inbox.html", "inbox"))
+overview = login_required(_page("frontend/overview.html", "overview"))
+audit = staff_required(_page("frontend/audit.html", "audit"))
+firehose = staff_required(_page("frontend/firehose.html", "firehose"))
+agents = staff_required(_page("frontend/agents.html", "agents"))
+
+
+@login_required
+def session(request: HttpRequest, session_id: str) -> HttpResponse:
+    """One session: the page's module checks access through the API."""
+    return render(
+        request, "frontend/session.html", {"nav": "home", "session_id": session_id}
+    )
+
+
+@staff_required
+def access(request: HttpRequest) -> HttpResponse:
+    """The permission matrix. Users and groups have no API yet: listed here, read-only."""
+    users = get_user_model().objects.filter(is_active=True).order_by("username")
+    subjects = {
+        "users": [
+            {"id": user.pk, "username": user.get_username(), "is_staff": user.is_staff}
+            for user in users
+        ],
+        "groups": [
+            {
+                "name": group.name,
+                "members": sorted(group.user_set.values_list("pk", flat=True)),
+            }
+            for group in Group.objects.order_by("name")
+        ],
+    }
+    return render(
+        request, "frontend/access.html", {"nav": "access", "subjects": subjects}
+    )

@@ -1,0 +1,81 @@
+"""A Daphne server the browser tests can stop and start again on the same port."""
+
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import httpx
+
+from tests.live.server import BIN, ROOT, free_port, wait_for_port
+
+PREPARE = (
+    "from django.core.management import call_command\n"
+    "call_command('migrate', interactive=False, verbosity=0)\n"
+    "call_command('demo_setup', verbosity=0)\n"
+)
+
+
+def prepare_database(env: Mapping[str, str]) -> None:
+    """Migrate and create the demo users and agents in one process (one ADK import)."""
+    subprocess.run(
+        [sys.executable, "manage.py", "shell", "--no-imports", "-c", PREPARE],
+        cwd=ROOT,
+        env=dict(env),
+        check=True,
+        capture_output=True,
+    )
+
+
+class RestartableServer:
+    """Daphne on a fixed port: stopping it drops every websocket for real."""
+
+    def __init__(self, *, env: Mapping[str, str], log: Path) -> None:
+        self.env = dict(env)
+        self.log = log
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+        self.starts = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.starts += 1
+        out = (self.log / f"daphne-{self.starts}.log").open("wb")
+        self.process = subprocess.Popen(
+            [
+                str(BIN / "daphne"),
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "project.asgi:application",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        out.close()
+        wait_for_port(self.port, self.process)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def token(self, username: str, password: str) -> str:
+        response = httpx.post(
+            f"{self.url}/api/auth/token/",
+            json={"username": username, "password": password},
+        )
+        response.raise_for_status()
+        return response.json()["token"]

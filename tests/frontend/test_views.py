@@ -1,0 +1,98 @@
+"""The pages: who may open them, and that each one loads its module."""
+
+import json
+import re
+
+import pytest
+
+PAGES = ["/", "/inbox/", "/overview/", "/sessions/some-session-id/"]
+STAFF_PAGES = ["/staff/access/", "/staff/audit/", "/staff/firehose/", "/staff/agents/"]
+
+
+@pytest.mark.parametrize("path", PAGES + STAFF_PAGES)
+def test_signed_out_visitors_go_to_the_login_page(client, path):
+    response = client.get(path)
+
+    assert response.status_code == 302
+    assert response["Location"] == f"/login/?next={path}"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_a_signed_in_user_gets_the_page_and_its_module(client, alice, path):
+    client.force_login(alice)
+
+    response = client.get(path)
+
+    assert response.status_code == 200
+    assert re.search(
+        rb'<script type="module" src="/static/frontend/\w+\.js">', response.content
+    )
+    assert b'name="csrf-token"' in response.content
+
+
+@pytest.mark.parametrize("path", STAFF_PAGES)
+def test_staff_pages_refuse_other_users_readably(client, alice, path):
+    client.force_login(alice)
+
+    response = client.get(path)
+
+    assert response.status_code == 403
+    assert b"This page is for staff" in response.content
+
+
+@pytest.mark.parametrize("path", STAFF_PAGES)
+def test_staff_get_the_staff_pages(client, make_user, path):
+    client.force_login(make_user("boss", is_staff=True))
+
+    assert client.get(path).status_code == 200
+
+
+def test_the_session_page_carries_the_session_id_for_its_module(client, alice):
+    client.force_login(alice)
+
+    response = client.get("/sessions/abc-123/")
+
+    assert b'data-session="abc-123"' in response.content
+
+
+def test_the_access_page_lists_users_and_groups_for_the_matrix(client, make_user):
+    from django.contrib.auth.models import Group
+
+    boss = make_user("boss", is_staff=True)
+    carol = make_user("carol")
+    Group.objects.create(name="managers").user_set.add(carol)
+    client.force_login(boss)
+
+    response = client.get("/staff/access/")
+
+    match = re.search(
+        rb'<script id="subjects" type="application/json">(.*?)</script>',
+        response.content,
+        re.S,
+    )
+    subjects = json.loads(match.group(1))
+    assert [user["username"] for user in subjects["users"]] == ["boss", "carol"]
+    assert subjects["groups"] == [{"name": "managers", "members": [carol.pk]}]
+
+
+def test_sign_in_and_out_with_the_login_form(client, make_user):
+    make_user("carol", password="secret")
+
+    signed_in = client.post("/login/", {"username": "carol", "password": "secret"})
+    home = client.get("/")
+    signed_out = client.post("/logout/")
+
+    assert signed_in.status_code == 302
+    assert signed_in["Location"] == "/"
+    assert home.status_code == 200
+    assert signed_out["Location"] == "/login/"
+    assert client.get("/").status_code == 302
+
+
+def test_a_wrong_password_says_so(client, make_user):
+    make_user("carol", password="secret")
+
+    response = client.post("/login/", {"username": "carol", "password": "nope"})
+
+    assert response.status_code == 200
+    assert b"didn't match" in response.content
