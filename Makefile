@@ -4,12 +4,12 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 HOST ?= 127.0.0.1
 
-.PHONY: install run test lint format
+.PHONY: install run test test-browser lint format
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet -e ".[test,litellm]"
 	touch $@
 
 install: $(VENV)/.installed
@@ -22,6 +22,12 @@ run: install
 
 test: install
 	VENV=$(VENV) scripts/test.sh
+
+# Only the browser tests (Chromium + a live server); screenshots in var/screenshots/.
+test-browser: install
+	scripts/ensure-chromium.sh
+	SECRET_KEY=toolcrib-test-only-secret-key TOOLCRIB_FAST_HASHER=1 \
+		$(VENV)/bin/pytest -q -p no:asyncio tests/browser
 
 lint: install
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .

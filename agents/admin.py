@@ -1,6 +1,17 @@
 from django.contrib import admin
 
-from agents.models import AgentSpec, AppState, Event, Run, Session, UserState
+from agents.models import (
+    AgentSpec,
+    AppState,
+    Artifact,
+    Budget,
+    Event,
+    LongRunningCall,
+    MemoryEntry,
+    Run,
+    Session,
+    UserState,
+)
 
 
 @admin.register(AgentSpec)
@@ -51,7 +62,59 @@ class EventAdmin(admin.ModelAdmin):
 class RunAdmin(admin.ModelAdmin):
     list_display = ["id", "session", "user", "status", "created_at", "total_tokens"]
     list_filter = ["status"]
+    readonly_fields = ["handoffs"]
 
 
 admin.site.register(AppState)
 admin.site.register(UserState)
+
+
+@admin.register(Artifact)
+class ArtifactAdmin(admin.ModelAdmin):
+    list_display = [
+        "filename",
+        "version",
+        "app_name",
+        "user_id",
+        "session_key",
+        "mime_type",
+        "size",
+        "created_at",
+    ]
+    list_filter = ["app_name", "mime_type"]
+    search_fields = ["filename", "session_key", "user_id"]
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False  # A version is immutable; save a new one instead.
+
+
+@admin.register(MemoryEntry)
+class MemoryEntryAdmin(admin.ModelAdmin):
+    list_display = ["app_name", "user_id", "author", "session_key", "is_deleted"]
+    list_filter = ["app_name", "is_deleted"]
+    search_fields = ["text", "user_id"]
+
+
+@admin.register(LongRunningCall)
+class LongRunningCallAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "call_id",
+        "session",
+        "status",
+        "answered_by_group",
+        "answered_by",
+        "created_at",
+    ]
+    list_filter = ["status", "name", "answered_by_group"]
+    readonly_fields = ["call_id", "session", "run", "invocation_id", "answer_run"]
+
+
+@admin.register(Budget)
+class BudgetAdmin(admin.ModelAdmin):
+    """Daily token budgets: one per user, or one shared by a group's members."""
+
+    list_display = ["__str__", "user", "group", "daily_tokens", "updated_at"]
+    list_filter = ["group"]
+    search_fields = ["user__username", "group__name"]
+    autocomplete_fields = ["user", "group"]

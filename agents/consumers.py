@@ -17,7 +17,8 @@ from django.conf import settings
 from pydantic import BaseModel, ValidationError
 from rest_framework.exceptions import NotFound
 
-from agents import runs, streams
+from agents import calls, runs, streams
+from agents.errors import DomainError
 from agents.events import frame_from_row, frame_json
 from agents.frames import (
     AccessChangedFrame,
@@ -175,12 +176,30 @@ class SessionStreamConsumer(StreamConsumer):
         await self.send_frame(AccessChangedFrame())
 
     async def handle_frame(self, frame: ClientFrame) -> None:
-        if frame.type != "message":
-            await super().handle_frame(frame)
+        if frame.type == "message":
+            await self.session.arefresh_from_db(fields=["closed_at"])
+            await self._act(
+                runs.start_turn, session=self.session, user=self.user, text=frame.text
+            )
             return
-        run = await database_sync_to_async(runs.start_turn)(
-            session=self.session, user=self.user, text=frame.text
-        )
+        if frame.type == "function_response":
+            await self._act(
+                calls.answer_call,
+                user=self.user,
+                session_id=self.session.id,
+                call_id=frame.call_id,
+                response=frame.response,
+            )
+            return
+        await super().handle_frame(frame)
+
+    async def _act(self, start, **kwargs: Any) -> None:
+        """Start a turn through a service; ack with its Run, or refuse with why."""
+        try:
+            run = await database_sync_to_async(start)(**kwargs)
+        except DomainError as exc:
+            await self.send_error(exc.code, str(exc))
+            return
         await self.send_frame(AckFrame(run=AckRun(id=str(run.id), status=run.status)))
 
 

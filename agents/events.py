@@ -31,6 +31,8 @@ Kind = Literal[
 
 AUTH_CALL = "adk_request_credential"
 CONFIRMATION_CALL = "adk_request_confirmation"
+# Written by agents.adk.handoffs.HandoffPlugin on escalation events.
+ESCALATED_TO = "toolcrib_escalated_to"
 
 
 class FunctionCallOut(BaseModel):
@@ -53,10 +55,14 @@ class ScopedState(BaseModel):
 
 
 class Handoff(BaseModel):
+    """A transfer or an escalation: from which agent to which, and why if told."""
+
     model_config = ConfigDict(populate_by_name=True)
 
     from_agent: str = Field(alias="from")
     to_agent: str | None = Field(default=None, alias="to")
+    # Present only when the agent said why (ADK's transfer_reason).
+    reason: str | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class ErrorOut(BaseModel):
@@ -164,7 +170,8 @@ def split_state_delta(delta: Mapping[str, Any]) -> ScopedState | None:
 
 
 def _response_status(response: Mapping[str, Any], pending: bool) -> str:
-    if pending:
+    # A long-running tool's first answer is an interim one ("pending" in ADK's docs).
+    if pending or response.get("status") == "pending":
         return "pending"
     if "error" in response or response.get("status") == "error":
         return "error"
@@ -212,16 +219,35 @@ def wire_from_adk(event: AdkEvent, *, kind: str | None = None) -> WireEvent:
         function_responses=responses,
         state_delta=split_state_delta(actions.state_delta),
         artifact_delta=dict(actions.artifact_delta) or None,
-        transfer=(
-            Handoff(from_agent=event.author, to_agent=actions.transfer_to_agent)
-            if actions.transfer_to_agent
-            else None
-        ),
-        escalation=Handoff(from_agent=event.author) if actions.escalate else None,
+        transfer=transfer_of(event),
+        escalation=escalation_of(event),
         long_running_tool_ids=long_running,
         error=error,
         usage=usage,
         actions=_nonempty(actions.model_dump(mode="json", exclude_none=True)),
+    )
+
+
+def transfer_of(event: AdkEvent) -> Handoff | None:
+    """The transfer an event makes: to `transfer_to_agent`, for `transfer_reason`."""
+    actions = event.actions
+    if not actions.transfer_to_agent:
+        return None
+    return Handoff(
+        from_agent=event.author,
+        to_agent=actions.transfer_to_agent,
+        reason=actions.transfer_reason,
+    )
+
+
+def escalation_of(event: AdkEvent) -> Handoff | None:
+    """The escalation an event makes: to the escalating agent's parent."""
+    if not event.actions.escalate:
+        return None
+    return Handoff(
+        from_agent=event.author,
+        to_agent=(event.custom_metadata or {}).get(ESCALATED_TO),
+        reason=event.actions.transfer_reason,
     )
 
 

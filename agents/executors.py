@@ -1,7 +1,8 @@
 """Where a turn runs: inline (a background event loop in this process) or Celery.
 
 Both call runs.execute_turn() by run id. Inline is the embedded default; with
-CELERY_BROKER_URL set, turns are queued for workers once the Run row is committed.
+CELERY_BROKER_URL set, turns are queued for workers once the Run row is committed
+(a broker that does not answer fails the run, rather than leaving it queued).
 """
 
 import asyncio
@@ -15,7 +16,9 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
+from kombu.exceptions import OperationalError
 
+from agents import recovery
 from agents.models import Run
 
 logger = logging.getLogger(__name__)
@@ -74,10 +77,21 @@ def _settle(run_id: UUID, future: Future, task: asyncio.Task) -> None:
 def submit(*, run_id: UUID) -> None:
     """Queue a recorded run; it starts once the surrounding transaction commits."""
     if settings.TOOLCRIB_EXECUTOR == "celery":
-        tasks = import_module("agents.tasks")
-        transaction.on_commit(lambda: tasks.execute_turn_task.delay(run_id=str(run_id)))
+        transaction.on_commit(lambda: _enqueue(run_id))
         return
     transaction.on_commit(lambda: _execute(run_id))
+
+
+def _enqueue(run_id: UUID) -> None:
+    """Queue a committed run for the workers; a run no broker takes ends failed."""
+    # tasks imports runs, which imports executors: reached by name, like runs above.
+    tasks = import_module("agents.tasks")
+    try:
+        tasks.execute_turn_task.delay(run_id=str(run_id))
+    except OperationalError:
+        # Left queued, the run would hold up every later turn of its session.
+        logger.exception("turn not queued run=%s", run_id)
+        recovery.fail_unqueued(run_id)
 
 
 def wait(*, run_id: UUID, timeout: float) -> None:

@@ -1,7 +1,7 @@
 """Frames a client sends on a websocket, validated with pydantic before anything acts."""
 
 import json
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
@@ -36,7 +36,26 @@ class MessageFrame(_Frame):
         return value
 
 
-ClientFrame = Annotated[PingFrame | MessageFrame, Field(discriminator="type")]
+class FunctionResponseFrame(_Frame):
+    """`{"type": "function_response", "call_id", "response": {...}}`: a long-running
+    call's result; the agent resumes where it paused. Answered with an ack."""
+
+    type: Literal["function_response"]
+    call_id: str = Field(min_length=1, max_length=128)
+    response: dict[str, Any]
+
+    @field_validator("response")
+    @classmethod
+    def _not_too_big(cls, value: dict[str, Any]) -> dict[str, Any]:
+        limit = settings.TOOLCRIB_MAX_MESSAGE_CHARS
+        if len(json.dumps(value)) > limit:
+            raise ValueError(f"response is longer than {limit} characters of JSON")
+        return value
+
+
+ClientFrame = Annotated[
+    PingFrame | MessageFrame | FunctionResponseFrame, Field(discriminator="type")
+]
 _adapter = TypeAdapter(ClientFrame)
 
 

@@ -76,6 +76,9 @@ class Session(models.Model):
     last_seq = models.PositiveBigIntegerField(default=0)
     revision = models.PositiveBigIntegerField(default=0)
     last_update_time = models.FloatField(default=0.0)
+    closed_at = models.DateTimeField(
+        null=True, blank=True, help_text="Closed: added to memory, no new turns."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -188,6 +191,11 @@ class Run(models.Model):
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     total_tokens = models.PositiveIntegerField(default=0)
+    handoffs = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Transfers and escalations: kind, from, to, reason, event_id.",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -199,3 +207,175 @@ class Run(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in self.TERMINAL
+
+
+class Budget(models.Model):
+    """A daily token budget: one user's own, or shared by the members of one group.
+
+    A day runs midnight to midnight in TIME_ZONE; agents.usage counts it.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="token_budgets",
+    )
+    group = models.ForeignKey(
+        "auth.Group",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="token_budgets",
+    )
+    daily_tokens = models.PositiveBigIntegerField(
+        help_text="Tokens (prompt + completion) per day; a group's members share them."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(user__isnull=False, group__isnull=True)
+                | models.Q(user__isnull=True, group__isnull=False),
+                name="budget_user_xor_group",
+            ),
+            models.UniqueConstraint(
+                fields=["user"],
+                condition=models.Q(user__isnull=False),
+                name="budget_unique_user",
+            ),
+            models.UniqueConstraint(
+                fields=["group"],
+                condition=models.Q(group__isnull=False),
+                name="budget_unique_group",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        owner = f"user {self.user}" if self.user_id else f"group {self.group}"
+        return f"{owner}: {self.daily_tokens} tokens/day"
+
+
+class Artifact(models.Model):
+    """One version of an ADK artifact; its content lives in the artifacts storage.
+
+    `session_key` is the session id, or "" for a `user:` artifact, which belongs to
+    the user across sessions. `part` is the ADK Part without its payload (text or
+    inline bytes), which is the file at `storage_path`.
+    """
+
+    app_name = models.CharField(max_length=100)
+    user_id = models.CharField(max_length=128)
+    session_key = models.CharField(max_length=128, blank=True)
+    filename = models.CharField(max_length=512)
+    version = models.PositiveIntegerField()
+    mime_type = models.CharField(max_length=255, blank=True)
+    size = models.PositiveBigIntegerField(default=0)
+    storage_path = models.CharField(max_length=512, blank=True)
+    part = models.JSONField(default=dict)
+    custom_metadata = models.JSONField(default=dict, blank=True)
+    create_time = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["app_name", "user_id", "session_key", "filename", "version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["app_name", "user_id", "session_key", "filename", "version"],
+                name="artifact_unique_version",
+            )
+        ]
+        indexes = [models.Index(fields=["app_name", "user_id", "session_key"])]
+
+    def __str__(self) -> str:
+        return f"{self.filename} v{self.version}"
+
+
+class MemoryEntry(models.Model):
+    """One remembered event of a user's past session, searchable by its text.
+
+    A deleted memory stays as a row with `is_deleted`, so adding its session to
+    memory again does not bring it back (as ADK's in-memory service behaves).
+    """
+
+    app_name = models.CharField(max_length=100)
+    user_id = models.CharField(max_length=128)
+    session_key = models.CharField(max_length=128)
+    event_id = models.CharField(max_length=64)
+    author = models.CharField(max_length=128, blank=True)
+    timestamp = models.FloatField()
+    content = models.JSONField()
+    text = models.TextField()
+    custom_metadata = models.JSONField(default=dict, blank=True)
+    is_deleted = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "memory entries"
+        ordering = ["app_name", "user_id", "timestamp"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["app_name", "user_id", "session_key", "event_id"],
+                name="memory_unique_event",
+            )
+        ]
+        indexes = [models.Index(fields=["app_name", "user_id", "is_deleted"])]
+
+    def __str__(self) -> str:
+        return f"{self.author}: {self.text[:40]}"
+
+
+class LongRunningCall(models.Model):
+    """A call of a long-running tool, waiting for its result (keyed by call id).
+
+    The result comes later (API, socket, Celery task) and resumes the invocation
+    that made the call. `answered_by_group` names who may answer besides the
+    session owner's own: blank means the owner (or staff).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ANSWERED = "answered"
+
+    session = models.ForeignKey(
+        Session, on_delete=models.CASCADE, related_name="long_running_calls"
+    )
+    run = models.ForeignKey(
+        Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    call_id = models.CharField(max_length=128)
+    name = models.CharField(max_length=255)
+    args = models.JSONField(default=dict, blank=True)
+    agent = models.CharField(max_length=128, blank=True)
+    invocation_id = models.CharField(max_length=128, blank=True)
+    answered_by_group = models.CharField(max_length=150, blank=True)
+    status = models.CharField(max_length=16, choices=Status, default=Status.PENDING)
+    response = models.JSONField(null=True, blank=True)
+    answered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    answer_run = models.ForeignKey(
+        Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "call_id"], name="long_running_call_unique_id"
+            )
+        ]
+        indexes = [models.Index(fields=["status", "answered_by_group"])]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.call_id} ({self.status})"

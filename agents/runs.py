@@ -8,6 +8,7 @@ is yielded here and published.
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -15,17 +16,36 @@ from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
+from google.adk.agents import BaseAgent
 from google.adk.agents.run_config import RunConfig, StreamingMode, ToolThreadPoolConfig
 from google.adk.apps import App
 from google.adk.events import Event as AdkEvent
 from google.adk.runners import Runner
 from google.genai import types
 
-from agents import executors, streams
+from agents import executors, recovery, streams
+from agents.adk import providers
+from agents.adk.artifacts import DjangoArtifactService
+from agents.adk.budget_plugin import BudgetPlugin
 from agents.adk.builder import agent_for
+from agents.adk.handoffs import HandoffPlugin
+from agents.adk.long_running import answering_group, long_running_calls
+from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService, record_event
-from agents.events import EventFrame, RunOut, frame_from_row, frame_json, wire_from_adk
-from agents.models import Run, Session
+from agents.errors import SessionClosed
+from agents.events import (
+    EventFrame,
+    Handoff,
+    RunOut,
+    escalation_of,
+    frame_from_row,
+    frame_json,
+    transfer_of,
+    wire_from_adk,
+)
+from agents.models import LongRunningCall, Run, Session
+from agents.usage import BudgetExceeded, acheck_budget
+from toolsets.plugin import GovernancePlugin
 
 logger = logging.getLogger(__name__)
 
@@ -36,11 +56,39 @@ POLL_MAX = 0.5
 class TurnError(Exception):
     """A turn could not run; the message is what the user reads."""
 
+    def __init__(self, message: str, *, code: str = "TURN_ERROR") -> None:
+        super().__init__(message)
+        self.code = code
+
 
 def start_turn(*, session: Session, user, text: str) -> Run:
     """Record a queued Run for a user message and hand it to the executor."""
+    if session.closed_at:
+        raise SessionClosed()
     with transaction.atomic():
         run = Run.objects.create(session=session, user=user, text=text)
+        executors.submit(run_id=run.id)
+    return run
+
+
+def start_function_response(
+    *, session: Session, user, responses: Sequence[types.FunctionResponse]
+) -> Run:
+    """Record a queued Run whose message is function responses, and hand it over.
+
+    ADK resumes the invocation that made the calls (found by their ids). The
+    caller checks the ids first: see calls.answer_call().
+    """
+    if session.closed_at:
+        raise SessionClosed()
+    parts = [types.Part(function_response=response) for response in responses]
+    message = types.Content(role="user", parts=parts)
+    with transaction.atomic():
+        run = Run.objects.create(
+            session=session,
+            user=user,
+            message=message.model_dump(mode="json", exclude_none=True),
+        )
         executors.submit(run_id=run.id)
     return run
 
@@ -76,9 +124,12 @@ async def _execute_turn(run_id) -> None:
     )
     if not await _acquire_turn(run):
         logger.info("turn skipped run=%s status=%s", run.id, run.status)
+        # Delivered again: the turn runs (or ran) elsewhere; fail it if that died.
+        await recovery.await_run_end(run.id)
         return
-    await _record(run, "run_started", {"run": _run_out(run)})
+    await recovery.ahold_lease(run.id)
     try:
+        await _record(run, "run_started", {"run": _run_out(run)})
         async with asyncio.timeout(settings.TOOLCRIB_TURN_TIMEOUT):
             await _drive(run)
     except TimeoutError:
@@ -87,11 +138,16 @@ async def _execute_turn(run_id) -> None:
             "TIMEOUT",
             "The turn took longer than the turn timeout and was stopped.",
         )
+    except (providers.ModelNotConfigured, BudgetExceeded) as exc:
+        logger.info("turn refused run=%s code=%s", run.id, exc.code)
+        await _fail(run, exc.code, str(exc))
     except Exception as exc:  # noqa: BLE001 - any failure must end the Run readably
         logger.exception("turn failed run=%s", run.id)
-        await _fail(run, type(exc).__name__, str(exc) or type(exc).__name__)
+        await _fail(run, *_failure(exc))
     else:
         await _finish(run)
+    finally:
+        await recovery.arelease_lease(run.id)
 
 
 async def _acquire_turn(run: Run) -> bool:
@@ -129,27 +185,48 @@ async def _queue_head(session_id: str) -> Run | None:
         finished_at=timezone.now(),
         error="The worker running this turn stopped answering.",
     )
-    return (
+    head = (
         await Run.objects.filter(
             session_id=session_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]
         )
         .order_by("created_at", "id")
         .afirst()
     )
+    if head and head.status == Run.Status.RUNNING:
+        if await recovery.afail_if_lost(head.pk):
+            return await _queue_head(session_id)
+    return head
 
 
 async def _drive(run: Run) -> None:
     session = run.session
     service = DjangoSessionService()
-    app = App(name=session.app_name, root_agent=await _agent_of(session), plugins=[])
-    runner = Runner(app=app, session_service=service)
+    root = await _agent_of(session)
+    # Refused before anything is stored or any model is called.
+    await providers.aprepare_models(root)
+    await acheck_budget(user_id=run.user_id)
+    app = App(
+        name=session.app_name,
+        root_agent=root,
+        plugins=[
+            BudgetPlugin(run_id=run.pk, user_id=run.user_id),
+            HandoffPlugin(),
+            GovernancePlugin(),
+        ],
+    )
+    runner = Runner(
+        app=app,
+        session_service=service,
+        artifact_service=DjangoArtifactService(),
+        memory_service=DjangoMemoryService(),
+    )
     config = RunConfig(
         streaming_mode=StreamingMode.SSE,
         tool_thread_pool_config=ToolThreadPoolConfig(
             max_workers=settings.TOOLCRIB_TOOL_THREADS
         ),
     )
-    message = types.Content(role="user", parts=[types.Part(text=run.text)])
+    message = _message_of(run)
     last_error: AdkEvent | None = None
     try:
         async for event in runner.run_async(
@@ -159,14 +236,15 @@ async def _drive(run: Run) -> None:
             run_config=config,
             yield_user_message=True,
         ):
-            await _on_event(run, service, event)
+            await _on_event(run, service, event, root)
             if event.error_code and not event.partial:
                 last_error = event
     finally:
         await runner.close()
     if last_error is not None:
         raise TurnError(
-            f"{last_error.error_code}: {last_error.error_message or ''}".strip()
+            last_error.error_message or str(last_error.error_code),
+            code=str(last_error.error_code),
         )
 
 
@@ -174,15 +252,89 @@ async def _agent_of(session: Session):
     return await sync_to_async(agent_for)(session.agent)
 
 
-async def _on_event(run: Run, service: DjangoSessionService, event: AdkEvent) -> None:
+def _message_of(run: Run) -> types.Content:
+    if run.message:
+        return types.Content.model_validate(run.message)
+    return types.Content(role="user", parts=[types.Part(text=run.text)])
+
+
+async def _on_event(
+    run: Run, service: DjangoSessionService, event: AdkEvent, root: BaseAgent
+) -> None:
     if event.invocation_id and not run.invocation_id:
         run.invocation_id = event.invocation_id
         await Run.objects.filter(pk=run.pk).aupdate(invocation_id=event.invocation_id)
     if event.usage_metadata and not event.partial:
         _add_usage(run, event.usage_metadata)
+        # Stored as it comes, so budgets see a running turn's tokens too.
+        await Run.objects.filter(pk=run.pk).aupdate(
+            prompt_tokens=run.prompt_tokens,
+            completion_tokens=run.completion_tokens,
+            total_tokens=run.total_tokens,
+        )
+    # Recorded before the event is published: a client that sees a pending call
+    # may answer it at once.
+    await _record_calls(run, event, root)
+    await _record_handoffs(run, event)
     seq = None if event.partial else service.seq_of(event.id)
     frame = EventFrame(seq=seq, session=run.session_id, event=wire_from_adk(event))
     await _publish(run, frame_json(frame))
+
+
+async def _record_calls(run: Run, event: AdkEvent, root: BaseAgent) -> None:
+    """One LongRunningCall row per call that waits for a result posted later."""
+    rows = [
+        LongRunningCall(
+            session_id=run.session_id,
+            run=run,
+            call_id=call.id,
+            name=call.name or "",
+            args=dict(call.args or {}),
+            agent=event.author,
+            invocation_id=event.invocation_id,
+            answered_by_group=answering_group(
+                root, author=event.author, tool_name=call.name or ""
+            ),
+        )
+        for call in long_running_calls(event)
+    ]
+    if rows:
+        await LongRunningCall.objects.abulk_create(rows, ignore_conflicts=True)
+
+
+async def _record_handoffs(run: Run, event: AdkEvent) -> None:
+    """Note each transfer and escalation on the Run: from, to, why, which event."""
+    if event.partial:
+        return
+    found: list[tuple[str, Handoff | None]] = [
+        ("transfer", transfer_of(event)),
+        ("escalation", escalation_of(event)),
+    ]
+    handoffs = [
+        {
+            "kind": kind,
+            "from": handoff.from_agent,
+            "to": handoff.to_agent,
+            "reason": handoff.reason,
+            "event_id": event.id,
+        }
+        for kind, handoff in found
+        if handoff is not None
+    ]
+    if handoffs:
+        run.handoffs = [*run.handoffs, *handoffs]
+        await Run.objects.filter(pk=run.pk).aupdate(handoffs=run.handoffs)
+
+
+def _failure(exc: Exception) -> tuple[str, str]:
+    """The error code and message a user reads for a failed turn."""
+    described = providers.describe_model_error(exc)
+    if described is not None:
+        return described
+    code = getattr(exc, "code", None)
+    if not isinstance(code, str):
+        code = type(exc).__name__
+    return code, str(exc) or type(exc).__name__
 
 
 def _add_usage(run: Run, usage: types.GenerateContentResponseUsageMetadata) -> None:
@@ -240,9 +392,14 @@ async def _record(run: Run, kind: str, data: dict[str, Any]) -> None:
 
 async def _publish(run: Run, frame: dict[str, Any]) -> None:
     session = run.session
-    await streams.apublish(
-        session_id=session.id,
-        agent_name=session.app_name,
-        owner_id=session.owner_id,
-        frame=frame,
-    )
+    try:
+        await streams.apublish(
+            session_id=session.id,
+            agent_name=session.app_name,
+            owner_id=session.owner_id,
+            frame=frame,
+        )
+    except recovery.CACHE_ERRORS:
+        # The event is stored; clients replay it by seq. A doorbell that fails
+        # (Redis restarting) must not fail the turn.
+        logger.warning("publish failed run=%s", run.id, exc_info=True)

@@ -3,12 +3,17 @@
 The README lists every variable. Nothing else in the code base reads os.environ.
 """
 
+import json
 import os
 import warnings
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.retry import Retry
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -100,21 +105,59 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {
         "NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")
     }
+else:
+    # pytest-django's test database, one per process: parallel runs on one server
+    # never share (or drop) each other's.
+    DATABASES["default"]["TEST"] = {
+        "NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Redis: channel layer and cache when set; in-memory otherwise.
+# Redis: channel layer and cache when set; in-memory otherwise. Every key starts
+# with TOOLCRIB_REDIS_PREFIX, so deployments (or test runs) can share one Redis.
 REDIS_URL = env("REDIS_URL")
+TOOLCRIB_REDIS_PREFIX = env("TOOLCRIB_REDIS_PREFIX", "toolcrib")
+_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+if REDIS_URL and not REDIS_URL.startswith(_REDIS_SCHEMES):
+    raise ImproperlyConfigured(
+        "REDIS_URL must start with redis://, rediss:// or unix://."
+    )
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 30},
+            # channels_redis, made to close sockets when Redis restarts (see there).
+            "BACKEND": "project.layers.RedisChannelLayer",
+            "CONFIG": {
+                # redis-py 8 reads with a 5 s timeout by default, as long as the
+                # layer's blocking pop waits: under load an idle socket's receive
+                # timed out and closed it. A dead Redis still ends receives.
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": 30,
+                        "socket_connect_timeout": 5,
+                        "socket_keepalive": True,
+                    }
+                ],
+                "prefix": f"{TOOLCRIB_REDIS_PREFIX}:asgi",
+                "capacity": 1000,
+                "expiry": 30,
+            },
         }
     }
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
+            "KEY_PREFIX": TOOLCRIB_REDIS_PREFIX,
+            # After a Redis restart every pooled connection is dead: a command
+            # retries on a new one (for about a second) instead of failing.
+            "OPTIONS": {
+                "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), 5),
+                "retry_on_error": [RedisConnectionError, RedisTimeoutError],
+                "socket_connect_timeout": 5,
+                "socket_timeout": 5,
+            },
         }
     }
 else:
@@ -123,32 +166,159 @@ else:
 
 # Celery: turns run in workers when a broker is set, inline in the server otherwise.
 CELERY_BROKER_URL = env("CELERY_BROKER_URL")
-CELERY_RESULT_BACKEND = None
-CELERY_TASK_ACKS_LATE = True
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+_BROKER_SCHEMES = ("redis://", "rediss://", "amqp://", "amqps://", "pyamqp://")
+if CELERY_BROKER_URL and not CELERY_BROKER_URL.startswith(_BROKER_SCHEMES):
+    raise ImproperlyConfigured(
+        "CELERY_BROKER_URL must be a Redis (redis://, rediss://) or RabbitMQ "
+        "(amqp://, amqps://) URL."
+    )
 if CELERY_BROKER_URL and not REDIS_URL:
     raise ImproperlyConfigured(
         "CELERY_BROKER_URL is set but REDIS_URL is not: events from workers could "
         "never reach the web processes. Set REDIS_URL too."
     )
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+# A task is acknowledged when it ends: a worker that dies mid-turn leaves its
+# message to the broker, which delivers it again (runs.py makes that harmless).
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = env("TOOLCRIB_CELERY_QUEUE", "toolcrib")
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {"global_keyprefix": f"{TOOLCRIB_REDIS_PREFIX}:celery:"}
+    if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
+    else {}
+)
 TOOLCRIB_EXECUTOR = "celery" if CELERY_BROKER_URL else "inline"
+# Seconds a running turn's lease lasts in Redis (renewed three times as often):
+# a turn whose lease runs out lost its process, and ends failed. Needs REDIS_URL.
+TOOLCRIB_RUN_LEASE = float(env("TOOLCRIB_RUN_LEASE", "20")) if REDIS_URL else 0.0
 
 # Agents and models.
 TOOLCRIB_DEFAULT_MODEL = env("TOOLCRIB_DEFAULT_MODEL", "offline/demo")
+# Model providers' keys and base URLs, under the names each provider's own library
+# reads (google-genai, LiteLLM). agents/adk/providers.py says which provider needs
+# which, and passes them to the model explicitly; only the variables that are set.
+MODEL_PROVIDER_VARIABLES = (
+    "GOOGLE_API_KEY",
+    "GEMINI_API_KEY",
+    "GEMINI_API_BASE",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+    "OPENAI_API_KEY",
+    "OPENAI_API_BASE",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_API_BASE",
+    "ANTHROPIC_BASE_URL",
+    "OLLAMA_API_BASE",
+    "OLLAMA_API_KEY",
+    "AZURE_API_KEY",
+    "AZURE_API_BASE",
+    "AZURE_API_VERSION",
+    "HOSTED_VLLM_API_BASE",
+    "HOSTED_VLLM_API_KEY",
+    "GROQ_API_KEY",
+    "MISTRAL_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "OPENROUTER_API_KEY",
+    "TOGETHERAI_API_KEY",
+    "XAI_API_KEY",
+)
+TOOLCRIB_PROVIDER_ENV: dict[str, str] = {
+    name: env(name).strip() for name in MODEL_PROVIDER_VARIABLES if env(name).strip()
+}
+# Seconds one model call may take, and how often a failed call is retried.
+TOOLCRIB_MODEL_TIMEOUT = float(env("TOOLCRIB_MODEL_TIMEOUT", "120"))
+TOOLCRIB_MODEL_RETRIES = int(env("TOOLCRIB_MODEL_RETRIES", "2"))
 TOOLCRIB_AGENTS = [
     "agents.demo.weather.weather_sentiment",
     "agents.demo.support.customer_support",
     "agents.demo.preferences.preferences",
     "agents.demo.calculator.calculator",
+    "agents.demo.documents.document_analyst",
+    "agents.demo.reimbursement.reimbursement",
+    "agents.demo.editor.editor_loop",
+    "agents.demo.headlines.headlines",
+    "agents.demo.summarizer.briefing",
     *env_list("TOOLCRIB_EXTRA_AGENTS"),
 ]
+# Code toolsets: name -> dotted path of a module of functions, a tool, or a toolset.
+# The built-in ones first (toolsets/builtin/, docs/builtin-tools.md).
+TOOLCRIB_TOOLSETS: dict[str, str] = {
+    "math": "toolsets.builtin.calculator.toolset",
+    "http": "toolsets.builtin.http.toolset",
+    "webpage": "toolsets.builtin.webpage.toolset",
+    "files": "toolsets.builtin.files.toolset",
+    "sql": "toolsets.builtin.sql.toolset",
+    "shell": "toolsets.builtin.shell.toolset",
+    **dict(
+        item.split("=", 1)
+        for item in env_list("TOOLCRIB_EXTRA_TOOLSETS")
+        if "=" in item
+    ),
+}
+# Built-in toolsets' policies: each refuses what an administrator has not allowed.
+TOOLCRIB_BUILTIN_CALCULATOR_MAX_DIGITS = int(
+    env("TOOLCRIB_BUILTIN_CALCULATOR_MAX_DIGITS", "1000")
+)
+TOOLCRIB_BUILTIN_HTTP_ALLOWED_HOSTS = env_list("TOOLCRIB_BUILTIN_HTTP_ALLOWED_HOSTS")
+TOOLCRIB_BUILTIN_HTTP_MAX_BYTES = int(env("TOOLCRIB_BUILTIN_HTTP_MAX_BYTES", "1048576"))
+TOOLCRIB_BUILTIN_HTTP_TIMEOUT = float(env("TOOLCRIB_BUILTIN_HTTP_TIMEOUT", "15"))
+TOOLCRIB_BUILTIN_HTTP_MAX_REDIRECTS = int(
+    env("TOOLCRIB_BUILTIN_HTTP_MAX_REDIRECTS", "5")
+)
+TOOLCRIB_BUILTIN_WEBPAGE_MAX_CHARS = int(
+    env("TOOLCRIB_BUILTIN_WEBPAGE_MAX_CHARS", "20000")
+)
+TOOLCRIB_BUILTIN_FILES_MAX_BYTES = int(
+    env("TOOLCRIB_BUILTIN_FILES_MAX_BYTES", "1048576")
+)
+TOOLCRIB_BUILTIN_FILES_MAX_FILES = int(env("TOOLCRIB_BUILTIN_FILES_MAX_FILES", "500"))
+TOOLCRIB_BUILTIN_SQL_DATABASE_URL = env("TOOLCRIB_BUILTIN_SQL_DATABASE_URL")
+TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE = env_bool(
+    "TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE"
+)
+TOOLCRIB_BUILTIN_SQL_MAX_ROWS = int(env("TOOLCRIB_BUILTIN_SQL_MAX_ROWS", "200"))
+TOOLCRIB_BUILTIN_SQL_TIMEOUT = float(env("TOOLCRIB_BUILTIN_SQL_TIMEOUT", "10"))
+TOOLCRIB_BUILTIN_SHELL_COMMANDS = env_list("TOOLCRIB_BUILTIN_SHELL_COMMANDS")
+TOOLCRIB_BUILTIN_SHELL_PATH = env(
+    "TOOLCRIB_BUILTIN_SHELL_PATH", "/usr/local/bin:/usr/bin:/bin"
+)
+TOOLCRIB_BUILTIN_SHELL_TIMEOUT = float(env("TOOLCRIB_BUILTIN_SHELL_TIMEOUT", "10"))
+TOOLCRIB_BUILTIN_SHELL_MAX_OUTPUT = int(
+    env("TOOLCRIB_BUILTIN_SHELL_MAX_OUTPUT", "65536")
+)
+TOOLCRIB_BUILTIN_SHELL_WORKDIR = env(
+    "TOOLCRIB_BUILTIN_SHELL_WORKDIR", str(DATA_DIR / "shell")
+)
+# Imported toolsets (toolsets/imports/): the size of an OpenAPI spec, seconds for
+# a spec fetch, an API call or an MCP request, and the size of an API's answer.
+TOOLCRIB_IMPORT_MAX_SPEC_BYTES = int(env("TOOLCRIB_IMPORT_MAX_SPEC_BYTES", "2097152"))
+TOOLCRIB_IMPORT_TIMEOUT = float(env("TOOLCRIB_IMPORT_TIMEOUT", "30"))
+TOOLCRIB_IMPORT_MAX_RESPONSE_BYTES = int(
+    env("TOOLCRIB_IMPORT_MAX_RESPONSE_BYTES", "1048576")
+)
+# Default policy of a toolset when the catalog first sees it: open or granted_only.
+TOOLCRIB_TOOLSET_DEFAULT_POLICY = env("TOOLCRIB_TOOLSET_DEFAULT_POLICY", "open")
+if TOOLCRIB_TOOLSET_DEFAULT_POLICY not in {"open", "granted_only"}:
+    raise ImproperlyConfigured(
+        "TOOLCRIB_TOOLSET_DEFAULT_POLICY must be 'open' or 'granted_only'."
+    )
 TOOLCRIB_TOOL_THREADS = int(env("TOOLCRIB_TOOL_THREADS", "4"))
 TOOLCRIB_TURN_TIMEOUT = float(env("TOOLCRIB_TURN_TIMEOUT", "300"))
 TOOLCRIB_WAIT_TIMEOUT = float(env("TOOLCRIB_WAIT_TIMEOUT", "120"))
 TOOLCRIB_MAX_MESSAGE_CHARS = int(env("TOOLCRIB_MAX_MESSAGE_CHARS", "20000"))
 TOOLCRIB_WS_MAX_FRAME_BYTES = int(env("TOOLCRIB_WS_MAX_FRAME_BYTES", "65536"))
 TOOLCRIB_CREDENTIAL_KEY = env("TOOLCRIB_CREDENTIAL_KEY")
+# Artifacts, memory and long-running calls.
+TOOLCRIB_MAX_UPLOAD_BYTES = int(env("TOOLCRIB_MAX_UPLOAD_BYTES", str(10 * 1024 * 1024)))
+# PostgreSQL text search configuration for memory search ("english", "simple", ...).
+TOOLCRIB_MEMORY_SEARCH_CONFIG = env("TOOLCRIB_MEMORY_SEARCH_CONFIG", "english")
+TOOLCRIB_MEMORY_MAX_RESULTS = int(env("TOOLCRIB_MEMORY_MAX_RESULTS", "10"))
 
 # The offline model and litellm must never reach the network for a price table.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -190,7 +360,29 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 MEDIA_ROOT = Path(env("MEDIA_ROOT", str(DATA_DIR / "media")))
-LOGIN_URL = "/admin/login/"
+# Files: local folders under MEDIA_ROOT by default. Artifacts (agents' files) have
+# their own alias, so they can move to any django-storages backend on their own:
+# TOOLCRIB_ARTIFACT_STORAGE is its dotted class, TOOLCRIB_ARTIFACT_STORAGE_OPTIONS
+# its OPTIONS as JSON (e.g. {"bucket_name": "toolcrib"}).
+_FILE_SYSTEM_STORAGE = "django.core.files.storage.FileSystemStorage"
+TOOLCRIB_ARTIFACT_STORAGE = env("TOOLCRIB_ARTIFACT_STORAGE", _FILE_SYSTEM_STORAGE)
+STORAGES = {
+    "default": {"BACKEND": _FILE_SYSTEM_STORAGE},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "artifacts": {
+        "BACKEND": TOOLCRIB_ARTIFACT_STORAGE,
+        "OPTIONS": json.loads(env("TOOLCRIB_ARTIFACT_STORAGE_OPTIONS", "{}"))
+        or (
+            {"location": str(MEDIA_ROOT / "artifacts")}
+            if TOOLCRIB_ARTIFACT_STORAGE == _FILE_SYSTEM_STORAGE
+            else {}
+        ),
+    },
+}
+# The frontend's pages (frontend/urls.py) sign people in and out.
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/login/"
 
 LOGGING = {
     "version": 1,
@@ -200,5 +392,7 @@ LOGGING = {
     "loggers": {
         "google_adk": {"level": env("ADK_LOG_LEVEL", "WARNING")},
         "httpx": {"level": "WARNING"},
+        # LiteLLM logs every completion call at INFO.
+        "LiteLLM": {"level": env("LITELLM_LOG_LEVEL", "WARNING")},
     },
 }

@@ -2,11 +2,16 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from project.health import healthz
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path(
         "api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"
     ),
+    path("api/", include("toolsets.api.urls")),
     path("api/", include("agents.api.urls")),
+    path("", include("frontend.urls")),
 ]

@@ -24,8 +24,14 @@ run_pytest() {
 "$VENV/bin/ruff" check .
 run_pytest -q tests --ignore=tests/integration --ignore=tests/browser
 if [[ -d tests/integration ]]; then
-  run_pytest -q tests/integration
+  # PostgreSQL, Redis, Celery workers and Daphne processes for real (each run on a
+  # database, Redis prefix and queue of its own). -rs says why a test was skipped:
+  # locally a missing service skips; on CI it is an error.
+  run_pytest -q -rs -m integration tests/integration
 fi
 if [[ -d tests/browser ]]; then
+  # Debian's Chromium, installed with apt when missing (needs root; CI runs as root).
+  scripts/ensure-chromium.sh
+  # Sync Playwright cannot share a process with pytest-asyncio's event loop.
   run_pytest -q -p no:asyncio tests/browser
 fi

@@ -1,5 +1,6 @@
 """API input and output shapes. Inputs are validated here, before any service runs."""
 
+import json
 import re
 
 from django.conf import settings
@@ -7,7 +8,7 @@ from rest_framework import serializers
 
 from agents.adk.builder import AgentBuildError, agent_for, describe_agent
 from agents.adk.providers import model_info
-from agents.models import AgentSpec, Run, Session
+from agents.models import AgentSpec, Artifact, LongRunningCall, Run, Session
 
 APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 
@@ -17,6 +18,13 @@ class ModelInfoSerializer(serializers.Serializer):
     provider = serializers.CharField()
     offline = serializers.BooleanField()
     label = serializers.CharField()
+    configured = serializers.BooleanField(
+        help_text="Whether the provider's key (and base URL) are set."
+    )
+    missing = serializers.ListField(
+        child=serializers.CharField(),
+        help_text='Variables to set; alternatives read "A or B".',
+    )
 
 
 class AgentSerializer(serializers.ModelSerializer):
@@ -129,6 +137,7 @@ class SessionSerializer(serializers.ModelSerializer):
             "updated_at",
             "last_seq",
             "last_run",
+            "closed_at",
         ]
 
     def get_last_run(self, session: Session) -> dict | None:
@@ -170,6 +179,8 @@ class RunSerializer(serializers.ModelSerializer):
             "prompt_tokens",
             "completion_tokens",
             "total_tokens",
+            "message",
+            "handoffs",
         ]
 
     def get_duration_ms(self, run: Run) -> int | None:
@@ -182,3 +193,109 @@ class StateSerializer(serializers.Serializer):
     session = serializers.DictField()
     user = serializers.DictField()
     app = serializers.DictField()
+
+
+class ArtifactVersionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Artifact
+        fields = ["version", "mime_type", "size", "custom_metadata", "created_at"]
+
+
+class ArtifactSerializer(serializers.Serializer):
+    """One artifact of a session with all its versions, oldest first."""
+
+    filename = serializers.CharField()
+    scope = serializers.ChoiceField(choices=["session", "user"])
+    latest = serializers.IntegerField()
+    versions = ArtifactVersionSerializer(many=True)
+
+
+class ArtifactUploadSerializer(serializers.Serializer):
+    """A file to upload into a session; `name` defaults to the file's own name."""
+
+    file = serializers.FileField(allow_empty_file=False)
+    name = serializers.CharField(required=False, max_length=255)
+
+    def validate(self, attrs):
+        upload = attrs["file"]
+        limit = settings.TOOLCRIB_MAX_UPLOAD_BYTES
+        if upload.size > limit:
+            raise serializers.ValidationError({"file": [f"At most {limit} bytes."]})
+        name = attrs.get("name") or upload.name or ""
+        problem = artifact_name_problem(name)
+        if problem:
+            raise serializers.ValidationError({"name": [problem]})
+        attrs["name"] = name
+        return attrs
+
+
+def artifact_name_problem(name: str) -> str | None:
+    """Why a name cannot be an uploaded artifact's, or None if it can."""
+    bare = name.removeprefix("user:")
+    if not bare.strip():
+        return "A name is required."
+    if "/" in bare or "\\" in bare or "\x00" in bare:
+        return "A name, not a path: no '/' or '\\'."
+    if bare in {".", ".."}:
+        return "A name, not a path."
+    return None
+
+
+class FunctionResponseSerializer(serializers.Serializer):
+    """The result of a long-running call: its id and a JSON object."""
+
+    call_id = serializers.CharField(max_length=128)
+    response = serializers.JSONField()
+
+    def validate_response(self, value):
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("A JSON object.")
+        limit = settings.TOOLCRIB_MAX_MESSAGE_CHARS
+        if len(json.dumps(value)) > limit:
+            raise serializers.ValidationError(f"At most {limit} characters of JSON.")
+        return value
+
+
+class LongRunningCallSerializer(serializers.ModelSerializer):
+    session = serializers.CharField(source="session_id", read_only=True)
+    run = serializers.UUIDField(source="run_id", read_only=True)
+    answer_run = serializers.UUIDField(source="answer_run_id", read_only=True)
+    answered_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = LongRunningCall
+        fields = [
+            "call_id",
+            "name",
+            "args",
+            "agent",
+            "session",
+            "run",
+            "invocation_id",
+            "answered_by_group",
+            "status",
+            "response",
+            "answered_by",
+            "answer_run",
+            "created_at",
+            "answered_at",
+        ]
+
+
+class MemorySearchSerializer(serializers.Serializer):
+    agent = serializers.CharField(max_length=100)
+    q = serializers.CharField(max_length=1000)
+
+
+class MemoryEntrySerializer(serializers.Serializer):
+    """One remembered excerpt: who said it, when, in which session."""
+
+    id = serializers.CharField()
+    author = serializers.CharField(allow_null=True)
+    timestamp = serializers.CharField(allow_null=True)
+    session = serializers.CharField()
+    text = serializers.CharField()
+
+
+class MemoryAddedSerializer(serializers.Serializer):
+    remembered = serializers.IntegerField()

@@ -2,15 +2,27 @@ from django.urls import include, path
 from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
-from agents.api.views import AgentViewSet, EventSchemaView, RunView, SessionViewSet
+from agents.api.usage import BudgetViewSet, UsageView
+from agents.api.views import (
+    AgentViewSet,
+    CallListView,
+    EventSchemaView,
+    MemorySearchView,
+    RunView,
+    SessionViewSet,
+)
 
 router = DefaultRouter()
 router.register("agents", AgentViewSet, basename="agent")
 router.register("sessions", SessionViewSet, basename="session")
+router.register("budgets", BudgetViewSet, basename="budget")
 
 urlpatterns = [
     path("auth/token/", obtain_auth_token, name="auth-token"),
     path("runs/<uuid:pk>/", RunView.as_view(), name="run-detail"),
     path("events/schema/", EventSchemaView.as_view(), name="event-schema"),
+    path("usage/", UsageView.as_view(), name="usage"),
+    path("calls/", CallListView.as_view(), name="call-list"),
+    path("memory/", MemorySearchView.as_view(), name="memory-search"),
     path("", include(router.urls)),
 ]

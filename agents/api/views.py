@@ -1,18 +1,33 @@
 """The agents API: agents, sessions, messages, events, state, runs."""
 
+from itertools import groupby
+
 from django.conf import settings
+from django.http import HttpResponse
+from django.utils.http import content_disposition_header
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents import runs
+from agents import artifacts, calls, memory, runs
+from agents.adk.artifacts import USER_SCOPE
 from agents.adk.sessions import session_state
 from agents.api.serializers import (
     AgentSerializer,
+    ArtifactSerializer,
+    ArtifactUploadSerializer,
+    ArtifactVersionSerializer,
+    FunctionResponseSerializer,
+    LongRunningCallSerializer,
+    MemoryAddedSerializer,
+    MemoryEntrySerializer,
+    MemorySearchSerializer,
     MessageSerializer,
     RunSerializer,
     SessionCreateSerializer,
@@ -21,7 +36,7 @@ from agents.api.serializers import (
 )
 from agents.events import EventFrameList, frame_from_row, frame_json, frame_schema
 from agents.frames import client_frame_schema, server_frame_schemas
-from agents.models import AgentSpec, Event
+from agents.models import AgentSpec, Artifact, Event, Run
 from agents.sessions import (
     AgentNotAvailable,
     access_run,
@@ -80,6 +95,11 @@ class SessionViewSet(
     def get_object(self):
         return access_session(user=self.request.user, session_id=self.kwargs["pk"])
 
+    def perform_destroy(self, instance) -> None:
+        # Its files go with it; the user's `user:` files and memory stay.
+        artifacts.delete_session_artifacts(session=instance)
+        instance.delete()
+
     @extend_schema(request=SessionCreateSerializer, responses={201: SessionSerializer})
     def create(self, request: Request) -> Response:
         data = SessionCreateSerializer(data=request.data)
@@ -113,10 +133,7 @@ class SessionViewSet(
         run = runs.start_turn(
             session=session, user=request.user, text=data.validated_data["text"]
         )
-        if request.query_params.get("wait") in {"1", "true", "yes"}:
-            run = runs.wait_for_run(run=run, timeout=settings.TOOLCRIB_WAIT_TIMEOUT)
-        code = status.HTTP_200_OK if run.is_finished else status.HTTP_202_ACCEPTED
-        return Response(RunSerializer(run).data, status=code)
+        return _run_response(request, run)
 
     @extend_schema(
         responses={200: EventFrameList},
@@ -153,6 +170,134 @@ class SessionViewSet(
         session = self.get_object()
         return Response(RunSerializer(session.runs.all()[:200], many=True).data)
 
+    @extend_schema(
+        methods=["GET"], responses=ArtifactSerializer(many=True), request=None
+    )
+    @extend_schema(
+        methods=["POST"],
+        request={"multipart/form-data": ArtifactUploadSerializer},
+        responses={201: ArtifactVersionSerializer},
+    )
+    @action(
+        detail=True,
+        methods=["get", "post"],
+        parser_classes=[MultiPartParser, FormParser],
+    )
+    def artifacts(self, request: Request, pk: str) -> Response:
+        """The session's artifacts (and the user's `user:` ones), or upload a file."""
+        session = self.get_object()
+        if request.method == "POST":
+            return _upload(request, session)
+        rows = artifacts.session_artifacts(session=session)
+        listing = [
+            _artifact_listing(name, list(group))
+            for name, group in groupby(rows, key=lambda row: row.filename)
+        ]
+        return Response(ArtifactSerializer(listing, many=True).data)
+
+    @extend_schema(
+        responses={(200, "*/*"): OpenApiTypes.BINARY},
+        parameters=[OpenApiParameter("version", int, description="Blank: the latest.")],
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"artifacts/(?P<filename>.+)",
+        url_name="artifact",
+    )
+    def artifact(self, request: Request, pk: str, filename: str) -> HttpResponse:
+        """Download one version of an artifact, with its Content-Type."""
+        session = self.get_object()
+        version = request.query_params.get("version")
+        found = artifacts.download_artifact(
+            session=session,
+            filename=filename,
+            version=None
+            if version in (None, "")
+            else _int_param(request, "version", 0),
+        )
+        response = HttpResponse(found.content, content_type=found.content_type)
+        response["Content-Disposition"] = content_disposition_header(
+            as_attachment=True, filename=found.filename
+        )
+        response["X-Content-Type-Options"] = "nosniff"
+        response["X-Artifact-Version"] = str(found.version)
+        return response
+
+    @extend_schema(request=None, responses=MemoryAddedSerializer)
+    @action(detail=True, methods=["post"], url_path="memory")
+    def remember(self, request: Request, pk: str) -> Response:
+        """Add this session to my memory of its agent (again, if it changed)."""
+        count = memory.remember_session(session=self.get_object())
+        return Response({"remembered": count})
+
+    @extend_schema(request=None, responses=SessionSerializer)
+    @action(detail=True, methods=["post"])
+    def close(self, request: Request, pk: str) -> Response:
+        """Close the session: it joins my memory and takes no new turns."""
+        session = memory.close_session(session=self.get_object())
+        return Response(SessionSerializer(session).data)
+
+    @extend_schema(responses=LongRunningCallSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def calls(self, request: Request, pk: str) -> Response:
+        """The session's long-running calls, newest first."""
+        rows = calls.session_calls(session=self.get_object())[:200]
+        return Response(LongRunningCallSerializer(rows, many=True).data)
+
+    @extend_schema(
+        request=FunctionResponseSerializer,
+        responses={202: RunSerializer, 200: RunSerializer},
+        parameters=[
+            OpenApiParameter(
+                "wait", bool, description="Answer when the resumed turn has ended."
+            )
+        ],
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path="function-responses",
+        parser_classes=[JSONParser],
+    )
+    def function_responses(self, request: Request, pk: str) -> Response:
+        """Post a long-running call's result; the agent resumes where it paused."""
+        data = FunctionResponseSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        run = calls.answer_call(
+            user=request.user,
+            session_id=pk,
+            call_id=data.validated_data["call_id"],
+            response=data.validated_data["response"],
+        )
+        return _run_response(request, run)
+
+
+class CallListView(APIView):
+    """Long-running calls waiting for an answer I may give: my sessions', my groups'."""
+
+    @extend_schema(responses=LongRunningCallSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        rows = calls.answerable_calls(user=request.user)[:200]
+        return Response(LongRunningCallSerializer(rows, many=True).data)
+
+
+class MemorySearchView(APIView):
+    """Search my own memory of one agent, as the agent's search_memory does."""
+
+    @extend_schema(
+        parameters=[MemorySearchSerializer], responses=MemoryEntrySerializer(many=True)
+    )
+    def get(self, request: Request) -> Response:
+        query = MemorySearchSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        found = memory.search_memory(
+            user=request.user,
+            agent_name=query.validated_data["agent"],
+            query=query.validated_data["q"],
+        )
+        return Response(MemoryEntrySerializer(map(_memory_out, found), many=True).data)
+
 
 class RunView(APIView):
     """One run: status, timings, error, token usage."""
@@ -160,6 +305,48 @@ class RunView(APIView):
     @extend_schema(responses=RunSerializer)
     def get(self, request: Request, pk) -> Response:
         return Response(RunSerializer(access_run(user=request.user, run_id=pk)).data)
+
+
+def _run_response(request: Request, run: Run) -> Response:
+    if request.query_params.get("wait") in {"1", "true", "yes"}:
+        run = runs.wait_for_run(run=run, timeout=settings.TOOLCRIB_WAIT_TIMEOUT)
+    code = status.HTTP_200_OK if run.is_finished else status.HTTP_202_ACCEPTED
+    return Response(RunSerializer(run).data, status=code)
+
+
+def _upload(request: Request, session) -> Response:
+    data = ArtifactUploadSerializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    upload = data.validated_data["file"]
+    row = artifacts.upload_artifact(
+        session=session,
+        filename=data.validated_data["name"],
+        content=upload.read(),
+        mime_type=upload.content_type or "application/octet-stream",
+    )
+    body = {"filename": row.filename, **ArtifactVersionSerializer(row).data}
+    return Response(body, status=status.HTTP_201_CREATED)
+
+
+def _artifact_listing(filename: str, rows: list[Artifact]) -> dict:
+    scope = "user" if rows[0].session_key == USER_SCOPE else "session"
+    return {
+        "filename": filename,
+        "scope": scope,
+        "latest": rows[-1].version,
+        "versions": rows,
+    }
+
+
+def _memory_out(entry) -> dict:
+    texts = [part.text for part in entry.content.parts or [] if part.text]
+    return {
+        "id": entry.id,
+        "author": entry.author,
+        "timestamp": entry.timestamp,
+        "session": entry.custom_metadata.get("session_id", ""),
+        "text": " ".join(texts),
+    }
 
 
 def _int_param(request: Request, name: str, default: int) -> int:

@@ -1,14 +1,17 @@
-"""Real server processes for end-to-end tests: Daphne (and later Celery) as subprocesses.
+"""Real server processes for end-to-end tests: Daphne and Celery workers as subprocesses.
 
 pytest-django's live_server is WSGI only; these tests need websockets, so they start
-the real ASGI server on a free port, with its own migrated database and demo data.
+the real ASGI server on a free port, with its own migrated database and demo data,
+and (for the integration suite) Celery workers on the same database and broker.
 """
 
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,7 +21,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-START_TIMEOUT = 30.0
+# Generous: a busy 2-core machine takes a while to import Django and ADK.
+START_TIMEOUT = 90.0
 
 
 def free_port() -> int:
@@ -36,14 +40,19 @@ def server_env(extra: Mapping[str, str]) -> dict[str, str]:
 
 def prepare_database(env: Mapping[str, str]) -> None:
     """Migrate and create the demo users and agents, in the server's own database."""
-    for command in (["migrate", "--noinput"], ["demo_setup"]):
-        subprocess.run(
-            [sys.executable, "manage.py", *command],
-            cwd=ROOT,
-            env=dict(env),
-            check=True,
-            capture_output=True,
-        )
+    # One process for both: Django and ADK take seconds to import.
+    script = (
+        "from django.core.management import call_command; "
+        "call_command('migrate', interactive=False, verbosity=0); "
+        "call_command('demo_setup')"
+    )
+    subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=dict(env),
+        check=True,
+        capture_output=True,
+    )
 
 
 @dataclass
@@ -100,8 +109,74 @@ def daphne(env: Mapping[str, str], log: Path) -> Iterator[LiveServer]:
             wait_for_port(port, process)
             yield LiveServer(url=f"http://127.0.0.1:{port}", process=process)
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop(process)
+
+
+@dataclass
+class Worker:
+    process: subprocess.Popen
+    log: Path
+
+    def kill(self) -> None:
+        """SIGKILL, as a machine that dies: nothing is acknowledged or cleaned up."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def wait_for_log(
+    log: Path, marker: str, process: subprocess.Popen, *, offset: int = 0
+) -> None:
+    """Wait until the log, from byte `offset` on, contains `marker`."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if marker.encode() in log.read_bytes()[offset:]:
+            return
+        if process.poll() is not None:
+            raise RuntimeError(f"worker exited with {process.returncode}: see {log}")
+        time.sleep(0.1)
+    raise RuntimeError(f"worker did not log {marker!r} within {START_TIMEOUT}s")
+
+
+@contextmanager
+def celery_worker(
+    env: Mapping[str, str], log: Path, *, pool: str = "solo", concurrency: int = 1
+) -> Iterator[Worker]:
+    """A Celery worker process until the block ends, started once it logs `ready.`."""
+    command = [
+        str(BIN / "celery"),
+        "-A",
+        "project",
+        "worker",
+        f"--pool={pool}",
+        f"--concurrency={concurrency}",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+        "--loglevel=INFO",
+        f"--hostname=test-{uuid.uuid4().hex[:8]}@%h",
+    ]
+    offset = log.stat().st_size if log.exists() else 0
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=dict(env), stdout=out, stderr=subprocess.STDOUT
+        )
+        try:
+            wait_for_log(log, "ready.", process, offset=offset)
+            yield Worker(process=process, log=log)
+        finally:
+            stop(process)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL if the process is still there after 10 seconds."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

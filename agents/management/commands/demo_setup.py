@@ -1,3 +1,4 @@
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from agents.adk.builder import sync_code_agents
@@ -12,6 +13,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         specs = sync_code_agents()
         self.stdout.write("Agents: " + ", ".join(spec.name for spec in specs))
+        call_command("sync_tools", stdout=self.stdout)
         self.stdout.write("Demo users (username / password):")
         for username, password, is_admin, created in ensure_demo_users():
             role = "superuser" if is_admin else "user"

@@ -1,0 +1,221 @@
+"""Turns whose process died: a lease shows a turn is alive, a lost turn ends failed.
+
+A running turn holds a short-lived key in the shared cache (Redis), renewed by one
+thread per process three times per lease. A key that is missing twice, a renewal
+apart, belongs to a turn whose process died (a worker killed, a machine lost):
+the Run ends failed, with an error event a user can read, and the session's next
+turn may start. Everything stored before stays as it was.
+
+Leases need a cache every process shares: with no REDIS_URL they are off, and
+runs._queue_head() fails a silent turn after twice the turn timeout instead.
+A run that no broker would take ends failed the same way (fail_unqueued).
+"""
+
+import asyncio
+import logging
+import threading
+import time
+from typing import Any
+from uuid import UUID
+
+from asgiref.sync import async_to_sync
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone
+from redis.exceptions import RedisError
+
+from agents import streams
+from agents.adk.sessions import record_event
+from agents.events import RunOut, frame_from_row, frame_json
+from agents.models import Run
+
+logger = logging.getLogger(__name__)
+
+LOST_CODE = "WORKER_LOST"
+LOST_MESSAGE = (
+    "The worker running this turn stopped before the turn ended; what it did "
+    "until then is kept. Send your message again."
+)
+UNQUEUED_CODE = "NOT_QUEUED"
+UNQUEUED_MESSAGE = (
+    "The turn could not be queued: the task broker did not answer. "
+    "Send your message again."
+)
+# A cache that cannot answer says nothing about the turn: it is assumed alive.
+CACHE_ERRORS = (RedisError, OSError)
+POLL_SECONDS = 0.5
+
+_held: set[UUID] = set()
+_renewer: threading.Thread | None = None
+_renewer_lock = threading.Lock()
+
+
+def lease_seconds() -> float:
+    """How long a lease lasts; 0 when leases are off."""
+    return settings.TOOLCRIB_RUN_LEASE
+
+
+def _renew_every() -> float:
+    return lease_seconds() / 3
+
+
+def lease_key(run_id: UUID) -> str:
+    return f"run-lease:{run_id}"
+
+
+async def ahold_lease(run_id: UUID) -> None:
+    """Take the lease of a run this process has just claimed, and keep renewing it."""
+    if not lease_seconds():
+        return
+    _hold(run_id)
+    try:
+        await cache.aset(lease_key(run_id), 1, timeout=lease_seconds())
+    except CACHE_ERRORS:
+        logger.warning("lease not written run=%s", run_id, exc_info=True)
+
+
+async def arelease_lease(run_id: UUID) -> None:
+    """Give up a run's lease: the turn has ended."""
+    with _renewer_lock:
+        if run_id not in _held:
+            return
+        _held.discard(run_id)
+    try:
+        await cache.adelete(lease_key(run_id))
+    except CACHE_ERRORS:
+        logger.warning("lease not deleted run=%s", run_id, exc_info=True)
+
+
+def _hold(run_id: UUID) -> None:
+    """Add a lease to the renewed ones; start the renewer if none runs."""
+    global _renewer
+    with _renewer_lock:
+        _held.add(run_id)
+        if _renewer is None or not _renewer.is_alive():
+            _renewer = threading.Thread(
+                target=_renew_while_held, name="toolcrib-leases", daemon=True
+            )
+            _renewer.start()
+
+
+def _renew_while_held() -> None:
+    """Renew every lease this process holds; a thread, so a busy loop cannot stop it."""
+    global _renewer
+    while True:
+        time.sleep(max(_renew_every(), 0.05))
+        with _renewer_lock:
+            held = list(_held)
+            if not held:
+                _renewer = None
+                return
+        try:
+            cache.set_many(
+                {lease_key(run_id): 1 for run_id in held}, timeout=lease_seconds()
+            )
+        except CACHE_ERRORS:
+            logger.warning("leases not renewed count=%s", len(held), exc_info=True)
+
+
+async def _ais_held(run_id: UUID) -> bool:
+    try:
+        return await cache.aget(lease_key(run_id)) is not None
+    except CACHE_ERRORS:
+        return True
+
+
+async def ais_lost(run_id: UUID) -> bool:
+    """Whether a running run's lease is gone, and still gone a renewal later."""
+    if not lease_seconds() or await _ais_held(run_id):
+        return False
+    # A restarted Redis forgets leases too; a live holder writes its own again
+    # within one renewal.
+    await asyncio.sleep(_renew_every() + POLL_SECONDS)
+    return not await _ais_held(run_id)
+
+
+async def afail_if_lost(run_id: UUID) -> bool:
+    """End a running run whose process died: failed, with a readable error event.
+
+    Returns whether this call ended it.
+    """
+    if not await ais_lost(run_id):
+        return False
+    ended = await _aend_failed(
+        run_id, was=Run.Status.RUNNING, code=LOST_CODE, message=LOST_MESSAGE
+    )
+    if ended:
+        logger.warning("turn lost its worker run=%s", run_id)
+    return ended
+
+
+def fail_unqueued(run_id: UUID) -> bool:
+    """End a queued run the broker would not take: failed, with a readable error."""
+    return async_to_sync(_aend_failed)(
+        run_id, was=Run.Status.QUEUED, code=UNQUEUED_CODE, message=UNQUEUED_MESSAGE
+    )
+
+
+async def _aend_failed(run_id: UUID, *, was: str, code: str, message: str) -> bool:
+    """Fail a run still in status `was`, then store and publish why; whether it did."""
+    ended = await Run.objects.filter(pk=run_id, status=was).aupdate(
+        status=Run.Status.FAILED, finished_at=timezone.now(), error=message
+    )
+    if not ended:
+        return False
+    run = await Run.objects.select_related("session").aget(pk=run_id)
+    out = RunOut(id=str(run.id), status=run.status, error=run.error).model_dump()
+    await _record(
+        run, "error", {"error": {"code": code, "message": message}, "run": out}
+    )
+    await _record(run, "run_finished", {"run": out})
+    return True
+
+
+async def await_run_end(run_id: UUID) -> None:
+    """Wait for a run that another process claimed to end; fail it if that one died.
+
+    A broker delivers a task again when the worker that had it died, or lost its
+    connection: this is what such a second delivery does, instead of a second turn.
+    """
+    if not lease_seconds():
+        return
+    deadline = time.monotonic() + 2 * settings.TOOLCRIB_TURN_TIMEOUT
+    while time.monotonic() < deadline:
+        status = await _status_of(run_id)
+        if status != Run.Status.RUNNING or await afail_if_lost(run_id):
+            return
+        await asyncio.sleep(POLL_SECONDS)
+
+
+async def afail_lost_runs() -> int:
+    """Fail every running run whose process died; how many were."""
+    if not lease_seconds():
+        return 0
+    running = Run.objects.filter(status=Run.Status.RUNNING).values_list("pk", flat=True)
+    ids = [run_id async for run_id in running]
+    ended = await asyncio.gather(*(afail_if_lost(run_id) for run_id in ids))
+    return sum(ended)
+
+
+async def _status_of(run_id: UUID) -> str | None:
+    return await Run.objects.filter(pk=run_id).values_list("status", flat=True).afirst()
+
+
+async def _record(run: Run, kind: str, data: dict[str, Any]) -> None:
+    row = await record_event(
+        session_id=run.session_id,
+        kind=kind,
+        author="system",
+        invocation_id=run.invocation_id,
+        data=data,
+    )
+    session = run.session
+    try:
+        await streams.apublish(
+            session_id=session.id,
+            agent_name=session.app_name,
+            owner_id=session.owner_id,
+            frame=frame_json(frame_from_row(row)),
+        )
+    except CACHE_ERRORS:
+        logger.warning("publish failed run=%s", run.id, exc_info=True)

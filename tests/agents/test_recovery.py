@@ -1,0 +1,119 @@
+"""Turns whose process died end failed, readably, and the session goes on."""
+
+import asyncio
+from uuid import UUID
+
+import pytest
+from asgiref.sync import async_to_sync
+from django.utils import timezone
+
+from agents import recovery, runs
+from agents.models import Run, Session
+from agents.recovery import LOST_CODE, LOST_MESSAGE
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WEATHER_TURN = [
+    "run_started",
+    "user_message",
+    "function_call",
+    "function_response",
+    "text",
+    "run_finished",
+]
+
+
+def kinds(frames: list[dict]) -> list[str]:
+    return [frame["event"]["kind"] for frame in frames]
+
+
+@pytest.fixture
+def leases(settings):
+    """Leases on, and short: with REDIS_URL they are on; the cache is local here."""
+    settings.TOOLCRIB_RUN_LEASE = 0.3
+
+
+@pytest.fixture
+def session(alice, demo_agents, start_session) -> Session:
+    return Session.objects.get(pk=start_session(alice, "weather_sentiment"))
+
+
+def running_run(session: Session) -> Run:
+    """A run a worker claimed and then died with: running, and no lease."""
+    return Run.objects.create(
+        session=session,
+        user=session.owner,
+        text="weather in oslo?",
+        status=Run.Status.RUNNING,
+        started_at=timezone.now(),
+    )
+
+
+def test_a_running_run_whose_lease_is_gone_ends_failed_with_an_error_event(
+    leases, alice, session, events_of
+):
+    run = running_run(session)
+
+    ended = async_to_sync(recovery.afail_lost_runs)()
+
+    run.refresh_from_db()
+    frames = events_of(alice, session.id)
+    assert ended == 1
+    assert (run.status, run.error) == (Run.Status.FAILED, LOST_MESSAGE)
+    assert kinds(frames) == ["error", "run_finished"]
+    assert frames[0]["event"]["error"] == {"code": LOST_CODE, "message": LOST_MESSAGE}
+    assert frames[1]["event"]["run"] == {
+        "id": str(run.id),
+        "status": "failed",
+        "error": LOST_MESSAGE,
+    }
+
+
+def test_a_held_lease_outlives_its_duration_while_renewed(leases, session):
+    run = running_run(session)
+
+    async def lost_after_holding() -> bool:
+        await recovery.ahold_lease(run.id)
+        try:
+            await asyncio.sleep(3 * recovery.lease_seconds())
+            return await recovery.ais_lost(run.id)
+        finally:
+            await recovery.arelease_lease(run.id)
+
+    assert async_to_sync(lost_after_holding)() is False
+
+
+def test_the_next_turn_fails_a_lost_run_first_and_then_runs(
+    leases, alice, session, say, events_of
+):
+    lost = running_run(session)
+
+    run = say(alice, session.id, "weather in london?")
+
+    lost.refresh_from_db()
+    assert run["status"] == "succeeded"
+    assert lost.status == Run.Status.FAILED
+    assert kinds(events_of(alice, session.id)) == [
+        "error",
+        "run_finished",
+        *WEATHER_TURN,
+    ]
+
+
+def test_a_second_delivery_of_an_ended_run_adds_nothing(
+    leases, alice, session, say, events_of
+):
+    run = say(alice, session.id, "weather in london?")
+
+    async_to_sync(runs.execute_turn)(UUID(run["id"]))
+
+    assert kinds(events_of(alice, session.id)) == WEATHER_TURN
+
+
+def test_without_a_shared_cache_no_run_is_taken_for_lost(settings, session):
+    settings.TOOLCRIB_RUN_LEASE = 0
+    run = running_run(session)
+
+    assert async_to_sync(recovery.afail_lost_runs)() == 0
+    run.refresh_from_db()
+    assert run.status == Run.Status.RUNNING
