@@ -33,6 +33,7 @@ from google.adk.tools.base_toolset import BaseToolset
 
 from agents.adk.builder import AgentBuildError, load_code_agent, resolve_toolset
 from agents.models import AgentSpec
+from toolsets.builtin import catalog_defaults
 from toolsets.models import Toolset
 
 logger = logging.getLogger(__name__)
@@ -53,6 +54,8 @@ class ToolsetInfo:
     description: str = ""
     source: str = Toolset.Source.LOCAL
     origin: str = ""
+    # Fields the row starts with (e.g. shell: disabled); never applied again later.
+    defaults: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -186,6 +189,7 @@ def settings_toolset(name: str) -> ToolsetInfo:
         description=first_line(target.__doc__),
         source=source_of(target, path),
         origin=path,
+        defaults=catalog_defaults(target),
     )
 
 

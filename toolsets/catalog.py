@@ -148,7 +148,10 @@ def _upsert_toolset(
             description=info.description,
             source=info.source,
             origin=info.origin,
-            default_policy=settings.TOOLCRIB_TOOLSET_DEFAULT_POLICY,
+            **{
+                "default_policy": settings.TOOLCRIB_TOOLSET_DEFAULT_POLICY,
+                **info.defaults,
+            },
         )
         rows[info.name] = row
         return row

@@ -171,12 +171,8 @@ def sync_code_agents() -> list[AgentSpec]:
                 "source": AgentSpec.Source.CODE,
                 "dotted_path": path,
                 "description": agent.description,
-                "instruction": getattr(agent, "instruction", "")
-                if isinstance(getattr(agent, "instruction", ""), str)
-                else "",
-                "kind": AgentSpec.Kind.LLM
-                if isinstance(agent, LlmAgent)
-                else AgentSpec.Kind.SEQUENTIAL,
+                "instruction": _instruction_text(agent),
+                "kind": kind_of(agent),
                 "missing": False,
             },
         )
@@ -185,3 +181,17 @@ def sync_code_agents() -> list[AgentSpec]:
         pk__in=[spec.pk for spec in seen]
     ).update(missing=True)
     return seen
+
+
+def kind_of(agent: BaseAgent) -> str:
+    """The spec kind of a code agent: llm, loop or sequential."""
+    if isinstance(agent, LlmAgent):
+        return AgentSpec.Kind.LLM
+    if isinstance(agent, LoopAgent):
+        return AgentSpec.Kind.LOOP
+    return AgentSpec.Kind.SEQUENTIAL
+
+
+def _instruction_text(agent: BaseAgent) -> str:
+    instruction = getattr(agent, "instruction", "")
+    return instruction if isinstance(instruction, str) else ""

@@ -276,3 +276,10 @@ def test_sequential_row_agent_runs_its_sub_agents_in_order(
         if f["event"]["kind"] == "text"
     ]
     assert authors == ["drafter", "reviewer"]
+
+
+def test_code_agents_are_listed_with_their_kind(alice, demo_agents, api_for):
+    agents = {a["name"]: a for a in api_for(alice).get("/api/agents/").json()}
+
+    assert agents["weather_sentiment"]["kind"] == "llm"
+    assert agents["editor_loop"]["kind"] == "loop"

@@ -50,10 +50,6 @@ def test_builtin_toolsets_are_catalogued_with_source_builtin(builtin_only):
     }
 
 
-@pytest.mark.xfail(
-    reason="the catalog does not apply toolsets.builtin.catalog_defaults yet",
-    strict=False,
-)
 def test_the_shell_toolset_row_starts_disabled(builtin_only):
     sync_catalog()
     shell = Toolset.objects.get(name="shell")

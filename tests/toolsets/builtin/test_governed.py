@@ -17,8 +17,6 @@ def toolbox(settings, tmp_path):
     settings.TOOLCRIB_BUILTIN_SHELL_WORKDIR = str(tmp_path)
     sync_code_agents()
     sync_catalog()
-    # What the catalog should do on its own (toolsets.builtin.catalog_defaults).
-    access.update_toolset(toolset=Toolset.objects.get(name="shell"), enabled=False)
     return "toolbox"
 
 
