@@ -177,7 +177,7 @@ def run_setup(key: str, args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, nargs="+", default=[1, 8, 32])
-    parser.add_argument("--turns", type=int, default=5, help="turns per user")
+    parser.add_argument("--turns", type=int, default=3, help="turns per user")
     parser.add_argument(
         "--setups", nargs="+", choices=list(SETUPS), default=list(SETUPS)
     )

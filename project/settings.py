@@ -151,7 +151,7 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": TOOLCRIB_REDIS_PREFIX,
             # After a Redis restart every pooled connection is dead: a command
-            # retries on a new one (for about a second) instead of failing.
+            # retries on a new one (for about two seconds) instead of failing.
             "OPTIONS": {
                 "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), 5),
                 "retry_on_error": [RedisConnectionError, RedisTimeoutError],
@@ -180,7 +180,8 @@ if CELERY_BROKER_URL and not REDIS_URL:
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 # A task is acknowledged when it ends: a worker that dies mid-turn leaves its
-# message to the broker, which delivers it again (runs.py makes that harmless).
+# message to the broker, which delivers it again (agents/recovery.py makes that
+# harmless: the Run ends failed once its lease runs out, and never runs twice).
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

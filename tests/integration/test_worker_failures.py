@@ -86,8 +86,8 @@ async def test_a_worker_killed_mid_turn_fails_the_run_and_the_next_message_runs(
         web, *workers = services.start_together(
             stack,
             daphne(env, tmp_path / "daphne.log"),
-            celery_worker(env, tmp_path / "worker-1.log"),
-            celery_worker(env, tmp_path / "worker-2.log"),
+            celery_worker(env, tmp_path / "worker-1.log", pool="threads"),
+            celery_worker(env, tmp_path / "worker-2.log", pool="threads"),
         )
         client = Client.sign_in(web, "alice")
         session = await client.create_session("slow_weather")
