@@ -34,6 +34,7 @@ from agents.frames import (
 from agents.models import AgentSpec, Event, Session
 from agents.sessions import access_session
 from agents.wsauth import origin_allowed
+from toolsets import approvals
 
 logger = logging.getLogger(__name__)
 
@@ -189,6 +190,15 @@ class SessionStreamConsumer(StreamConsumer):
                 session_id=self.session.id,
                 call_id=frame.call_id,
                 response=frame.response,
+            )
+            return
+        if frame.type == "decide":
+            await self._act(
+                approvals.decide_in_session,
+                user=self.user,
+                session_id=self.session.id,
+                approval_id=frame.approval_id,
+                approved=frame.approved,
             )
             return
         await super().handle_frame(frame)

@@ -53,8 +53,18 @@ class FunctionResponseFrame(_Frame):
         return value
 
 
+class DecideFrame(_Frame):
+    """`{"type": "decide", "approval_id", "approved": bool}`: approve or reject a
+    tool call of this session waiting for approval. Answered with an ack."""
+
+    type: Literal["decide"]
+    approval_id: int = Field(ge=1)
+    approved: bool = Field(strict=True)
+
+
 ClientFrame = Annotated[
-    PingFrame | MessageFrame | FunctionResponseFrame, Field(discriminator="type")
+    PingFrame | MessageFrame | FunctionResponseFrame | DecideFrame,
+    Field(discriminator="type"),
 ]
 _adapter = TypeAdapter(ClientFrame)
 

@@ -45,6 +45,7 @@ from agents.events import (
 )
 from agents.models import LongRunningCall, Run, Session
 from agents.usage import BudgetExceeded, acheck_budget
+from toolsets.approvals import record_approvals
 from toolsets.plugin import GovernancePlugin
 
 logger = logging.getLogger(__name__)
@@ -275,6 +276,7 @@ async def _on_event(
     # Recorded before the event is published: a client that sees a pending call
     # may answer it at once.
     await _record_calls(run, event, root)
+    await record_approvals(run, event, root)
     await _record_handoffs(run, event)
     seq = None if event.partial else service.seq_of(event.id)
     frame = EventFrame(seq=seq, session=run.session_id, event=wire_from_adk(event))

@@ -242,6 +242,7 @@ TOOLCRIB_AGENTS = [
     "agents.demo.calculator.calculator",
     "agents.demo.documents.document_analyst",
     "agents.demo.reimbursement.reimbursement",
+    "agents.demo.bank.bank",
     "agents.demo.editor.editor_loop",
     "agents.demo.headlines.headlines",
     "agents.demo.summarizer.briefing",

@@ -199,3 +199,61 @@ class ToolCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool_full_name or self.tool_name} {self.status}"
+
+
+class Approval(models.Model):
+    """A tool call waiting for a person's approval (ADK's tool confirmation).
+
+    Keyed by the id of ADK's `adk_request_confirmation` call; the decision goes
+    back as that call's FunctionResponse (toolsets.approvals). `approver_group`
+    blank: the session owner (or staff) decides; else that group's members (or
+    staff), never the requester.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+        EXPIRED = "expired"
+
+    session_id = models.CharField(max_length=128, db_index=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    run_id = models.UUIDField(null=True, blank=True)
+    invocation_id = models.CharField(max_length=128, blank=True)
+    agent = models.CharField(max_length=128, blank=True)
+    call_id = models.CharField(
+        max_length=128, help_text="The adk_request_confirmation call's id."
+    )
+    tool_call_id = models.CharField(max_length=128, blank=True)
+    tool_name = models.CharField(max_length=200)
+    args = models.JSONField(default=dict, blank=True)
+    hint = models.TextField(blank=True)
+    approver_group = models.CharField(max_length=150, blank=True)
+    status = models.CharField(max_length=16, choices=Status, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    answer_run_id = models.UUIDField(null=True, blank=True)
+    expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="Rejected as expired after this; blank: never."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session_id", "call_id"], name="approval_unique_call"
+            )
+        ]
+        indexes = [models.Index(fields=["status", "approver_group"])]
+
+    def __str__(self) -> str:
+        return f"{self.tool_name} {self.call_id} ({self.status})"
