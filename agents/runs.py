@@ -46,6 +46,7 @@ from agents.events import (
 from agents.models import LongRunningCall, Run, Session
 from agents.usage import BudgetExceeded, acheck_budget
 from toolsets.approvals import record_approvals
+from toolsets.availability import AvailabilityPlugin
 from toolsets.plugin import GovernancePlugin
 
 logger = logging.getLogger(__name__)
@@ -213,6 +214,7 @@ async def _drive(run: Run) -> None:
             BudgetPlugin(run_id=run.pk, user_id=run.user_id),
             HandoffPlugin(),
             GovernancePlugin(),
+            AvailabilityPlugin(),  # after governance: it only narrows access
         ],
     )
     runner = Runner(

@@ -246,8 +246,13 @@ TOOLCRIB_AGENTS = [
     "agents.demo.editor.editor_loop",
     "agents.demo.headlines.headlines",
     "agents.demo.summarizer.briefing",
+    "agents.demo.records.records",
+    "agents.demo.loader.loader",
     *env_list("TOOLCRIB_EXTRA_AGENTS"),
 ]
+# Agent (AgentSpec name) -> the tool the first model call of each turn must call
+# (docs/availability.md).
+TOOLCRIB_FORCED_FIRST_TOOL: dict[str, str] = {"records": "get_record"}
 # Code toolsets: name -> dotted path of a module of functions, a tool, or a toolset.
 # The built-in ones first (toolsets/builtin/, docs/builtin-tools.md).
 TOOLCRIB_TOOLSETS: dict[str, str] = {
