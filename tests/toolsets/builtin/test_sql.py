@@ -1,8 +1,9 @@
-import os
 import sqlite3
 
+import psycopg
 import pytest
 
+from tests.integration import services
 from tests.toolsets.builtin.adk import call_tool
 from toolsets.builtin import sql
 from toolsets.builtin.base import Refusal
@@ -134,13 +135,23 @@ async def test_nothing_is_queried_until_an_admin_sets_a_database(settings):
     assert response["error_message"] == "no database is configured for the sql tool"
 
 
+def own_database_url(config: dict) -> str:
+    """A URL naming the database Django's `config` points at, whatever its vendor."""
+    if config["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{config['NAME']}"
+    user = config.get("USER") or ""
+    host = config.get("HOST") or "localhost"
+    port = config.get("PORT") or 5432
+    return f"postgres://{user}@{host}:{port}/{config['NAME']}"
+
+
 def test_toolcribs_own_database_is_refused_unless_allowed(settings):
-    own = settings.DATABASES["default"]["NAME"]
-    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = f"sqlite:///{own}"
+    own = settings.DATABASES["default"]
+    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = own_database_url(own)
     with pytest.raises(Refusal, match="Toolcrib's own"):
         sql.configured_database()
     settings.TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE = True
-    assert sql.configured_database().name == str(own)
+    assert sql.configured_database().name == str(own["NAME"])
 
 
 def test_a_missing_database_file_is_not_created(tmp_path, settings):
@@ -160,16 +171,21 @@ def test_a_nul_byte_is_refused():
         read_only_statement("SELECT 1\0; DROP TABLE orders")
 
 
-# PostgreSQL: only where a test database is named (tests/integration sets one).
-POSTGRES_URL = os.environ.get("TOOLCRIB_TEST_POSTGRES_URL", "")
-needs_postgres = pytest.mark.skipif(
-    not POSTGRES_URL, reason="TOOLCRIB_TEST_POSTGRES_URL is not set"
-)
+# PostgreSQL: the machine's (TOOLCRIB_TEST_POSTGRES_URL to name another). Locally a
+# missing server skips these; on CI (TOOLCRIB_REQUIRE_SERVICES=1) it is an error.
+@pytest.fixture
+def postgres_url() -> str:
+    try:
+        psycopg.connect(
+            services.POSTGRES_URL, connect_timeout=services.CONNECT_TIMEOUT
+        ).close()
+    except psycopg.OperationalError as error:
+        services.unavailable(f"PostgreSQL at {services.POSTGRES_URL}", error)
+    return services.POSTGRES_URL
 
 
-@needs_postgres
-async def test_postgres_reads_in_a_read_only_transaction(settings):
-    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = POSTGRES_URL
+async def test_postgres_reads_in_a_read_only_transaction(settings, postgres_url):
+    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = postgres_url
     settings.TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE = True
     response = await run_query("SELECT current_setting('transaction_read_only') AS ro")
     assert response["rows"] == [["on"]]
@@ -178,9 +194,8 @@ async def test_postgres_reads_in_a_read_only_transaction(settings):
         sql._run_postgres(db, "CREATE TABLE toolcrib_sql_probe (a int)", 5, 2)
 
 
-@needs_postgres
-async def test_postgres_statement_timeout(settings):
-    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = POSTGRES_URL
+async def test_postgres_statement_timeout(settings, postgres_url):
+    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = postgres_url
     settings.TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE = True
     settings.TOOLCRIB_BUILTIN_SQL_TIMEOUT = 0.2
     with pytest.raises(Refusal, match="ran longer than 0.2 seconds"):
