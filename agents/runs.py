@@ -349,13 +349,14 @@ def _add_usage(run: Run, usage: types.GenerateContentResponseUsageMetadata) -> N
 
 async def _finish(run: Run) -> None:
     run.status, run.finished_at = Run.Status.SUCCEEDED, timezone.now()
-    await _save_end(run)
-    await _record(run, "run_finished", {"run": _run_out(run)})
+    if await _save_end(run):
+        await _record(run, "run_finished", {"run": _run_out(run)})
 
 
 async def _fail(run: Run, code: str, message: str) -> None:
     run.status, run.finished_at, run.error = Run.Status.FAILED, timezone.now(), message
-    await _save_end(run)
+    if not await _save_end(run):
+        return
     await _record(
         run,
         "error",
@@ -364,8 +365,11 @@ async def _fail(run: Run, code: str, message: str) -> None:
     await _record(run, "run_finished", {"run": _run_out(run)})
 
 
-async def _save_end(run: Run) -> None:
-    await Run.objects.filter(pk=run.pk).aupdate(
+async def _save_end(run: Run) -> bool:
+    """Store how the turn ended; False (nothing stored) when the Run had already
+    been ended elsewhere, e.g. failed by recovery.py because its lease ran out while
+    this process was stalled: the first ending stands, and is told only once."""
+    ended = await Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).aupdate(
         status=run.status,
         finished_at=run.finished_at,
         error=run.error,
@@ -373,6 +377,9 @@ async def _save_end(run: Run) -> None:
         completion_tokens=run.completion_tokens,
         total_tokens=run.total_tokens,
     )
+    if not ended:
+        logger.warning("turn ended after its Run was ended elsewhere run=%s", run.pk)
+    return bool(ended)
 
 
 def _run_out(run: Run) -> dict[str, Any]:

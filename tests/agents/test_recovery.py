@@ -117,3 +117,26 @@ def test_without_a_shared_cache_no_run_is_taken_for_lost(settings, session):
     assert async_to_sync(recovery.afail_lost_runs)() == 0
     run.refresh_from_db()
     assert run.status == Run.Status.RUNNING
+
+
+def test_a_turn_that_outlives_its_lease_does_not_undo_the_failure(
+    leases, alice, session, events_of, monkeypatch
+):
+    """A stalled process whose Run was failed meanwhile (its lease ran out) ends
+    without turning it back into a success, and without a second run_finished."""
+    run = Run.objects.create(session=session, user=alice, text="weather in oslo?")
+
+    async def stalled_past_its_lease(run: Run) -> None:
+        await recovery.arelease_lease(run.id)
+        assert await recovery.afail_if_lost(run.id)
+
+    monkeypatch.setattr(runs, "_drive", stalled_past_its_lease)
+    async_to_sync(runs.execute_turn)(run.id)
+
+    run.refresh_from_db()
+    assert (run.status, run.error) == (Run.Status.FAILED, LOST_MESSAGE)
+    assert kinds(events_of(alice, session.id)) == [
+        "run_started",
+        "error",
+        "run_finished",
+    ]
