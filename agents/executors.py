@@ -14,6 +14,8 @@ from concurrent.futures import Future
 from importlib import import_module
 from uuid import UUID
 
+from celery import Task
+from django import db
 from django.conf import settings
 from django.db import transaction
 from kombu.exceptions import OperationalError
@@ -92,6 +94,32 @@ def _enqueue(run_id: UUID) -> None:
         # Left queued, the run would hold up every later turn of its session.
         logger.exception("turn not queued run=%s", run_id)
         recovery.fail_unqueued(run_id)
+
+
+def later(delay: float, task: Task) -> None:
+    """Run a Celery task (one that takes no arguments, such as a sweep) in `delay`
+    seconds: on a worker when there is a broker, else on a timer of this process.
+
+    A timer is lost with its process; each sweep also runs at other moments (see
+    the task), so a lost timer only delays it."""
+    if settings.TOOLCRIB_EXECUTOR == "celery":
+        try:
+            task.apply_async(countdown=delay)
+        except OperationalError:
+            logger.exception("not scheduled task=%s", task.name)
+        return
+    timer = threading.Timer(delay, _run_sweep, args=(task,))
+    timer.daemon = True
+    timer.start()
+
+
+def _run_sweep(task: Task) -> None:
+    try:
+        task()
+    except Exception:  # noqa: BLE001 - a timer thread has nobody else to tell
+        logger.exception("sweep failed task=%s", task.name)
+    finally:
+        db.connections.close_all()
 
 
 def wait(*, run_id: UUID, timeout: float) -> None:

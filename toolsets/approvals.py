@@ -13,13 +13,15 @@ in memory between the request and the decision, so it survives a restart.
 
 A tool marked with `approval_timeout(tool, seconds=...)` expires: once the time has
 passed, the approval is rejected as `expired` (expire_due(), run when approvals are
-listed or decided, or from a periodic task) and the agent gets ADK's rejection.
+listed or decided, on a timer set for each approval, and when a worker starts) and
+the agent gets ADK's rejection.
 
 Who decides: the session owner (or staff). A tool marked with
 `answered_by(tool, group=...)` is decided by that group's members (or staff), and
 never by the user who made the request.
 """
 
+import asyncio
 from datetime import timedelta
 
 from django.db import transaction
@@ -30,6 +32,7 @@ from google.adk.events import Event as AdkEvent
 from google.adk.tools import BaseTool
 from google.genai import types
 
+from agents import executors
 from agents.adk.long_running import answering_group
 from agents.errors import DomainError, ForbiddenError, NotFoundError
 from agents.models import Run, Session
@@ -109,6 +112,17 @@ async def record_approvals(run: Run, event: AdkEvent, root: BaseAgent) -> None:
         )
     if rows:
         await Approval.objects.abulk_create(rows, ignore_conflicts=True)
+    for when in sorted({row.expires_at for row in rows if row.expires_at}):
+        await asyncio.to_thread(_expire_at, when)
+
+
+def _expire_at(when) -> None:
+    """Sweep when an approval's time is up, so its agent is told without anyone
+    listing approvals (a little after, so the row is due when the sweep runs)."""
+    from toolsets.tasks import expire_approvals_task  # tasks imports this module.
+
+    delay = max((when - timezone.now()).total_seconds(), 0) + 0.2
+    executors.later(delay, expire_approvals_task)
 
 
 def may_decide(*, user, approval: Approval) -> bool:

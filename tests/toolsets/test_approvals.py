@@ -1,5 +1,6 @@
 """Human approval: ADK's tool confirmation pauses a call until a person decides."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -42,6 +43,7 @@ TEST_AGENTS = [
     "tests.toolsets.test_approvals.asking_teller",
     "tests.toolsets.test_approvals.audited_teller",
     "tests.toolsets.test_approvals.hasty_teller",
+    "tests.toolsets.test_approvals.brisk_teller",
 ]
 WIRED: list[dict] = []
 
@@ -119,6 +121,15 @@ def hasty_teller() -> LlmAgent:
         name="hasty_teller",
         model=TellerLlm(),
         tools=[approval_timeout(tool, seconds=60)],
+    )
+
+
+def brisk_teller() -> LlmAgent:
+    tool = FunctionTool(recorded_wire, require_confirmation=True)
+    return LlmAgent(
+        name="brisk_teller",
+        model=TellerLlm(),
+        tools=[approval_timeout(tool, seconds=0.5)],
     )
 
 
@@ -335,6 +346,24 @@ def test_an_expired_approval_is_rejected_and_the_agent_told(
     approval.refresh_from_db()
     assert (approval.status, approval.decided_by) == ("expired", None)
     assert run.user == alice
+
+
+def test_an_approval_expires_on_time_with_nobody_looking(alice, pending, events_of):
+    session, approval = pending(alice, agent="brisk_teller")
+
+    answer = None
+    for _ in range(100):  # The expiry is swept on a timer; nobody lists approvals.
+        answer = Run.objects.filter(session_id=session, text="").first()
+        if answer is not None:
+            break
+        time.sleep(0.05)
+    assert answer is not None, "the approval never expired"
+    wait_for_run(run=answer, timeout=TIMEOUT)
+
+    approval.refresh_from_db()
+    assert approval.status == "expired"
+    assert texts(events_of(alice, session))[-1] == REJECTED
+    assert WIRED == []
 
 
 def test_expiry_in_a_closed_session_breaks_no_listing(alice, pending, api_for):
