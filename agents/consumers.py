@@ -17,7 +17,7 @@ from django.conf import settings
 from pydantic import BaseModel, ValidationError
 from rest_framework.exceptions import NotFound
 
-from agents import calls, runs, streams
+from agents import calls, credentials, runs, streams
 from agents.errors import DomainError
 from agents.events import frame_from_row, frame_json
 from agents.frames import (
@@ -199,6 +199,15 @@ class SessionStreamConsumer(StreamConsumer):
                 session_id=self.session.id,
                 approval_id=frame.approval_id,
                 approved=frame.approved,
+            )
+            return
+        if frame.type == "credential":
+            await self._act(
+                credentials.answer_in_session,
+                user=self.user,
+                session_id=self.session.id,
+                call_id=frame.call_id,
+                answer=frame.credential.model_dump(exclude_none=True),
             )
             return
         await super().handle_frame(frame)

@@ -11,6 +11,8 @@ from google.adk.events import Event as AdkEvent
 from google.adk.sessions.state import State
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
+from agents.adk.auth import redacted_event
+
 Kind = Literal[
     "user_message",
     "text",
@@ -103,6 +105,8 @@ class WireEvent(BaseModel):
     error: ErrorOut | None = None
     run: RunOut | None = None
     usage: Usage | None = None
+    # tools_changed: toolsets switched in this session, name -> active now.
+    toolsets: dict[str, bool] | None = None
     actions: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -179,7 +183,8 @@ def _response_status(response: Mapping[str, Any], pending: bool) -> str:
 
 
 def wire_from_adk(event: AdkEvent, *, kind: str | None = None) -> WireEvent:
-    """Render an ADK event (stored or live) in the wire shape."""
+    """Render an ADK event (stored or live) in the wire shape, without secrets."""
+    event = redacted_event(event)
     actions = event.actions
     long_running = sorted(event.long_running_tool_ids or [])
     calls = [

@@ -62,8 +62,35 @@ class DecideFrame(_Frame):
     approved: bool = Field(strict=True)
 
 
+Secret = Annotated[str, Field(min_length=1, max_length=4096)]
+
+
+class CredentialAnswer(_Frame):
+    """The secret, in the fields the request's scheme needs (docs/tools.md)."""
+
+    # A rejected secret must not come back in an error message.
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
+    api_key: Secret | None = None
+    token: Secret | None = None
+    username: Secret | None = None
+    password: Secret | None = None
+    access_token: Secret | None = None
+    refresh_token: Secret | None = None
+
+
+class CredentialFrame(_Frame):
+    """`{"type": "credential", "call_id", "credential": {"api_key": ...}}`: answer a
+    tool's credential request of this session (the `adk_request_credential` call
+    id). Answered with an ack; the secret is stored encrypted, never echoed."""
+
+    type: Literal["credential"]
+    call_id: str = Field(min_length=1, max_length=128)
+    credential: CredentialAnswer
+
+
 ClientFrame = Annotated[
-    PingFrame | MessageFrame | FunctionResponseFrame | DecideFrame,
+    PingFrame | MessageFrame | FunctionResponseFrame | DecideFrame | CredentialFrame,
     Field(discriminator="type"),
 ]
 _adapter = TypeAdapter(ClientFrame)

@@ -379,3 +379,84 @@ class LongRunningCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} {self.call_id} ({self.status})"
+
+
+class CredentialRequest(models.Model):
+    """A tool's request for a credential (ADK's `adk_request_credential` call).
+
+    Keyed by that call's id; answered once, by the session owner. `auth_config` is
+    the requested AuthConfig with every secret field blanked: what to ask for,
+    never a secret.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ANSWERED = "answered"
+
+    session = models.ForeignKey(
+        Session, on_delete=models.CASCADE, related_name="credential_requests"
+    )
+    run = models.ForeignKey(
+        Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    call_id = models.CharField(max_length=128)
+    tool_call_id = models.CharField(max_length=128, blank=True)
+    tool_name = models.CharField(max_length=255, blank=True)
+    agent = models.CharField(max_length=128, blank=True)
+    invocation_id = models.CharField(max_length=128, blank=True)
+    credential_key = models.CharField(max_length=255)
+    scheme = models.CharField(
+        max_length=32, blank=True, help_text="apiKey, http, oauth2, openIdConnect."
+    )
+    auth_config = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status, default=Status.PENDING)
+    answer_run = models.ForeignKey(
+        Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "call_id"], name="credential_request_unique_id"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tool_name} {self.call_id} ({self.status})"
+
+
+class Credential(models.Model):
+    """One user's credential for one credential key, encrypted (agents.adk.credentials).
+
+    `sealed` is a Fernet token of the AuthCredential's JSON; nothing else here is
+    secret, and nothing outside agents.adk.credentials reads `sealed`.
+    """
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="tool_credentials",
+    )
+    key = models.CharField(max_length=255, help_text="The AuthConfig's credential_key.")
+    auth_type = models.CharField(max_length=32, help_text="apiKey, http, oauth2, ...")
+    scheme = models.CharField(max_length=32, blank=True)
+    agent = models.CharField(max_length=128, blank=True)
+    tool_name = models.CharField(max_length=255, blank=True)
+    sealed = models.TextField(editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "key"], name="credential_unique_key_per_owner"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} of user {self.owner_id}"

@@ -26,7 +26,7 @@ from redis.exceptions import RedisError
 
 from agents import streams
 from agents.adk.sessions import record_event
-from agents.events import RunOut, frame_from_row, frame_json
+from agents.events import RunOut
 from agents.models import Run
 
 logger = logging.getLogger(__name__)
@@ -209,13 +209,4 @@ async def _record(run: Run, kind: str, data: dict[str, Any]) -> None:
         invocation_id=run.invocation_id,
         data=data,
     )
-    session = run.session
-    try:
-        await streams.apublish(
-            session_id=session.id,
-            agent_name=session.app_name,
-            owner_id=session.owner_id,
-            frame=frame_json(frame_from_row(row)),
-        )
-    except CACHE_ERRORS:
-        logger.warning("publish failed run=%s", run.id, exc_info=True)
+    await streams.apublish_row(row, run.session)

@@ -28,6 +28,11 @@ from agents.adk import providers
 from agents.adk.artifacts import DjangoArtifactService
 from agents.adk.budget_plugin import BudgetPlugin
 from agents.adk.builder import agent_for
+from agents.adk.credentials import (
+    DjangoCredentialService,
+    ahydrate_message,
+    record_auth_requests,
+)
 from agents.adk.handoffs import HandoffPlugin
 from agents.adk.long_running import answering_group, long_running_calls
 from agents.adk.memory import DjangoMemoryService
@@ -38,16 +43,17 @@ from agents.events import (
     Handoff,
     RunOut,
     escalation_of,
-    frame_from_row,
     frame_json,
     transfer_of,
     wire_from_adk,
 )
 from agents.models import LongRunningCall, Run, Session
 from agents.usage import BudgetExceeded, acheck_budget
+from toolsets.activation import ActivationPlugin
 from toolsets.approvals import record_approvals
 from toolsets.availability import AvailabilityPlugin
 from toolsets.plugin import GovernancePlugin
+from toolsets.policies import PolicyPlugin
 
 logger = logging.getLogger(__name__)
 
@@ -214,7 +220,9 @@ async def _drive(run: Run) -> None:
             BudgetPlugin(run_id=run.pk, user_id=run.user_id),
             HandoffPlugin(),
             GovernancePlugin(),
+            ActivationPlugin(),  # after governance: it only narrows access
             AvailabilityPlugin(),  # after governance: it only narrows access
+            PolicyPlugin(),  # last: shapes only calls the others let through
         ],
     )
     runner = Runner(
@@ -222,6 +230,7 @@ async def _drive(run: Run) -> None:
         session_service=service,
         artifact_service=DjangoArtifactService(),
         memory_service=DjangoMemoryService(),
+        credential_service=DjangoCredentialService(),
     )
     config = RunConfig(
         streaming_mode=StreamingMode.SSE,
@@ -230,6 +239,10 @@ async def _drive(run: Run) -> None:
         ),
     )
     message = _message_of(run)
+    if run.message:  # A credential answer's secret comes back here, in memory only.
+        message = await ahydrate_message(
+            message, owner_id=session.owner_id or run.user_id
+        )
     last_error: AdkEvent | None = None
     try:
         async for event in runner.run_async(
@@ -279,6 +292,7 @@ async def _on_event(
     # may answer it at once.
     await _record_calls(run, event, root)
     await record_approvals(run, event, root)
+    await record_auth_requests(run, event)
     await _record_handoffs(run, event)
     seq = None if event.partial else service.seq_of(event.id)
     frame = EventFrame(seq=seq, session=run.session_id, event=wire_from_adk(event))
@@ -397,8 +411,7 @@ async def _record(run: Run, kind: str, data: dict[str, Any]) -> None:
         data=data,
         timestamp=time.time(),
     )
-    row.session = run.session
-    await _publish(run, frame_json(frame_from_row(row)))
+    await streams.apublish_row(row, run.session)
 
 
 async def _publish(run: Run, frame: dict[str, Any]) -> None:

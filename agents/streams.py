@@ -10,9 +10,14 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from redis.exceptions import RedisError
+
+from agents.events import frame_from_row, frame_json
 
 logger = logging.getLogger(__name__)
 
+# What a doorbell raises when Redis is away; the event is stored all the same.
+PUBLISH_ERRORS = (RedisError, OSError)
 EVENT_MESSAGE = "event.new"
 ACCESS_MESSAGE = "access.changed"
 
@@ -85,6 +90,24 @@ async def apublish(
     }
     groups = [session_group(session_id), agent_group(agent_name), firehose_group()]
     await asend_to_groups(groups, message)
+
+
+async def apublish_row(row, session) -> None:
+    """Ring the doorbell for a stored Event row of `session` (an agents Session).
+
+    A doorbell that fails (Redis restarting) is logged, not raised: the event is
+    stored, and clients replay it by seq; it must not fail what recorded it."""
+    try:
+        await apublish(
+            session_id=session.id,
+            agent_name=session.app_name,
+            owner_id=session.owner_id,
+            frame=frame_json(frame_from_row(row)),
+        )
+    except PUBLISH_ERRORS:
+        logger.warning(
+            "publish failed session=%s seq=%s", session.id, row.seq, exc_info=True
+        )
 
 
 def publish(

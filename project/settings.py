@@ -243,11 +243,13 @@ TOOLCRIB_AGENTS = [
     "agents.demo.documents.document_analyst",
     "agents.demo.reimbursement.reimbursement",
     "agents.demo.bank.bank",
+    "agents.demo.quotes.quotes",
     "agents.demo.editor.editor_loop",
     "agents.demo.headlines.headlines",
     "agents.demo.summarizer.briefing",
     "agents.demo.records.records",
     "agents.demo.loader.loader",
+    "agents.demo.inventory.inventory",
     *env_list("TOOLCRIB_EXTRA_AGENTS"),
 ]
 # Agent (AgentSpec name) -> the tool the first model call of each turn must call
@@ -347,6 +349,7 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"ImportKindEnum": "toolsets.models.ToolImport.Kind"},
 }
 
 AUTH_PASSWORD_VALIDATORS = []
@@ -394,7 +397,11 @@ LOGOUT_REDIRECT_URL = "/login/"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # A credential a tool was given never reaches a log (agents/redaction.py).
+    "filters": {"redact_secrets": {"()": "agents.redaction.RedactSecretsFilter"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]}
+    },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
     "loggers": {
         "google_adk": {"level": env("ADK_LOG_LEVEL", "WARNING")},

@@ -10,7 +10,8 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
-from toolsets import access
+from toolsets import access, policies
+from toolsets.imports import admin as imports_admin  # noqa: F401 - ToolImportAdmin
 from toolsets.models import Grant, Tool, ToolCall, Toolset
 
 
@@ -73,8 +74,21 @@ def deny_selected(modeladmin, request, queryset):
 
 @admin.register(Toolset)
 class ToolsetAdmin(admin.ModelAdmin):
-    list_display = ["name", "source", "default_policy", "enabled", "missing"]
-    list_filter = ["source", "default_policy", "enabled", "missing"]
+    list_display = [
+        "name",
+        "source",
+        "default_policy",
+        "enabled",
+        "active_by_default",
+        "missing",
+    ]
+    list_filter = [
+        "source",
+        "default_policy",
+        "enabled",
+        "active_by_default",
+        "missing",
+    ]
     search_fields = ["name", "description"]
     readonly_fields = ["source", "origin", "missing", "created_at", "updated_at"]
     actions = [
@@ -120,10 +134,54 @@ class ToolsetAdmin(admin.ModelAdmin):
         self._update(request, queryset, default_policy=Toolset.Policy.GRANTED_ONLY)
 
 
+class ToolAdminForm(forms.ModelForm):
+    """A tool; its policy override is checked like the API checks it."""
+
+    class Meta:
+        model = Tool
+        fields = ["policy"]  # the admin adds the others it shows
+
+    def clean_policy(self) -> dict:
+        try:
+            return policies.check_override(self.cleaned_data.get("policy"))
+        except policies.PolicyError as error:
+            raise forms.ValidationError(
+                [
+                    f"{name}: {' '.join(problems)}"
+                    for name, problems in error.errors.items()
+                ]
+            ) from error
+
+
 @admin.register(Tool)
 class ToolAdmin(admin.ModelAdmin):
-    list_display = ["full_name", "toolset", "risk", "enabled", "missing"]
-    list_filter = ["risk", "enabled", "missing", "toolset"]
+    form = ToolAdminForm
+    # Listed: a form's Meta.fields would otherwise be all the page edits.
+    fields = [
+        "toolset",
+        "name",
+        "full_name",
+        "description",
+        "parameters",
+        "risk",
+        "enabled",
+        "requires_approval",
+        "approver_group",
+        "approval_timeout",
+        "policy",
+        "missing",
+        "created_at",
+        "updated_at",
+    ]
+    list_display = [
+        "full_name",
+        "toolset",
+        "risk",
+        "enabled",
+        "requires_approval",
+        "missing",
+    ]
+    list_filter = ["risk", "enabled", "requires_approval", "missing", "toolset"]
     search_fields = ["full_name", "description"]
     readonly_fields = [
         "toolset",
@@ -226,6 +284,7 @@ class ToolCallAdmin(admin.ModelAdmin):
         "agent",
         "tool_full_name",
         "status",
+        "attempts",
         "duration_ms",
     ]
     list_filter = ["status", "agent"]

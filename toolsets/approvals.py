@@ -19,6 +19,11 @@ the agent gets ADK's rejection.
 Who decides: the session owner (or staff). A tool marked with
 `answered_by(tool, group=...)` is decided by that group's members (or staff), and
 never by the user who made the request.
+
+An administrator can also mark a tool in the catalog (Tool.requires_approval, with
+an optional approver group and timeout): GovernancePlugin then asks through
+acatalog_gate() for a tool whose code asks nothing, the same ADK confirmation, so
+the request, the decision and the resumed call are exactly the ones above.
 """
 
 import asyncio
@@ -28,6 +33,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from google.adk.agents import BaseAgent
+from google.adk.agents.context import Context
 from google.adk.events import Event as AdkEvent
 from google.adk.tools import BaseTool
 from google.genai import types
@@ -36,10 +42,12 @@ from agents import executors
 from agents.adk.long_running import answering_group
 from agents.errors import DomainError, ForbiddenError, NotFoundError
 from agents.models import Run, Session
-from toolsets.models import Approval
+from toolsets.models import Approval, Tool
 
 CONFIRMATION_CALL = "adk_request_confirmation"
 APPROVAL_TIMEOUT = "toolcrib_approval_timeout"
+# In a catalog-asked confirmation's payload: the Tool row that asked.
+CATALOG_TOOL = "toolcrib_catalog_tool"
 
 
 def approval_timeout(tool: BaseTool, *, seconds: float) -> BaseTool:
@@ -72,6 +80,47 @@ class ApprovalNotYours(ForbiddenError):
         )
 
 
+async def acatalog_gate(
+    *, tool: BaseTool, tool_context: Context, full_name: str
+) -> dict | None:
+    """Hold a call of a tool the catalog marks as needing approval; None lets it run.
+
+    The first call asks (ADK's request_confirmation) and does not run; the call
+    ADK re-runs once approved carries the decision, so it is not asked twice.
+    """
+    marked = Tool.objects.filter(full_name=full_name, requires_approval=True)
+    if not await marked.aexists():
+        return None
+    confirmation = tool_context.tool_confirmation
+    if confirmation is None:
+        tool_context.request_confirmation(
+            hint=f"An administrator requires approval for each call of {tool.name}.",
+            payload={CATALOG_TOOL: full_name},
+        )
+        # A pause, not a result: the model must not be asked to go on.
+        tool_context.actions.skip_summarization = True
+        return {"error": "This tool call requires approval, please approve or reject."}
+    if not confirmation.confirmed:
+        return {"error": "This tool call is rejected."}
+    return None
+
+
+async def _catalog_rule(confirmation: dict) -> tuple[str, float | None]:
+    """The approver group and timeout a catalog-asked confirmation's Tool row sets."""
+    full_name = (confirmation.get("payload") or {}).get(CATALOG_TOOL)
+    if not full_name:
+        return "", None
+    row = (
+        await Tool.objects.filter(full_name=full_name)
+        .select_related("approver_group")
+        .afirst()
+    )
+    if row is None:
+        return "", None
+    group = row.approver_group.name if row.approver_group else ""
+    return group, row.approval_timeout
+
+
 def confirmation_requests(event: AdkEvent) -> list[types.FunctionCall]:
     """The `adk_request_confirmation` calls of a (complete) event."""
     if event.partial:
@@ -88,6 +137,8 @@ async def record_approvals(run: Run, event: AdkEvent, root: BaseAgent) -> None:
         confirmation = args.get("toolConfirmation") or {}
         name = str(original.get("name") or "")
         timeout = _timeout_of(root, author=event.author, tool_name=name)
+        group = answering_group(root, author=event.author, tool_name=name)
+        catalog_group, catalog_timeout = await _catalog_rule(dict(confirmation))
         rows.append(
             Approval(
                 session_id=run.session_id,
@@ -100,14 +151,8 @@ async def record_approvals(run: Run, event: AdkEvent, root: BaseAgent) -> None:
                 tool_name=name,
                 args=dict(original.get("args") or {}),
                 hint=str(confirmation.get("hint") or ""),
-                approver_group=answering_group(
-                    root, author=event.author, tool_name=name
-                ),
-                expires_at=(
-                    timezone.now() + timedelta(seconds=timeout)
-                    if timeout is not None
-                    else None
-                ),
+                approver_group=group or catalog_group,
+                expires_at=_expiry(timeout if timeout is not None else catalog_timeout),
             )
         )
     if rows:
@@ -123,6 +168,10 @@ def _expire_at(when) -> None:
 
     delay = max((when - timezone.now()).total_seconds(), 0) + 0.2
     executors.later(delay, expire_approvals_task)
+
+
+def _expiry(timeout: float | None):
+    return None if timeout is None else timezone.now() + timedelta(seconds=timeout)
 
 
 def may_decide(*, user, approval: Approval) -> bool:

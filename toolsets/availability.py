@@ -19,25 +19,21 @@ request (and is refused at call time) whatever is forced, exposed or gated here
   tool_context)` returns corrective feedback to refuse the call (the tool does
   not run, the model reads the feedback) or None to let it run.
 
-- Policies: a rate limit per user and tool, and a result cache for read-only
-  tools; defaults from `rate_limited` / `cached_for` on the function, overrides in
-  settings.TOOLCRIB_TOOL_POLICIES by full name.
+- Policies (rate limit, result cache, validation, timeout, retries,
+  concurrency) live in toolsets.policies; `rate_limited` and `cached_for` are
+  importable from here too.
 
 A call to a tool the model was not offered on that step is refused as well.
 """
 
-import hashlib
 import inspect
-import json
 import logging
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from google.adk.agents.context import Context
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.models import LlmRequest, LlmResponse
@@ -45,19 +41,23 @@ from google.adk.plugins import BasePlugin
 from google.adk.tools import BaseTool
 from google.genai import types
 
+from toolsets import execution
 from toolsets.bindings import abindings_for_invocation, is_internal
+from toolsets.models import ToolCall
 from toolsets.plugin import prune_request
+from toolsets.policies import (  # noqa: F401 (their home before policies.py)
+    CACHED_FLAG,
+    cache_ttl_of,
+    cached_for,
+    rate_limit_of,
+    rate_limited,
+)
 
 logger = logging.getLogger(__name__)
 
 PLUGIN_NAME = "toolcrib_availability"
 HIDDEN_ATTR = "toolcrib_hidden"
 GATES_ATTR = "toolcrib_gates"
-RATE_LIMIT_ATTR = "toolcrib_rate_limit"
-RATE_KEY = "toolsets:rate"
-CACHE_TTL_ATTR = "toolcrib_cache_ttl"
-RESULT_KEY = "toolsets:result"
-CACHED_FLAG = "served_from_cache"
 MAX_TURNS = 10_000
 
 Gate = Callable[[dict[str, Any], Any], Any]  # -> feedback | None, or awaitable
@@ -119,26 +119,6 @@ def _is_hidden(tool: BaseTool) -> bool:
 
 def _gates(tool: BaseTool) -> tuple[Gate, ...]:
     return tuple(getattr(_target(tool), GATES_ATTR, ()))
-
-
-def rate_limited(calls: int, seconds: int) -> Callable[..., Any]:
-    """Default rate limit of a tool function: calls per seconds, per user."""
-
-    def mark(func: Callable[..., Any]) -> Callable[..., Any]:
-        setattr(func, RATE_LIMIT_ATTR, (calls, seconds))
-        return func
-
-    return mark
-
-
-def cached_for(seconds: int) -> Callable[..., Any]:
-    """Default result cache of a read-only tool function, per user and arguments."""
-
-    def mark(func: Callable[..., Any]) -> Callable[..., Any]:
-        setattr(func, CACHE_TTL_ATTR, seconds)
-        return func
-
-    return mark
 
 
 def forced_first_tool(agent: str) -> str | None:
@@ -283,102 +263,16 @@ class AvailabilityPlugin(BasePlugin):
         if offer is None or offer.offered is None:
             return None
         if tool.name not in offer.offered:
+            execution.note_outcome(tool_context, tool, ToolCall.Status.ERROR, 0)
             return _refusal(f"Tool {tool.name} is not available at this step.")
-        limited = await _rate_limited(
-            tool_context.user_id,
-            offer.full_names.get(tool.name, ""),
-            offer.tools.get(tool.name, tool),
-        )
-        if limited:
-            return _refusal(limited)
         for gate in _gates(offer.tools.get(tool.name, tool)):
             feedback = gate(dict(tool_args), tool_context)
             if inspect.isawaitable(feedback):
                 feedback = await feedback
             if feedback:
-                return _refusal(feedback)
-        key = _cache_key(tool_context, offer, tool, tool_args)
-        if key:
-            cached = await cache.aget(key[0])
-            if cached is not None:
-                return {**cached, CACHED_FLAG: True}
+                execution.note_outcome(tool_context, tool, ToolCall.Status.GATED, 0)
+                return execution.refusal(feedback, ToolCall.Status.GATED)
         return None
-
-    async def after_tool_callback(
-        self,
-        *,
-        tool: BaseTool,
-        tool_args: dict[str, Any],
-        tool_context: Context,
-        result: Any,
-    ) -> dict | None:
-        if is_internal(tool.name, tool) or not isinstance(result, dict):
-            return None
-        if result.get(CACHED_FLAG) or "error" in result:
-            return None
-        if result.get("status") == "error":
-            return None
-        turn = _turns.get(tool_context.invocation_id)
-        offer = turn.agents.get(tool_context.agent_name) if turn else None
-        key = _cache_key(tool_context, offer, tool, tool_args) if offer else None
-        if key:
-            await cache.aset(key[0], result, timeout=key[1])
-        return None
-
-
-def rate_limit_of(full_name: str, tool: BaseTool) -> tuple[int, int] | None:
-    """(calls, seconds) allowed per user: settings override, else the code default."""
-    policies = getattr(settings, "TOOLCRIB_TOOL_POLICIES", {})
-    override = policies.get(full_name, {})
-    if "rate_limit" in override:
-        limit = override["rate_limit"]
-    else:
-        limit = getattr(_target(tool), RATE_LIMIT_ATTR, None)
-    return tuple(limit) if limit else None
-
-
-async def _rate_limited(user_id: str, full_name: str, tool: BaseTool) -> str | None:
-    """Feedback if this call goes over the tool's rate limit for this user."""
-    limit = rate_limit_of(full_name, tool) if full_name else None
-    if limit is None:
-        return None
-    calls, seconds = limit
-    window = int(time.time() // seconds)
-    key = f"{RATE_KEY}:{user_id}:{full_name}:{window}"
-    await cache.aadd(key, 0, timeout=seconds + 1)
-    try:
-        count = await cache.aincr(key)
-    except ValueError:  # expired between add and incr: a new window
-        await cache.aset(key, 1, timeout=seconds + 1)
-        count = 1
-    if count > calls:
-        return (
-            f"Rate limited: {full_name.rsplit('.', 1)[-1]} allows {calls} calls "
-            f"per {seconds} seconds. Try again later."
-        )
-    return None
-
-
-def cache_ttl_of(full_name: str, tool: BaseTool) -> int | None:
-    """Seconds a read-only tool's result is reused: settings, else the code default."""
-    override = getattr(settings, "TOOLCRIB_TOOL_POLICIES", {}).get(full_name, {})
-    if "cache_ttl" in override:
-        return override["cache_ttl"] or None
-    return getattr(_target(tool), CACHE_TTL_ATTR, None)
-
-
-def _cache_key(
-    context: Context, offer: Offer, tool: BaseTool, args: dict[str, Any]
-) -> tuple[str, int] | None:
-    full_name = offer.full_names.get(tool.name)
-    ttl = (
-        cache_ttl_of(full_name, offer.tools.get(tool.name, tool)) if full_name else None
-    )
-    if not ttl:
-        return None
-    text = json.dumps(args, sort_keys=True, default=str)
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    return f"{RESULT_KEY}:{context.user_id}:{full_name}:{digest}", ttl
 
 
 def force(llm_request: LlmRequest, name: str) -> None:

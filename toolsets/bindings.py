@@ -8,7 +8,9 @@ are mapped to catalog rows (docs/permissions.md):
   case (`SimpleMathToolset` -> `simple_math_toolset`);
 - the plain tools (functions, BaseTool instances) of a code agent, and of all its
   sub-agents, form a toolset named after the code agent's AgentSpec;
-- the plain tools of a row agent come from settings toolsets, and keep their names.
+- the plain tools of a row agent come from settings toolsets, and keep their names;
+- an imported toolset (MCP / OpenAPI) that is not registered in settings is named
+  after its registration: the import an admin stored (toolsets.imports.stored).
 
 A tool is named `<toolset>.<tool>`, where `<tool>` is the name the model calls
 (prefix included). ADK's own machinery (transfer_to_agent, adk_request_*, ...) is
@@ -34,7 +36,13 @@ from google.adk.tools.base_toolset import BaseToolset
 from agents.adk.builder import AgentBuildError, load_code_agent, resolve_toolset
 from agents.models import AgentSpec
 from toolsets.builtin import catalog_defaults
-from toolsets.models import Toolset
+from toolsets.imports.registrations import (
+    Registration,
+    failure_of,
+    registration_of,
+)
+from toolsets.imports.stored import build_toolset
+from toolsets.models import ToolImport, Toolset
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +52,9 @@ INTERNAL_TOOL_NAMES = frozenset(
 INTERNAL_TOOL_PREFIX = "adk_request_"
 # Sub-agents that ADK exposes as tools (mode="single_turn" / "task"): agents, not tools.
 INTERNAL_TOOL_CLASSES = frozenset({"_SingleTurnAgentTool", "_TaskAgentTool"})
+# A tool object with this attribute True is Toolcrib's own machinery too (the
+# toolset activation tools of toolsets.activation): never catalogued nor governed.
+INTERNAL_TOOL_ATTR = "toolcrib_internal"
 
 
 @dataclass(frozen=True)
@@ -77,7 +88,11 @@ def is_internal(name: str, tool: BaseTool | None = None) -> bool:
     """True for ADK's own machinery, which is never governed."""
     if name in INTERNAL_TOOL_NAMES or name.startswith(INTERNAL_TOOL_PREFIX):
         return True
-    return tool is not None and type(tool).__name__ in INTERNAL_TOOL_CLASSES
+    if tool is None:
+        return False
+    if getattr(tool, INTERNAL_TOOL_ATTR, False) is True:
+        return True
+    return type(tool).__name__ in INTERNAL_TOOL_CLASSES
 
 
 def snake_case(name: str) -> str:
@@ -201,7 +216,27 @@ def class_toolset(toolset: BaseToolset) -> ToolsetInfo:
         description=first_line(cls.__doc__),
         source=source_of(toolset),
         origin=f"{cls.__module__}.{cls.__qualname__}",
+        defaults=catalog_defaults(toolset),
     )
+
+
+def import_toolset(registration: Registration) -> ToolsetInfo:
+    """An imported toolset, named after its registration."""
+    kind = "MCP server" if registration.source == Toolset.Source.MCP else "OpenAPI"
+    return ToolsetInfo(
+        name=registration.name,
+        description=f"Tools imported from the {kind} at {registration.origin}.",
+        source=registration.source,
+        origin=registration.origin,
+    )
+
+
+def unregistered_toolset(toolset: BaseToolset) -> ToolsetInfo:
+    """A toolset not in settings: an import's, or one named after its class."""
+    registration = registration_of(toolset)
+    if registration is not None:
+        return import_toolset(registration)
+    return class_toolset(toolset)
 
 
 def agent_toolset(spec_name: str, agent: BaseAgent) -> ToolsetInfo:
@@ -291,7 +326,7 @@ async def abindings_of_agent(
     for entry in getattr(agent, "tools", None) or []:
         if isinstance(entry, BaseToolset):
             names = registered.get(id(entry))
-            info = settings_toolset(names[0]) if names else class_toolset(entry)
+            info = settings_toolset(names[0]) if names else unregistered_toolset(entry)
             for called, base, tool in await listed_tools(entry, info, context, failed):
                 bindings.append(Binding(info, called, tool, base, agent.name))
             continue
@@ -375,3 +410,44 @@ async def abindings_of_code_agent(spec: AgentSpec, failed: list[str]) -> list[Bi
     for agent in iter_agents(root):
         found += await abindings_of_agent(agent, owner=spec.name, failed=failed)
     return found
+
+
+async def abindings_of_imports(failed: list[str]) -> list[Binding]:
+    """Every tool of every enabled stored import, as its server or spec says now.
+
+    An import that cannot be listed (its server is down, say) is added to `failed`
+    and its error recorded on its row; the tools of every other one are listed.
+    """
+    found: list[Binding] = []
+    async for row in ToolImport.objects.filter(enabled=True):
+        try:
+            listed, info = await alist_import(row)
+        except Exception as exc:  # noqa: BLE001 - one import down never stops a sync
+            logger.warning("import failed to list its tools import=%s", row.name)
+            failed.append(row.name)
+            await _record(row, error=failure_of(exc))
+            continue
+        found += [Binding(info, called, tool, base) for called, base, tool in listed]
+        await _record(row, error="")
+    return found
+
+
+async def alist_import(
+    row: ToolImport,
+) -> tuple[list[tuple[str, str, BaseTool]], ToolsetInfo]:
+    """toolset_tools() of a stored import, on a toolset of its own.
+
+    Not the process's shared one: listing here often runs on a throwaway event
+    loop (async_to_sync), and an MCP session left on a closed loop would keep its
+    stdio server running. This one is closed once listed.
+    """
+    toolset = build_toolset(row)
+    try:
+        return await toolset_tools(toolset, None), unregistered_toolset(toolset)
+    finally:
+        await toolset.close()
+
+
+async def _record(row: ToolImport, *, error: str) -> None:
+    # update(), not save(): a new updated_at would make every process rebuild it.
+    await ToolImport.objects.filter(pk=row.pk).aupdate(last_error=error)

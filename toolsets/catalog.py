@@ -25,10 +25,11 @@ from toolsets.bindings import (
     Binding,
     ToolsetInfo,
     abindings_of_code_agent,
+    abindings_of_imports,
     abindings_of_settings,
     bindings_of_tree,
 )
-from toolsets.models import Tool, Toolset
+from toolsets.models import Tool, ToolImport, Toolset
 
 logger = logging.getLogger(__name__)
 
@@ -97,9 +98,12 @@ def sync_catalog() -> SyncReport:
         except AgentBuildError:
             logger.exception("code agent failed to load agent=%s", spec.name)
             report.failed.append(spec.name)
+    found += async_to_sync(abindings_of_imports)(report.failed)
+    # A disabled import is not listed, but its rows stay as they were.
+    disabled = ToolImport.objects.filter(enabled=False).values_list("name", flat=True)
     with transaction.atomic():
         _write(found, report, refresh=True)
-        _mark_missing(found, report, keep_toolsets=set(report.failed))
+        _mark_missing(found, report, keep_toolsets={*report.failed, *disabled})
     if report.changed:
         access.catalog_changed(tools=report.created + report.updated + report.missing)
     return report
@@ -124,6 +128,42 @@ def register(bindings: Iterable[Binding]) -> SyncReport:
         # Only the catalog caught up with what already ran: nobody's tools changed.
         access.invalidate()
     return report
+
+
+def sync_toolset(
+    info: ToolsetInfo, bindings: Iterable[Binding]
+) -> tuple[Toolset, SyncReport]:
+    """Bring one toolset up to date (an import registered or refreshed).
+
+    Its row is created if need be, even with no tools; its tools are created or
+    updated, and those not in `bindings` marked missing. Other toolsets are left
+    alone.
+    """
+    found, report = list(bindings), SyncReport()
+    with transaction.atomic():
+        rows = {t.name: t for t in Toolset.objects.filter(name=info.name)}
+        toolset = _upsert_toolset(info, rows, refresh=True)
+        _write(found, report, refresh=True)
+        gone = toolset.tools.filter(missing=False).exclude(
+            full_name__in=[b.full_name for b in found]
+        )
+        report.missing += list(gone.values_list("full_name", flat=True))
+        gone.update(missing=True)
+    if report.changed:
+        access.catalog_changed(tools=report.created + report.updated + report.missing)
+    return toolset, report
+
+
+def mark_toolset_missing(toolset: Toolset) -> list[str]:
+    """Mark a toolset and its tools missing (its import was deleted); kept for
+    grants and audit."""
+    with transaction.atomic():
+        tools = list(toolset.tools.filter(missing=False))
+        toolset.tools.filter(missing=False).update(missing=True)
+        Toolset.objects.filter(pk=toolset.pk).update(missing=True)
+    names = [tool.full_name for tool in tools]
+    access.catalog_changed(tools=names)
+    return names
 
 
 def _write(found: Sequence[Binding], report: SyncReport, *, refresh: bool) -> None:

@@ -37,6 +37,12 @@ class Toolset(models.Model):
     missing = models.BooleanField(
         default=False, help_text="No longer found in code; kept for grants and audit."
     )
+    # Activation (toolsets.activation) only narrows access: an inactive toolset's
+    # tools are not offered in a session until the model or the user activates it.
+    active_by_default = models.BooleanField(
+        default=True,
+        help_text="Active in a new session; each session may switch it on or off.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -66,6 +72,30 @@ class Tool(models.Model):
     enabled = models.BooleanField(default=True, help_text="Kill switch for this tool.")
     missing = models.BooleanField(
         default=False, help_text="No longer found in code; kept for grants and audit."
+    )
+    policy = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Admin override of the execution policy (toolsets.policies), "
+        'e.g. {"timeout": 5, "retries": 2}; keys left out keep the default.',
+    )
+    # Human approval set in the catalog (toolsets.plugin asks, toolsets.approvals
+    # keeps the request), for a tool whose code asks for none.
+    requires_approval = models.BooleanField(
+        default=False, help_text="Every call waits for a person's approval."
+    )
+    approver_group = models.ForeignKey(
+        Group,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Who approves (never the requester); blank: the session owner.",
+    )
+    approval_timeout = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Seconds before an undecided approval is rejected; blank: never.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -162,6 +192,13 @@ class ToolCall(models.Model):
         ERROR = "error"
         DENIED = "denied"
         TIMEOUT = "timeout"
+        # Outcomes of availability and policies (toolsets.policies): none ran it.
+        INVALID_ARGS = "invalid_args"
+        RATE_LIMITED = "rate_limited"
+        CACHED = "cached"
+        GATED = "gated"
+        BUSY = "busy"
+        INACTIVE = "inactive"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -192,6 +229,9 @@ class ToolCall(models.Model):
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField()
     duration_ms = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(
+        default=1, help_text="Times the tool ran: 0 if refused or cached, >1 retried."
+    )
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -257,3 +297,94 @@ class Approval(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool_name} {self.call_id} ({self.status})"
+
+
+class ToolImport(models.Model):
+    """An MCP server or OpenAPI spec an administrator registered at run time.
+
+    `registration` holds the fields of toolsets.imports' McpServer / OpenApiSpec,
+    sealed (stored.stored_registration: they may hold secrets), with its origin and
+    public fields in clear for display. Its toolset
+    (same name, source mcp / openapi) is governed like any code toolset and stays
+    when the import is deleted, marked missing, for its grants and audit.
+    """
+
+    class Kind(models.TextChoices):
+        MCP = "mcp", "MCP server"
+        OPENAPI = "openapi", "OpenAPI spec"
+
+    name = models.CharField(max_length=63, unique=True)
+    kind = models.CharField(max_length=16, choices=Kind)
+    registration = models.JSONField(
+        help_text="The registration's fields; may hold secrets (env, headers)."
+    )
+    document = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="An OpenAPI import's spec as last read; agents are built from it.",
+    )
+    enabled = models.BooleanField(
+        default=True, help_text="Off: never connected nor offered; tools kept."
+    )
+    toolset = models.OneToOneField(
+        Toolset,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="stored_import",
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    last_refreshed_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(
+        blank=True, help_text="Why the last connection or refresh failed; blank: ok."
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class SessionToolset(models.Model):
+    """A session's own choice to have one of its agent's toolsets active or not.
+
+    No row: the toolset's `active_by_default` applies (toolsets.activation).
+    """
+
+    session = models.ForeignKey(
+        "agents.Session", on_delete=models.CASCADE, related_name="toolset_choices"
+    )
+    toolset = models.ForeignKey(
+        Toolset, on_delete=models.CASCADE, related_name="session_choices"
+    )
+    active = models.BooleanField()
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Blank: the model switched it.",
+    )
+    changed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["session", "toolset"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "toolset"], name="session_toolset_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        state = "active" if self.active else "inactive"
+        return f"{self.toolset} {state} in {self.session_id}"

@@ -36,8 +36,9 @@ from google.adk.tools import BaseTool
 from google.genai import types
 
 from agents.models import Run
-from toolsets import access, catalog
+from toolsets import access, catalog, execution
 from toolsets.access import Decision, Reason
+from toolsets.approvals import acatalog_gate
 from toolsets.bindings import Binding, abindings_for_invocation, is_internal
 from toolsets.models import Tool, ToolCall
 
@@ -97,6 +98,10 @@ class GovernancePlugin(BasePlugin):
         self._pending[_call_key(tool_context, tool)] = _Pending(
             binding, decision, timezone.now(), time.perf_counter()
         )
+        if decision.allowed and binding is not None:
+            return await acatalog_gate(
+                tool=tool, tool_context=tool_context, full_name=binding.full_name
+            )
         if decision.allowed:
             return None
         return {
@@ -115,15 +120,21 @@ class GovernancePlugin(BasePlugin):
     ) -> dict | None:
         """Audit the call: ok, error (as the result says), or denied."""
         pending = self._pending.pop(_call_key(tool_context, tool), None)
+        outcome = execution.pop_outcome(tool_context, tool)
         if pending is None:
             return None
+        attempts = outcome.attempts if outcome else 1
         if not pending.decision.allowed:
-            status = ToolCall.Status.DENIED
+            status, attempts = ToolCall.Status.DENIED, 0
+        elif outcome and outcome.status != ToolCall.Status.OK:
+            status = outcome.status  # refused, cached, timed out, gave up retrying
         elif _is_error_result(result):
             status = ToolCall.Status.ERROR
         else:
             status = ToolCall.Status.OK
-        await self._audit(tool_context, tool, tool_args, pending, status, result)
+        await self._audit(
+            tool_context, tool, tool_args, pending, status, result, attempts
+        )
         return None
 
     async def on_tool_error_callback(
@@ -136,12 +147,16 @@ class GovernancePlugin(BasePlugin):
     ) -> dict | None:
         """Audit a call that raised (or timed out); ADK handles the error as usual."""
         pending = self._pending.pop(_call_key(tool_context, tool), None)
+        outcome = execution.pop_outcome(tool_context, tool)
         if pending is None:
             return None
         timed_out = isinstance(error, (TimeoutError, asyncio.CancelledError))
         status = ToolCall.Status.TIMEOUT if timed_out else ToolCall.Status.ERROR
         summary = f"{type(error).__name__}: {error}"
-        await self._audit(tool_context, tool, tool_args, pending, status, summary)
+        attempts = outcome.attempts if outcome else 1
+        await self._audit(
+            tool_context, tool, tool_args, pending, status, summary, attempts
+        )
         return None
 
     async def _audit(
@@ -152,6 +167,7 @@ class GovernancePlugin(BasePlugin):
         pending: _Pending,
         status: str,
         result: Any,
+        attempts: int = 1,
     ) -> None:
         session = context.session
         if session.id not in self._runs:
@@ -175,6 +191,7 @@ class GovernancePlugin(BasePlugin):
             started_at=pending.started_at,
             finished_at=pending.started_at + elapsed,
             duration_ms=round(elapsed.total_seconds() * 1000),
+            attempts=attempts,
         )
 
 

@@ -13,6 +13,7 @@ from google.adk.tools import BaseTool, FunctionTool
 from google.adk.tools.base_toolset import BaseToolset
 
 from agents.models import AgentSpec
+from toolsets.imports.stored import resolve_stored, stored_versions
 
 logger = logging.getLogger(__name__)
 
@@ -47,10 +48,13 @@ def load_code_agent(dotted_path: str) -> BaseAgent:
 
 
 def resolve_toolset(name: str) -> list[Any]:
-    """The ADK tools or toolsets registered in settings under `name`."""
+    """The ADK tools or toolsets registered in settings, or imported, as `name`."""
     paths = getattr(settings, "TOOLCRIB_TOOLSETS", {})
     if name not in paths:
-        raise AgentBuildError(f"unknown toolset {name!r}")
+        stored = resolve_stored(name)  # an MCP / OpenAPI import an admin stored
+        if stored is None:
+            raise AgentBuildError(f"unknown toolset {name!r}")
+        return stored
     target = import_string(paths[name])
     if isinstance(target, ModuleType):
         return [
@@ -72,6 +76,10 @@ def fingerprint(spec: AgentSpec, depth: int = 0) -> str:
     if depth > MAX_DEPTH:
         raise AgentBuildError(f"agent {spec.name}: sub-agents nest too deep or loop")
     parts = [f"{spec.pk}:{spec.updated_at.timestamp()}"]
+    code_toolsets = getattr(settings, "TOOLCRIB_TOOLSETS", {})
+    imported = set(spec.toolsets or ()) - set(code_toolsets)
+    if imported:
+        parts.append(stored_versions(imported))  # a refreshed import: a new toolset
     parts += [fingerprint(sub, depth + 1) for sub in spec.sub_agents.all()]
     return "|".join(parts)
 

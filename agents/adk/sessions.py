@@ -8,6 +8,11 @@ Every stored event takes the next `seq` of its session. ADK writes also bump
 `revision`, which ADK sessions carry as `_storage_update_marker` so that a writer
 holding an outdated copy gets StaleSessionError instead of overwriting newer state.
 Toolcrib's own records (record_event) share the seq counter but not the revision.
+
+One deliberate difference from ADK's services: an event carrying a credential request
+or answer is stored with its secret fields redacted (agents.adk.auth). The in-memory
+session keeps the secret for the rest of the invocation, where ADK's auth
+preprocessor needs it; a session read back later never has it.
 """
 
 import time
@@ -32,6 +37,7 @@ from google.adk.sessions.base_session_service import (
     ListSessionsResponse,
 )
 
+from agents.adk.auth import redacted_event
 from agents.events import event_kind
 from agents.models import AppState, Event, Session, UserState, new_session_id
 
@@ -332,7 +338,8 @@ def _insert_adk_event(*, row: Session, seq: int, event: AdkEvent) -> Event:
         kind=event_kind(event),
         is_adk=True,
         timestamp=event.timestamp,
-        data=event.model_dump(mode="json", exclude_none=True),
+        # A credential answered for this invocation stays in memory only.
+        data=redacted_event(event).model_dump(mode="json", exclude_none=True),
     )
 
 

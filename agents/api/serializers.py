@@ -9,6 +9,7 @@ from rest_framework import serializers
 from agents.adk.builder import AgentBuildError, agent_for, describe_agent
 from agents.adk.providers import model_info
 from agents.models import AgentSpec, Artifact, LongRunningCall, Run, Session
+from toolsets.imports.stored import stored_names
 
 APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 
@@ -79,6 +80,9 @@ class AgentSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError("A list of toolset names.")
         known = getattr(settings, "TOOLCRIB_TOOLSETS", {})
         unknown = [name for name in value if name not in known]
+        if unknown:  # or imported by an admin (an MCP server, an OpenAPI spec)
+            imported = stored_names()
+            unknown = [name for name in unknown if name not in imported]
         if unknown:
             raise serializers.ValidationError(
                 f"Unknown toolsets: {', '.join(unknown)}."

@@ -2,6 +2,7 @@ from django.urls import include, path
 from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
+from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
 from agents.api.usage import BudgetViewSet, UsageView
 from agents.api.views import (
     AgentViewSet,
@@ -16,6 +17,8 @@ router = DefaultRouter()
 router.register("agents", AgentViewSet, basename="agent")
 router.register("sessions", SessionViewSet, basename="session")
 router.register("budgets", BudgetViewSet, basename="budget")
+router.register("auth-requests", AuthRequestViewSet, basename="auth-request")
+router.register("credentials", CredentialViewSet, basename="credential")
 
 urlpatterns = [
     path("auth/token/", obtain_auth_token, name="auth-token"),

@@ -366,6 +366,17 @@ def test_an_approval_expires_on_time_with_nobody_looking(alice, pending, events_
     assert WIRED == []
 
 
+def test_the_inbox_narrows_to_one_session(alice, pending, api_for):
+    first, approval = pending(alice)
+    second, other = pending(alice)
+
+    only_first = api_for(alice).get(f"/api/approvals/?session={first}").json()
+    only_second = api_for(alice).get(f"/api/approvals/?session={second}").json()
+
+    assert [a["id"] for a in only_first] == [approval.id]
+    assert [a["id"] for a in only_second] == [other.id]
+
+
 def test_expiry_in_a_closed_session_breaks_no_listing(alice, pending, api_for):
     session, approval = pending(alice, agent="hasty_teller")
     Session.objects.filter(pk=session).update(closed_at=timezone.now())

@@ -9,7 +9,7 @@ from google.adk.tools import FunctionTool
 from agents.demo import records
 from tests.toolsets import exposed
 from tests.toolsets.conftest import tool
-from toolsets import access, availability
+from toolsets import access, availability, policies
 from toolsets.models import ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,8 +27,8 @@ EXPOSED_AGENTS = [
 def _fresh_records(toolcrib_settings, monkeypatch):
     # Rate counters and cached results of another test (or run) are not ours.
     fresh = uuid.uuid4().hex
-    monkeypatch.setattr(availability, "RATE_KEY", f"test:rate:{fresh}")
-    monkeypatch.setattr(availability, "RESULT_KEY", f"test:result:{fresh}")
+    monkeypatch.setattr(policies, "RATE_KEY", f"test:rate:{fresh}")
+    monkeypatch.setattr(policies, "RESULT_KEY", f"test:result:{fresh}")
     toolcrib_settings.TOOLCRIB_AGENTS = [
         *toolcrib_settings.TOOLCRIB_AGENTS,
         *EXPOSED_AGENTS,
@@ -223,8 +223,9 @@ def test_a_gate_refuses_with_feedback_and_the_tool_does_not_run(
     assert update["response"]["status"] == "error"
     assert "fetch record 'REC-7'" in update["response"]["error_message"]
     assert "'REC-42'" in update["response"]["error_message"]
+    assert update["response"]["outcome"] == "gated"
     audit = ToolCall.objects.get(tool_name="update_record")
-    assert audit.status == ToolCall.Status.ERROR
+    assert (audit.status, audit.attempts) == (ToolCall.Status.GATED, 0)
     assert "fetch record 'REC-7'" in audit.result_summary
 
 
@@ -252,8 +253,11 @@ def test_a_rate_limited_tool_refuses_over_the_limit_per_user(
     assert "Rate limited" in gets[1]["error_message"]
     bob_gets = ToolCall.objects.filter(user=bob, tool_name="get_record")
     assert [c.status for c in bob_gets] == ["ok"]
-    refused = ToolCall.objects.get(user=alice, tool_name="get_record", status="error")
+    refused = ToolCall.objects.get(
+        user=alice, tool_name="get_record", status="rate_limited"
+    )
     assert "Rate limited" in refused.result_summary
+    assert gets[1]["outcome"] == "rate_limited"
 
 
 # Result caching for read-only tools.
@@ -288,7 +292,8 @@ def test_a_cached_tool_is_served_from_cache_per_user(
     assert "served_from_cache" not in bob_get
     assert bob_get["record"]["status"] == "done"
     audit = ToolCall.objects.filter(user=alice, tool_name="get_record")
-    assert [c.status for c in audit.order_by("started_at")] == ["ok", "ok"]
+    assert [c.status for c in audit.order_by("started_at")] == ["ok", "cached"]
+    assert [c.attempts for c in audit.order_by("started_at")] == [1, 0]
     assert "served_from_cache" in audit.order_by("started_at").last().result_summary
 
 

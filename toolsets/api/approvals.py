@@ -62,10 +62,16 @@ class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
             if wanted not in Approval.Status.values:
                 raise ValidationError({"status": [f"Unknown status {wanted!r}."]})
             rows = rows.filter(status=wanted)
+        session = self.request.query_params.get("session")
+        if session:
+            rows = rows.filter(session_id=session)
         return rows
 
     @extend_schema(
-        parameters=[OpenApiParameter("status", str, enum=Approval.Status.values)]
+        parameters=[
+            OpenApiParameter("status", str, enum=Approval.Status.values),
+            OpenApiParameter("session", str, description="Only this session's."),
+        ]
     )
     def list(self, request: Request, *args, **kwargs) -> Response:
         approvals.expire_due()

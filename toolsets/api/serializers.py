@@ -3,13 +3,16 @@
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from toolsets import policies
 from toolsets.models import Grant, Tool, ToolCall, Toolset
 
 
 class ToolsetSerializer(serializers.ModelSerializer):
-    """A toolset; staff change its description, default policy and kill switch."""
+    """A toolset; staff change its description, default policy, kill switch and
+    whether it is active in a new session (toolsets.activation)."""
 
     tools = serializers.SlugRelatedField(
         slug_field="full_name", many=True, read_only=True
@@ -24,6 +27,7 @@ class ToolsetSerializer(serializers.ModelSerializer):
             "origin",
             "default_policy",
             "enabled",
+            "active_by_default",
             "missing",
             "tools",
             "created_at",
@@ -32,10 +36,32 @@ class ToolsetSerializer(serializers.ModelSerializer):
         read_only_fields = ["name", "source", "origin", "missing", "tools"]
 
 
+@extend_schema_field(policies.OVERRIDE_SCHEMA)
+class PolicyField(serializers.JSONField):
+    """An admin's policy override, checked field by field (toolsets.policies)."""
+
+    def to_internal_value(self, data):
+        try:
+            return policies.check_override(super().to_internal_value(data))
+        except policies.PolicyError as error:
+            raise serializers.ValidationError(error.errors) from error
+
+
 class ToolSerializer(serializers.ModelSerializer):
-    """A tool; staff change its description, risk and kill switch."""
+    """A tool; staff change its description, risk, kill switch and approval."""
 
     toolset = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    policy = PolicyField(
+        required=False,
+        help_text="Override of the tool's execution policy; keys left out keep the "
+        "default, null switches a limit off.",
+    )
+    approver_group = serializers.SlugRelatedField(
+        slug_field="name",
+        queryset=Group.objects.all(),
+        allow_null=True,
+        required=False,
+    )
 
     class Meta:
         model = Tool
@@ -47,11 +73,16 @@ class ToolSerializer(serializers.ModelSerializer):
             "parameters",
             "risk",
             "enabled",
+            "policy",
+            "requires_approval",
+            "approver_group",
+            "approval_timeout",
             "missing",
             "created_at",
             "updated_at",
         ]
         read_only_fields = ["full_name", "name", "toolset", "parameters", "missing"]
+        extra_kwargs = {"approval_timeout": {"min_value": 1}}
 
 
 class GrantSerializer(serializers.ModelSerializer):
@@ -202,4 +233,5 @@ class ToolCallSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
             "duration_ms",
+            "attempts",
         ]

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from agents.adk.builder import AgentBuildError, agent_for
 from agents.sessions import AgentNotAvailable, get_usable_agent
-from toolsets import access, catalog
+from toolsets import access, catalog, policies
 from toolsets.api.renderers import CSVRenderer, JSONLinesRenderer
 from toolsets.api.serializers import (
     AccessMatrixSerializer,
@@ -73,12 +73,16 @@ class ToolViewSet(
     lookup_value_regex = "[^/]+"
 
     def get_queryset(self) -> QuerySet[Tool]:
-        tools = Tool.objects.select_related("toolset")
+        tools = Tool.objects.select_related("toolset", "approver_group")
         toolset = self.request.query_params.get("toolset")
         return tools.filter(toolset__name=toolset) if toolset else tools
 
     def perform_update(self, serializer: ToolSerializer) -> None:
-        access.update_tool(tool=serializer.instance, **serializer.validated_data)
+        changes = dict(serializer.validated_data)
+        if "policy" in changes:  # no access changes: nobody's tools_changed
+            policies.set_policy(tool=serializer.instance, policy=changes.pop("policy"))
+        if changes:
+            access.update_tool(tool=serializer.instance, **changes)
 
 
 @extend_schema(

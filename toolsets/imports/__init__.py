@@ -14,7 +14,10 @@ prefixed with the import's name unless `prefix` says otherwise, so two servers'
 `search` tools never collide.
 
 Modules: `registrations` (the models), `mcp`, `openapi`; this one holds what
-works for any import, and re-exports the API.
+works for any import, and re-exports the API. Imports an administrator stores at
+run time (ToolImport rows, /api/imports/): `registry` registers, refreshes and
+deletes them, `stored` builds their toolsets in each process, `admin` is their
+admin.
 """
 
 from typing import Any

@@ -71,7 +71,17 @@ def import_openapi_spec(**fields: Any) -> OpenAPIToolset:
 
 async def aopenapi_toolset(registration: OpenApiSpec) -> OpenAPIToolset:
     """A new OpenAPIToolset for a registered spec, read from its source now."""
-    document = await aload_spec(registration)
+    return openapi_toolset(await aload_spec(registration), registration)
+
+
+def openapi_toolset(
+    document: dict[str, Any], registration: OpenApiSpec
+) -> OpenAPIToolset:
+    """A new OpenAPIToolset for a spec already read (see aload_spec()).
+
+    A stored import is built this way in every process, from the spec as its
+    last refresh read it, so no turn waits on the spec's server.
+    """
     allowlist = api_allowlist(document, registration)
     toolset = OpenAPIToolset(
         spec_dict=document,

@@ -85,6 +85,34 @@ class OpenApiSpec(BaseModel):
 Registration = McpServer | OpenApiSpec
 
 
+def public_fields(registration: Registration) -> dict[str, Any]:
+    """What a registration says, minus anything that may hold a secret.
+
+    Env and header values, an inline spec and a command's arguments are never
+    shown; the names of env variables and headers are, so an admin can tell what
+    was set. URLs are shown without user or query (see `origin`).
+    """
+    data = registration.model_dump(
+        mode="json", exclude={"env", "headers", "spec", "command", "url"}
+    )
+    if isinstance(registration, McpServer):
+        data["env_names"] = sorted(registration.env)
+        data["header_names"] = sorted(registration.headers)
+    else:
+        data["inline_spec"] = bool(registration.spec)
+    return data
+
+
+def failure_of(exc: BaseException) -> str:
+    """The innermost message of an exception (group): what went wrong, briefly.
+
+    MCP transports fail inside task groups; the group's own message says nothing.
+    """
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}"[:2000]
+
+
 def _scheme(url: str) -> str:
     try:
         return httpx.URL(url).scheme

@@ -1,0 +1,220 @@
+"""ADK's credentials on Django: requests recorded, secrets sealed, answers re-hydrated.
+
+A tool calls `tool_context.request_credential(auth_config)`; ADK answers the call
+with an `adk_request_credential` long-running call (an `auth_request` event).
+runs.py records that call here as a CredentialRequest (record_auth_requests),
+before the event is published. The owner's answer (agents.credentials) is sealed
+into a Credential row (Fernet, key from TOOLCRIB_CREDENTIAL_KEY or SECRET_KEY)
+and the resuming Run's message names that row instead of carrying the secret.
+
+When the Run starts, ahydrate_message() puts the secret back into the function
+response, in memory only: ADK's auth preprocessor reads it from the invocation's
+events, stores it in `temp:` state and re-runs the tool, which reads it with
+`tool_context.get_auth_response(auth_config)`. The session service stores (and
+the wire shows) that event redacted (agents.adk.auth).
+
+DjangoCredentialService is ADK's BaseCredentialService over the same rows, so a
+tool's `load_credential(auth_config)` finds what the user answered in an earlier
+session: asked once, reused until the user revokes it.
+"""
+
+import logging
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.utils import timezone
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.auth.auth_credential import AuthCredential
+from google.adk.auth.auth_tool import AuthConfig, AuthToolArguments
+from google.adk.auth.credential_service.base_credential_service import (
+    BaseCredentialService,
+)
+from google.adk.events import Event as AdkEvent
+from google.genai import types
+from pydantic import ValidationError
+
+from agents.adk.auth import AUTH_CALL, redact_secrets
+from agents.models import Credential, CredentialRequest, Event, Run
+from project import sealing
+
+logger = logging.getLogger(__name__)
+
+# The answer's placeholder: which Credential row holds the secret.
+CREDENTIAL_REF = "toolcrib_credential"
+PURPOSE = "toolcrib-credentials"
+
+
+def seal(credential: AuthCredential) -> str:
+    """The credential as an encrypted token (text)."""
+    return sealing.seal(PURPOSE, credential.model_dump_json(exclude_none=True))
+
+
+def unseal(sealed: str) -> AuthCredential | None:
+    """The credential, or None if the key changed (the user is asked again)."""
+    raw = sealing.unseal(PURPOSE, sealed)
+    if raw is None:
+        logger.warning("a stored credential no longer decrypts; it will be asked again")
+        return None
+    return AuthCredential.model_validate_json(raw)
+
+
+def scheme_of(auth_config: AuthConfig) -> str:
+    """The auth scheme's type: apiKey, http, oauth2, openIdConnect (or "")."""
+    scheme_type = getattr(auth_config.auth_scheme, "type_", None)
+    return str(getattr(scheme_type, "value", scheme_type) or "")
+
+
+def store_credential(
+    *,
+    owner_id: int,
+    key: str,
+    scheme: str,
+    credential: AuthCredential,
+    agent: str = "",
+    tool_name: str = "",
+) -> Credential:
+    """Seal and keep `credential` as the owner's one credential for `key`."""
+    row, _ = Credential.objects.update_or_create(
+        owner_id=owner_id,
+        key=key,
+        defaults={
+            "auth_type": credential.auth_type.value,
+            "scheme": scheme,
+            "sealed": seal(credential),
+            "agent": agent,
+            "tool_name": tool_name,
+        },
+    )
+    return row
+
+
+def _owner_id(adk_user_id: str) -> int | None:
+    return int(adk_user_id) if adk_user_id.isdigit() else None
+
+
+class DjangoCredentialService(BaseCredentialService):
+    """ADK's credential service on Credential rows: per user, sealed, revocable."""
+
+    async def load_credential(
+        self, auth_config: AuthConfig, callback_context: CallbackContext
+    ) -> AuthCredential | None:
+        """The user's stored credential for the config's key, or None."""
+        owner_id = _owner_id(callback_context.user_id)
+        if owner_id is None or not auth_config.credential_key:
+            return None
+        rows = Credential.objects.filter(
+            owner_id=owner_id, key=auth_config.credential_key
+        )
+        row = await rows.afirst()
+        if row is None:
+            return None
+        await rows.aupdate(last_used_at=timezone.now())
+        return unseal(row.sealed)
+
+    async def save_credential(
+        self, auth_config: AuthConfig, callback_context: CallbackContext
+    ) -> None:
+        """Keep the config's exchanged credential (a refreshed token, ...) for the user."""
+        owner_id = _owner_id(callback_context.user_id)
+        credential = auth_config.exchanged_auth_credential
+        if owner_id is None or credential is None or not auth_config.credential_key:
+            return
+        await _astore(owner_id, auth_config, credential, callback_context.agent_name)
+
+
+async def _astore(
+    owner_id: int, auth_config: AuthConfig, credential: AuthCredential, agent: str
+) -> None:
+    await sync_to_async(store_credential)(
+        owner_id=owner_id,
+        key=auth_config.credential_key or "",
+        scheme=scheme_of(auth_config),
+        credential=credential,
+        agent=agent,
+    )
+
+
+def credential_requests(event: AdkEvent) -> list[types.FunctionCall]:
+    """The `adk_request_credential` calls of a (complete) event."""
+    if event.partial:
+        return []
+    return [c for c in event.get_function_calls() if c.name == AUTH_CALL]
+
+
+async def record_auth_requests(run: Run, event: AdkEvent) -> None:
+    """One pending CredentialRequest per credential request of the event."""
+    rows = []
+    for call in credential_requests(event):
+        try:
+            asked = AuthToolArguments.model_validate(call.args or {})
+        except ValidationError:
+            logger.warning("unreadable credential request call=%s", call.id)
+            continue
+        config = asked.auth_config
+        rows.append(
+            CredentialRequest(
+                session_id=run.session_id,
+                run_id=run.pk,
+                call_id=call.id or "",
+                tool_call_id=asked.function_call_id,
+                tool_name=await _tool_name(run, event, asked.function_call_id),
+                agent=event.author or "",
+                invocation_id=event.invocation_id or "",
+                credential_key=config.credential_key or "",
+                scheme=scheme_of(config),
+                auth_config=redact_secrets(
+                    config.model_dump(mode="json", exclude_none=True)
+                ),
+            )
+        )
+    if rows:
+        await CredentialRequest.objects.abulk_create(rows, ignore_conflicts=True)
+
+
+async def _tool_name(run: Run, event: AdkEvent, tool_call_id: str) -> str:
+    """The name of the tool call that asked, read back from the invocation's events."""
+    rows = Event.objects.filter(
+        session_id=run.session_id,
+        invocation_id=event.invocation_id,
+        is_adk=True,
+        kind="function_call",
+    ).order_by("-seq")
+    async for data in rows.values_list("data", flat=True)[:50]:
+        for part in (data.get("content") or {}).get("parts") or []:
+            call = part.get("function_call") or {}
+            if call.get("id") == tool_call_id:
+                return str(call.get("name") or "")
+    return ""
+
+
+async def ahydrate_message(message: types.Content, *, owner_id: int) -> types.Content:
+    """The Run's message with each credential answer's secret put back, in memory.
+
+    An answer names its Credential row (CREDENTIAL_REF); a row that is gone
+    (revoked meanwhile) or no longer decrypts gives an empty answer, which ADK
+    ignores, and the tool asks again.
+    """
+    parts = []
+    for part in message.parts or []:
+        response = part.function_response
+        if response is None or response.name != AUTH_CALL:
+            parts.append(part)
+            continue
+        ref = (response.response or {}).get(CREDENTIAL_REF)
+        secret = await _unsealed(ref, owner_id)
+        answer = secret.model_dump(mode="json", exclude_none=True) if secret else {}
+        parts.append(
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id=response.id, name=response.name, response=answer
+                )
+            )
+        )
+    return message.model_copy(update={"parts": parts})
+
+
+async def _unsealed(ref: Any, owner_id: int) -> AuthCredential | None:
+    if not isinstance(ref, int):
+        return None
+    row = await Credential.objects.filter(pk=ref, owner_id=owner_id).afirst()
+    return unseal(row.sealed) if row else None

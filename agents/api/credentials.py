@@ -1,0 +1,157 @@
+"""Credentials over REST: requests waiting for my answer, the answer, my stored ones.
+
+No response here carries a secret: a stored credential is listed by its metadata,
+and an answer is acknowledged with the Run that resumes the tool.
+"""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from agents import credentials
+from agents.api.serializers import RunSerializer
+from agents.api.views import _run_response
+from agents.models import Credential, CredentialRequest
+
+SECRET_MAX = 4096
+
+
+class CredentialRequestSerializer(serializers.ModelSerializer):
+    session = serializers.CharField(source="session_id", read_only=True)
+    run = serializers.UUIDField(source="run_id", read_only=True)
+    answer_run = serializers.UUIDField(source="answer_run_id", read_only=True)
+
+    class Meta:
+        model = CredentialRequest
+        fields = [
+            "id",
+            "session",
+            "run",
+            "status",
+            "call_id",
+            "tool_call_id",
+            "tool_name",
+            "agent",
+            "invocation_id",
+            "credential_key",
+            "scheme",
+            "auth_config",
+            "answer_run",
+            "created_at",
+            "answered_at",
+        ]
+        read_only_fields = fields
+
+
+class CredentialSerializer(serializers.ModelSerializer):
+    """A stored credential's metadata; the secret is never part of it."""
+
+    class Meta:
+        model = Credential
+        fields = [
+            "id",
+            "key",
+            "auth_type",
+            "scheme",
+            "agent",
+            "tool_name",
+            "created_at",
+            "updated_at",
+            "last_used_at",
+        ]
+        read_only_fields = fields
+
+
+class CredentialAnswerSerializer(serializers.Serializer):
+    """The secret, in the fields the request's scheme needs (see docs/tools.md)."""
+
+    api_key = serializers.CharField(
+        required=False, max_length=SECRET_MAX, trim_whitespace=False
+    )
+    token = serializers.CharField(
+        required=False, max_length=SECRET_MAX, trim_whitespace=False
+    )
+    username = serializers.CharField(required=False, max_length=SECRET_MAX)
+    password = serializers.CharField(
+        required=False, max_length=SECRET_MAX, trim_whitespace=False
+    )
+    access_token = serializers.CharField(
+        required=False, max_length=SECRET_MAX, trim_whitespace=False
+    )
+    refresh_token = serializers.CharField(
+        required=False, max_length=SECRET_MAX, trim_whitespace=False
+    )
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise ValidationError({"detail": ["Send a JSON object."]})
+        unknown = sorted(set(data) - set(self.fields))
+        if unknown:
+            raise ValidationError({name: ["Unknown field."] for name in unknown})
+        return super().to_internal_value(data)
+
+
+class AuthRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    """Tools of my sessions that asked for a credential: pending, or answered."""
+
+    serializer_class = CredentialRequestSerializer
+
+    def get_queryset(self):
+        rows = CredentialRequest.objects.filter(session__owner=self.request.user)
+        wanted = self.request.query_params.get("status")
+        if wanted:
+            if wanted not in CredentialRequest.Status.values:
+                raise ValidationError({"status": [f"Unknown status {wanted!r}."]})
+            rows = rows.filter(status=wanted)
+        return rows
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, enum=CredentialRequest.Status.values)
+        ]
+    )
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        rows = self.get_queryset()[:200]
+        return Response(CredentialRequestSerializer(rows, many=True).data)
+
+    def retrieve(self, request: Request, pk=None) -> Response:
+        found = credentials.access_auth_request(user=request.user, request_id=pk)
+        return Response(CredentialRequestSerializer(found).data)
+
+    @extend_schema(
+        request=CredentialAnswerSerializer,
+        responses={200: RunSerializer, 202: RunSerializer},
+        parameters=[
+            OpenApiParameter(
+                "wait", bool, description="Answer when the resumed turn has ended."
+            )
+        ],
+    )
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser])
+    def answer(self, request: Request, pk=None) -> Response:
+        """Give the credential; it is stored encrypted and the tool runs again."""
+        data = CredentialAnswerSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        run = credentials.answer_auth_request(
+            user=request.user, request_id=pk, answer=data.validated_data
+        )
+        return _run_response(request, run)
+
+
+class CredentialViewSet(
+    mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet
+):
+    """The credentials I gave tools (metadata only); delete one to revoke it."""
+
+    serializer_class = CredentialSerializer
+
+    def get_queryset(self):
+        return credentials.user_credentials(user=self.request.user)
+
+    def destroy(self, request: Request, pk=None) -> Response:
+        credentials.revoke_credential(user=request.user, credential_id=pk)
+        return Response(status=status.HTTP_204_NO_CONTENT)

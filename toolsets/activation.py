@@ -1,0 +1,407 @@
+"""Toolset activation: which of an agent's toolsets are active in a session.
+
+Every toolset of an agent is active or inactive per session: a session's own choice
+(a SessionToolset row) or else the toolset's `active_by_default`. Only an active
+toolset's tools are offered to the model, from the next model step after a change;
+a call to an inactive toolset's tool is refused without running (and audited by
+GovernancePlugin, which runs first). docs/availability.md#toolset-activation.
+
+Who may switch: the model, through `list_toolsets` / `activate_toolset` /
+`deactivate_toolset` (offered to an agent that puts `activation_tools()` in its
+tools), and the user, over the API. Both see only the toolsets of the session's
+agent that the session's user may use now: a toolset with no tool access allows is
+neither listed nor activatable, the same as an unknown one. Activation only ever
+narrows access, never widens it: governance still refuses what access refuses.
+
+Each change is stored with who made it, then recorded and published as a
+`tools_changed` event in the session's stream.
+"""
+
+import logging
+from collections.abc import Collection, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+from asgiref.sync import async_to_sync, sync_to_async
+from django.db import transaction
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+from google.adk.agents import BaseAgent
+from google.adk.agents.context import Context
+from google.adk.models import LlmRequest, LlmResponse
+from google.adk.plugins import BasePlugin
+from google.adk.tools import BaseTool, FunctionTool
+
+from agents import streams
+from agents.adk.builder import agent_for
+from agents.adk.sessions import record_event
+from agents.models import Session
+from toolsets import execution
+from toolsets.bindings import abindings_for_invocation, is_internal
+from toolsets.catalog import usable_tools
+from toolsets.models import SessionToolset, ToolCall, Toolset
+from toolsets.plugin import prune_request
+
+logger = logging.getLogger(__name__)
+
+PLUGIN_NAME = "toolcrib_activation"
+EVENT_KIND = "tools_changed"
+
+
+class UnknownToolset(Exception):
+    """Not a toolset of this session's agent that its user may use (or no toolset)."""
+
+    def __init__(self, name: str, known: Sequence[str]) -> None:
+        listed = ", ".join(known) or "none"
+        super().__init__(f"Unknown toolset {name}. Toolsets of this agent: {listed}.")
+        self.name = name
+        self.known = list(known)
+
+
+@dataclass(frozen=True)
+class SessionToolsetView:
+    """One toolset of a session's agent, as the model and the API list it."""
+
+    name: str
+    description: str
+    source: str
+    active: bool
+    active_by_default: bool
+    tools: tuple[str, ...]
+    changed_by: str | None = None
+    changed_at: datetime | None = None
+
+    def for_model(self) -> dict[str, Any]:
+        """The seed's ToolSet shape: name, description, source, active, tools."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "source": self.source,
+            "active": self.active,
+            "tools": list(self.tools),
+        }
+
+
+@dataclass(frozen=True)
+class Switch:
+    """The outcome of activating or deactivating: the toolset now, and whether it
+    changed (switching to the state it already had changes nothing)."""
+
+    toolset: SessionToolsetView
+    changed: bool
+
+
+# Reading.
+
+
+def session_toolsets(
+    *, session: Session, root: BaseAgent | None = None
+) -> list[SessionToolsetView]:
+    """The toolsets of a session's agent that its user may use now, in agent order.
+
+    A toolset is listed when access allows at least one of its tools to the session's
+    user (the ADK user id, the owner's: also when staff look at someone's session).
+    """
+    user_id = _user_id(session)
+    if user_id is None or (root is None and session.agent is None):
+        return []
+    root = root if root is not None else agent_for(session.agent)
+    tools: dict[str, list[str]] = {}
+    for item in usable_tools(user_id=user_id, root=root, app_name=session.app_name):
+        tools.setdefault(item.binding.toolset.name, []).append(item.tool.name)
+    rows = {row.name: row for row in Toolset.objects.filter(name__in=list(tools))}
+    choices = {
+        choice.toolset.name: choice
+        for choice in SessionToolset.objects.filter(
+            session=session, toolset__name__in=list(tools)
+        ).select_related("toolset", "changed_by")
+    }
+    return [
+        _view(rows[name], names, choices.get(name))
+        for name, names in tools.items()
+        if name in rows
+    ]
+
+
+async def asession_toolsets(
+    *, session: Session, root: BaseAgent | None = None
+) -> list[SessionToolsetView]:
+    """See session_toolsets()."""
+    return await sync_to_async(session_toolsets)(session=session, root=root)
+
+
+def _view(
+    row: Toolset, tools: Sequence[str], choice: SessionToolset | None
+) -> SessionToolsetView:
+    return SessionToolsetView(
+        name=row.name,
+        description=row.description,
+        source=row.source,
+        active=choice.active if choice else row.active_by_default,
+        active_by_default=row.active_by_default,
+        tools=tuple(dict.fromkeys(tools)),
+        changed_by=_username(choice.changed_by) if choice else None,
+        changed_at=choice.changed_at if choice else None,
+    )
+
+
+def _username(user) -> str | None:
+    return user.get_username() if user is not None else None
+
+
+def _user_id(session: Session) -> int | None:
+    return int(session.user_id) if session.user_id.isdigit() else None
+
+
+async def ainactive_toolsets(*, session_id: str, names: Collection[str]) -> set[str]:
+    """Which of these toolsets are inactive in this session now: one query."""
+    if not names:
+        return set()
+    chosen = SessionToolset.objects.filter(
+        session_id=session_id, toolset=OuterRef("pk")
+    )
+    rows = (
+        Toolset.objects.filter(name__in=list(names))
+        .annotate(chosen=Subquery(chosen.values("active")[:1]))
+        .values_list("name", "active_by_default", "chosen")
+    )
+    return {
+        name
+        async for name, default, choice in rows
+        if not (default if choice is None else choice)
+    }
+
+
+# Switching.
+
+
+async def aset_toolset_active(
+    *,
+    session: Session,
+    name: str,
+    active: bool,
+    changed_by=None,
+    author: str = "system",
+    invocation_id: str = "",
+    root: BaseAgent | None = None,
+) -> Switch:
+    """Activate or deactivate one toolset of the session's agent in this session.
+
+    Raises UnknownToolset for a name that is not one of the toolsets listed by
+    session_toolsets() (unknown, or none of its tools allowed to the user).
+    A change is stored, then told to the session's stream as a `tools_changed`
+    event; the model sees it from its next step.
+    """
+    views = await asession_toolsets(session=session, root=root)
+    found = next((view for view in views if view.name == name), None)
+    if found is None:
+        raise UnknownToolset(name, [view.name for view in views])
+    if found.active == active:
+        return Switch(found, changed=False)
+    now = timezone.now()
+    await sync_to_async(_store)(session, name, active, changed_by, now)
+    view = SessionToolsetView(
+        **{
+            **asdict(found),
+            "active": active,
+            "changed_by": _username(changed_by),
+            "changed_at": now,
+        }
+    )
+    await _tell(session, view, author=author, invocation_id=invocation_id)
+    return Switch(view, changed=True)
+
+
+def set_toolset_active(
+    *, session: Session, name: str, active: bool, changed_by=None
+) -> Switch:
+    """See aset_toolset_active(); for the API, where the user switches."""
+    return async_to_sync(aset_toolset_active)(
+        session=session, name=name, active=active, changed_by=changed_by
+    )
+
+
+def _store(
+    session: Session, name: str, active: bool, changed_by, now: datetime
+) -> None:
+    with transaction.atomic():
+        SessionToolset.objects.update_or_create(
+            session=session,
+            toolset=Toolset.objects.get(name=name),
+            defaults={"active": active, "changed_by": changed_by, "changed_at": now},
+        )
+
+
+async def _tell(
+    session: Session, view: SessionToolsetView, *, author: str, invocation_id: str
+) -> None:
+    """Record and publish a `tools_changed` event: stored first, then the doorbell."""
+    who = view.changed_by or author
+    verb = "activated" if view.active else "deactivated"
+    row = await record_event(
+        session_id=session.id,
+        kind=EVENT_KIND,
+        author="system",
+        invocation_id=invocation_id,
+        data={
+            "text": f"{who} {verb} toolset {view.name}.",
+            "toolsets": {view.name: view.active},
+        },
+    )
+    await streams.apublish_row(row, session)
+
+
+# The model's tools.
+
+
+class ActivationTool(FunctionTool):
+    """One of the tools the model switches toolsets with: offered to every agent
+    that includes it, in no toolset, never governed (it only narrows access)."""
+
+    toolcrib_internal = True  # bindings.INTERNAL_TOOL_ATTR
+
+
+async def _session_of(tool_context: Context) -> Session:
+    return await Session.objects.select_related("agent", "owner").aget(
+        pk=tool_context.session.id
+    )
+
+
+def _root_of(tool_context: Context) -> BaseAgent:
+    agent = tool_context.get_invocation_context().agent
+    while agent.parent_agent is not None:
+        agent = agent.parent_agent
+    return agent
+
+
+async def list_toolsets(tool_context: Context) -> dict:
+    """List the toolsets you can use in this conversation and whether each is active.
+
+    Only the tools of active toolsets are offered to you. Use activate_toolset to
+    get the tools of an inactive toolset, and deactivate_toolset to put a toolset
+    you no longer need away.
+    """
+    views = await asession_toolsets(
+        session=await _session_of(tool_context), root=_root_of(tool_context)
+    )
+    return {"status": "success", "toolsets": [view.for_model() for view in views]}
+
+
+async def activate_toolset(name: str, tool_context: Context) -> dict:
+    """Activate a toolset: its tools are offered to you from your next step on.
+
+    Args:
+        name: The toolset's name, as list_toolsets gives it.
+    """
+    return await _switch(tool_context, name, active=True)
+
+
+async def deactivate_toolset(name: str, tool_context: Context) -> dict:
+    """Deactivate a toolset: its tools are no longer offered from your next step on.
+
+    Args:
+        name: The toolset's name, as list_toolsets gives it.
+    """
+    return await _switch(tool_context, name, active=False)
+
+
+async def _switch(tool_context: Context, name: str, *, active: bool) -> dict:
+    try:
+        switch = await aset_toolset_active(
+            session=await _session_of(tool_context),
+            name=name,
+            active=active,
+            author=tool_context.agent_name,
+            invocation_id=tool_context.invocation_id,
+            root=_root_of(tool_context),
+        )
+    except UnknownToolset as exc:
+        return {"status": "error", "error_message": str(exc)}
+    state = "active" if active else "inactive"
+    message = f"Toolset {name} is {state} from your next step."
+    if not switch.changed:
+        message = f"Toolset {name} is already {state}."
+    return {
+        "status": "success",
+        "changed": switch.changed,
+        "message": message,
+        "toolset": switch.toolset.for_model(),
+    }
+
+
+def activation_tools() -> list[BaseTool]:
+    """list_toolsets, activate_toolset and deactivate_toolset, for an agent's tools."""
+    return [
+        ActivationTool(list_toolsets),
+        ActivationTool(activate_toolset),
+        ActivationTool(deactivate_toolset),
+    ]
+
+
+# The plugin.
+
+
+class ActivationPlugin(BasePlugin):
+    """Offer only active toolsets' tools; refuse a call to an inactive one's.
+
+    Runs after GovernancePlugin (agents/runs.py): what it offers is already what
+    access allows, and a call it refuses has already been audited as allowed by
+    access, then ends as an error with the refusal in its summary. A call is
+    judged by the toolsets active at the model step that asked for it, so a call
+    made in the same batch as a (de)activation sees the state before it.
+    """
+
+    def __init__(self, name: str = PLUGIN_NAME) -> None:
+        super().__init__(name)
+        # (invocation, ADK agent) -> toolsets inactive at its last model step.
+        self._inactive: dict[tuple[str, str], set[str]] = {}
+
+    async def before_model_callback(
+        self, *, callback_context: Context, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        """Prune the tools of inactive toolsets from this model step."""
+        key = (callback_context.invocation_id, callback_context.agent_name)
+        if not llm_request.tools_dict:
+            self._inactive[key] = set()
+            return None
+        found = await abindings_for_invocation(callback_context)
+        toolsets = {
+            name: found[name].toolset.name
+            for name, tool in llm_request.tools_dict.items()
+            if name in found and not is_internal(name, tool)
+        }
+        inactive = await ainactive_toolsets(
+            session_id=callback_context.session.id, names=set(toolsets.values())
+        )
+        self._inactive[key] = inactive
+        pruned = {name for name, toolset in toolsets.items() if toolset in inactive}
+        if pruned:
+            prune_request(llm_request, pruned)
+        return None
+
+    async def before_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: Context
+    ) -> dict | None:
+        """Refuse a call to a tool of a toolset that is not active; it never runs."""
+        if is_internal(tool.name, tool):
+            return None
+        binding = (await abindings_for_invocation(tool_context)).get(tool.name)
+        if binding is None:
+            return None  # not a tool of this agent: governance refused it already
+        toolset = binding.toolset.name
+        inactive = self._inactive.get(
+            (tool_context.invocation_id, tool_context.agent_name)
+        )
+        if inactive is None:  # a resumed call, with no model step in this run
+            inactive = await ainactive_toolsets(
+                session_id=tool_context.session.id, names=[toolset]
+            )
+        if toolset not in inactive:
+            return None
+        execution.note_outcome(tool_context, tool, ToolCall.Status.INACTIVE, 0)
+        return {
+            "status": "error",
+            "error_message": f"Tool {tool.name} is not active: its toolset "
+            f"{toolset} is not active in this session.",
+        }

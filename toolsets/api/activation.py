@@ -1,0 +1,97 @@
+"""A session's toolsets over REST: which are active, and switching one on or off."""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agents.adk.builder import AgentBuildError
+from agents.sessions import access_session
+from toolsets import activation
+
+
+class SessionToolsetSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField()
+    source = serializers.CharField()
+    active = serializers.BooleanField()
+    active_by_default = serializers.BooleanField()
+    tools = serializers.ListField(child=serializers.CharField())
+    changed_by = serializers.CharField(allow_null=True)
+    changed_at = serializers.DateTimeField(allow_null=True)
+
+
+class ActiveSerializer(serializers.Serializer):
+    active = serializers.BooleanField(required=True)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict) or not isinstance(data.get("active"), bool):
+            raise ValidationError({"active": ["Must be true or false."]})
+        extra = sorted(set(data) - {"active"})
+        if extra:
+            raise ValidationError({key: ["Unknown field."] for key in extra})
+        return super().to_internal_value(data)
+
+
+NOT_FOUND = OpenApiResponse(description="No such session, or not yours.")
+
+
+def _toolsets(session) -> list[activation.SessionToolsetView]:
+    try:
+        return activation.session_toolsets(session=session)
+    except AgentBuildError:  # the agent's code no longer loads: nothing to switch
+        return []
+
+
+class SessionToolsetsView(APIView):
+    """The toolsets of a session's agent you may use, and whether each is active."""
+
+    @extend_schema(responses={200: SessionToolsetSerializer(many=True), 404: NOT_FOUND})
+    def get(self, request: Request, pk: str) -> Response:
+        session = access_session(user=request.user, session_id=pk)
+        views = _toolsets(session)
+        return Response(SessionToolsetSerializer(views, many=True).data)
+
+
+class SessionToolsetView(APIView):
+    """Activate or deactivate one toolset in this session, from the next model step."""
+
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        request=ActiveSerializer,
+        responses={
+            200: SessionToolsetSerializer,
+            400: OpenApiResponse(description="Unknown toolset, or a bad body."),
+            404: NOT_FOUND,
+        },
+    )
+    def patch(self, request: Request, pk: str, name: str) -> Response:
+        session = access_session(user=request.user, session_id=pk)
+        data = ActiveSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            switch = activation.set_toolset_active(
+                session=session,
+                name=name,
+                active=data.validated_data["active"],
+                changed_by=request.user,
+            )
+        except (activation.UnknownToolset, AgentBuildError) as exc:
+            raise ValidationError({"name": [str(exc)]}) from None
+        return Response(SessionToolsetSerializer(switch.toolset).data)
+
+    @extend_schema(
+        request=ActiveSerializer,
+        responses={
+            200: SessionToolsetSerializer,
+            400: OpenApiResponse(description="Unknown toolset, or a bad body."),
+            404: NOT_FOUND,
+        },
+    )
+    def post(self, request: Request, pk: str, name: str) -> Response:
+        """Same as PATCH, for clients that only POST."""
+        return self.patch(request, pk, name)

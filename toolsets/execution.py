@@ -1,0 +1,279 @@
+"""Running one governed call: its outcome for the audit, and the run itself
+under a policy's concurrency slot, deadline and retries (toolsets.policies).
+
+How the run is wrapped: ADK 2.13 runs a tool as `await tool.run_async(args=...,
+tool_context=...)` after the before-tool callbacks and the confirmation gate
+(flows/llm_flows/tools/_caller.py). Answering from a plugin's
+`before_tool_callback` would skip that gate (human approval) and the agent's own
+callbacks, so `install` instead puts a wrapper on the tool instance's
+`run_async`, the first time PolicyPlugin sees a call of it that needs a timeout,
+retries or a slot. The wrapper finds that call's policy by its function call id
+(`begin`) and is a plain pass-through for any other call. ADK still handles
+everything around it: the confirmation gate, after-tool callbacks, and a
+non-retryable error going to on_tool_error callbacks as before.
+
+- Timeout bounds the whole call (waiting for a slot, every attempt, the waits
+  between them). An async tool is cancelled; a sync tool runs on ADK's tool
+  thread (RunConfig.tool_thread_pool_config), where Python cannot stop it: its
+  result is abandoned. Either way the model reads that it timed out.
+- Retries: only errors marked retryable (policies.Retryable, policies.retryable,
+  or a type in the policy's retry_on); the wait doubles from `backoff` up to
+  `backoff_max`, and no wait starts that would pass the deadline. When retries
+  run out the model reads the last error and the turn goes on.
+- Concurrency: slots are keys in Django's cache (`add` is atomic, Redis in
+  production), so the limit holds across workers. A call waits up to
+  `queue_wait` seconds for a slot, then is refused as busy. A slot is a lease
+  (the timeout plus SLOT_GRACE, else SLOT_LEASE_SECONDS): one held by a worker
+  that died frees itself. An abandoned sync call no longer holds its slot.
+"""
+
+import asyncio
+import logging
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.core.cache import cache
+from google.adk.agents.context import Context
+from google.adk.tools import BaseTool
+
+from toolsets.models import ToolCall
+
+if TYPE_CHECKING:
+    from toolsets.policies import ToolPolicy
+
+logger = logging.getLogger(__name__)
+
+WRAPPED_ATTR = "toolcrib_policed"
+SLOT_KEY = "toolsets:slot"
+SLOT_POLL_SECONDS = 0.05
+SLOT_LEASE_SECONDS = 300  # without a timeout
+SLOT_GRACE = 30  # with one: the timeout plus this
+OUTCOME_KEY = "outcome"
+MAX_PENDING = 10_000
+
+
+# Outcomes, for the audit.
+
+
+@dataclass
+class Outcome:
+    """How a call ended, when it was not simply ok or error, and how many runs."""
+
+    status: str
+    attempts: int = 1
+
+
+_outcomes: "OrderedDict[str, Outcome]" = OrderedDict()
+
+
+def call_key(context: Context, tool: BaseTool) -> str:
+    """One call's identity across the callbacks of all plugins."""
+    return context.function_call_id or f"{context.invocation_id}:{tool.name}"
+
+
+def note_outcome(context: Context, tool: BaseTool, status: str, attempts: int) -> None:
+    """Remember a call's outcome until GovernancePlugin audits it."""
+    _outcomes[call_key(context, tool)] = Outcome(status, attempts)
+    while len(_outcomes) > MAX_PENDING:
+        _outcomes.popitem(last=False)
+
+
+def pop_outcome(context: Context, tool: BaseTool) -> Outcome | None:
+    """The outcome noted for this call, if any, forgotten once read."""
+    return _outcomes.pop(call_key(context, tool), None)
+
+
+def refusal(message: str, outcome: str, **extra: Any) -> dict[str, Any]:
+    """What the model reads when a call did not run."""
+    return {
+        "status": "error",
+        "error_message": message,
+        OUTCOME_KEY: str(outcome),
+        **extra,
+    }
+
+
+# Concurrency slots (in Django's cache, so shared by every worker on Redis).
+
+
+async def acquire_slot(
+    full_name: str, size: int, wait: float, lease: float = SLOT_LEASE_SECONDS
+) -> str | None:
+    """Take one of `size` slots of a tool, waiting up to `wait` seconds; its key.
+
+    The slot is a lease of `lease` seconds: one whose holder died frees itself.
+    """
+    token = uuid.uuid4().hex
+    deadline = time.monotonic() + wait
+    while True:
+        for index in range(size):
+            key = f"{SLOT_KEY}:{full_name}:{index}"
+            if await cache.aadd(key, token, timeout=lease):
+                return f"{key}#{token}"
+        if time.monotonic() >= deadline:
+            return None
+        await asyncio.sleep(min(SLOT_POLL_SECONDS, max(deadline - time.monotonic(), 0)))
+
+
+async def release_slot(slot: str) -> None:
+    key, token = slot.rsplit("#", 1)
+    if await cache.aget(key) == token:
+        await cache.adelete(key)
+
+
+# Running a call under its policy.
+
+
+@dataclass
+class Call:
+    """One call between PolicyPlugin's before_tool and after_tool."""
+
+    tool: BaseTool
+    full_name: str
+    policy: "ToolPolicy"
+    result_key: str | None = None
+    attempts: int = 0
+
+
+_calls: "OrderedDict[str, Call]" = OrderedDict()
+
+
+def begin(call: Call, context: Context) -> None:
+    """Let the wrapper find this call's policy when ADK runs the tool."""
+    _calls[call_key(context, call.tool)] = call
+    while len(_calls) > MAX_PENDING:
+        _calls.popitem(last=False)
+
+
+def end(context: Context, tool: BaseTool) -> "Call | None":
+    """The call's record, forgotten (from after_tool or on_tool_error)."""
+    return _calls.pop(call_key(context, tool), None)
+
+
+def install(tool: BaseTool) -> None:
+    """Route this tool instance's run_async through `_execute` (once per instance)."""
+    if getattr(tool.run_async, WRAPPED_ATTR, False):
+        return
+    plain = tool.run_async
+
+    async def run_async(*, args: dict[str, Any], tool_context: Context) -> Any:
+        call = _calls.get(call_key(tool_context, tool))
+        if call is None:
+            return await plain(args=args, tool_context=tool_context)
+        owner = call.tool  # the instance ADK dispatched, even if this one was copied
+        return await _execute(
+            call,
+            tool_context,
+            lambda: type(owner).run_async(owner, args=args, tool_context=tool_context),
+        )
+
+    setattr(run_async, WRAPPED_ATTR, True)
+    try:
+        tool.run_async = run_async
+    except AttributeError:  # e.g. __slots__: the tool runs without these limits
+        logger.warning("cannot apply timeout/retries to tool %s", tool.name)
+
+
+async def _execute(
+    call: Call, context: Context, run: Callable[[], Awaitable[Any]]
+) -> Any:
+    """Run with a concurrency slot, a deadline and retries, as the policy says."""
+    policy = call.policy
+    started = time.monotonic()
+    deadline = started + policy.timeout if policy.timeout else None
+    slot = None
+    if policy.max_concurrent:
+        wait = policy.queue_wait
+        if deadline is not None:
+            wait = min(wait, policy.timeout)
+        # A call cannot outlive its timeout, so its lease need not either.
+        lease = policy.timeout + SLOT_GRACE if policy.timeout else SLOT_LEASE_SECONDS
+        slot = await acquire_slot(call.full_name, policy.max_concurrent, wait, lease)
+        if slot is None:
+            note_outcome(context, call.tool, ToolCall.Status.BUSY, 0)
+            return refusal(
+                f"{call.tool.name} is busy: {policy.max_concurrent} calls are "
+                "running already. Try again later.",
+                ToolCall.Status.BUSY,
+            )
+    try:
+        return await _attempts(call, context, run, deadline)
+    finally:
+        if slot is not None:
+            await release_slot(slot)
+
+
+async def _attempts(
+    call: Call,
+    context: Context,
+    run: Callable[[], Awaitable[Any]],
+    deadline: float | None,
+) -> Any:
+    policy = call.policy
+    while True:
+        call.attempts += 1
+        note_outcome(context, call.tool, ToolCall.Status.OK, call.attempts)
+        try:
+            result = await _within(run, deadline)
+        except DeadlineExceeded:
+            note_outcome(context, call.tool, ToolCall.Status.TIMEOUT, call.attempts)
+            return refusal(
+                f"{call.tool.name} timed out: no answer within {policy.timeout:g} "
+                "seconds. Its result, if any, is discarded.",
+                ToolCall.Status.TIMEOUT,
+                attempts=call.attempts,
+            )
+        except Exception as error:
+            if not policy.is_retryable(error):
+                raise  # ADK's on_tool_error callbacks, as without a policy
+            pause = policy.delay(call.attempts)
+            late = deadline is not None and time.monotonic() + pause >= deadline
+            if call.attempts > policy.retries or late:
+                return _gave_up(call, context, error)
+            logger.info(
+                "retrying tool=%s attempt=%s after=%s",
+                call.full_name,
+                call.attempts,
+                pause,
+            )
+            await asyncio.sleep(pause)
+            continue
+        return _with_attempts(result, call.attempts)
+
+
+class DeadlineExceeded(Exception):
+    """The policy's timeout ran out (a TimeoutError the tool raises is its own)."""
+
+
+async def _within(run: Callable[[], Awaitable[Any]], deadline: float | None) -> Any:
+    if deadline is None:
+        return await run()
+    try:
+        return await asyncio.wait_for(run(), max(deadline - time.monotonic(), 0))
+    except TimeoutError as error:
+        if time.monotonic() < deadline:
+            raise
+        raise DeadlineExceeded() from error
+
+
+def _gave_up(call: Call, context: Context, error: BaseException) -> dict[str, Any]:
+    note_outcome(context, call.tool, ToolCall.Status.ERROR, call.attempts)
+    return {
+        "status": "error",
+        "error_message": f"{call.tool.name} failed after {call.attempts} attempts: "
+        f"{type(error).__name__}: {error}",
+        "attempts": call.attempts,
+    }
+
+
+def _with_attempts(result: Any, attempts: int) -> Any:
+    """Show a retried success as such: the model and the stream see `attempts`."""
+    if attempts < 2:
+        return result
+    if isinstance(result, dict):
+        return {**result, "attempts": attempts}
+    return {"result": result, "attempts": attempts}
