@@ -14,6 +14,8 @@ from tests.browser.conftest import PHONE
 pytestmark = pytest.mark.browser
 
 WEATHER_CARD = '.card.call[data-tool="get_weather_report"]'
+APPROVAL_CARD = '.card.request[data-kind="approval"]'
+WIRE_CARD = '.card.call[data-tool="wire_money"]'
 
 
 def start_session(page: Page, agent: str) -> str:
@@ -101,6 +103,76 @@ def test_timeline_streams_partial_text_merges_results_and_dedupes(browser, serve
     assert shown["status"] == "ok"
     assert "mild" in shown["result"]
     assert shown["duration"] == "2.00 s"
+
+
+APPROVAL_SCRIPT = """
+async () => {
+  const { Timeline } = await import("/static/frontend/timeline.js");
+  const list = document.createElement("ol");
+  const scroller = document.createElement("div");
+  scroller.append(list);
+  document.body.append(scroller);
+  const seen = [];
+  const timeline = new Timeline(list, scroller, {
+    onRequest: (entry) => seen.push([entry.callId, entry.kind, entry.answered]),
+  });
+  const frame = (seq, kind, extra) => ({
+    type: "event", seq, session: "s",
+    event: { id: `e${seq}`, invocation_id: "i1", author: "bank", kind, partial: false,
+             ts: 100 + seq, ...extra },
+  });
+  const wire = { id: "w1", name: "wire_money", args: { recipient: "bob", amount: 5 } };
+  const ask = { id: "c1", name: "adk_request_confirmation", args: {
+    originalFunctionCall: wire, toolConfirmation: { hint: "Send 5 to bob?" } } };
+  const frames = [
+    frame(1, "function_call", { function_calls: [wire] }),
+    frame(2, "approval_request", { function_calls: [ask], long_running_tool_ids: ["c1"] }),
+    frame(3, "approval_request", {
+      function_responses: [{ id: "w1", name: "wire_money", status: "error",
+                             response: { error: "requires confirmation" } }],
+      actions: { requested_tool_confirmations: { w1: { hint: "Send 5 to bob?" } } } }),
+  ];
+  for (const item of frames) timeline.apply(item);
+  const request = list.querySelector('.card.request[data-kind="approval"]');
+  const card = list.querySelector(".card.call");
+  const waiting = { wire: card.dataset.status, request: request.dataset.status };
+  timeline.apply(frame(4, "function_response", { author: "user", function_responses: [
+    { id: "c1", name: "adk_request_confirmation", status: "ok",
+      response: { confirmed: true } }] }));
+  timeline.apply(frame(5, "function_response", { function_responses: [
+    { id: "w1", name: "wire_money", status: "ok", response: { status: "ok" } }] }));
+  return {
+    waiting,
+    seen,
+    wire: card.dataset.status,
+    request: request.dataset.status,
+    hint: request.querySelector(".hint").textContent,
+    outcome: request.querySelector(".approval-outcome").textContent,
+    cards: list.querySelectorAll(".card").length,
+    seqs: [...list.querySelectorAll("[data-seq]")].map((el) => Number(el.dataset.seq)),
+  };
+}
+"""
+
+
+def test_timeline_merges_a_decision_into_its_request_and_keeps_every_seq(
+    browser, server
+):
+    context = browser.new_context(base_url=server.url)
+    page = context.new_page()
+    page.goto("/login/")
+
+    shown = page.evaluate(APPROVAL_SCRIPT)
+    context.close()
+
+    assert shown["waiting"] == {"wire": "awaiting", "request": "pending"}
+    assert shown["seen"] == [["c1", "approval", None], ["c1", "approval", "approved"]]
+    assert shown["wire"] == "ok"
+    assert shown["request"] == "approved"
+    assert shown["hint"] == "Send 5 to bob?"
+    assert "Approved" in shown["outcome"]
+    assert shown["cards"] == 2
+    assert sorted(shown["seqs"]) == [1, 2, 3, 4, 5]
 
 
 def test_chat_shows_the_function_call_card_live_and_signs_out(sign_in, shoot):
@@ -233,6 +305,168 @@ def test_every_page_renders_and_the_inbox_answers_in_place(sign_in, api, shoot):
     phone.goto(f"/sessions/{session['id']}/")
     expect(phone.locator(".handoff.transfer")).to_be_visible()
     shoot(phone, "phone-session")
+
+
+def agent_answer(page: Page):
+    return page.locator("#timeline li.kind-text:not(.streaming) .bubble-text")
+
+
+def test_the_owner_approves_a_transfer_in_the_live_timeline(sign_in, shoot):
+    page = sign_in("alice")
+    start_session(page, "bank")
+    page.evaluate("window.__sameDocument = true")
+
+    send(page, 'wire 500 to "bob"')
+
+    card = page.locator(APPROVAL_CARD)
+    expect(card.locator("code.call-name")).to_have_text("wire_money")
+    expect(card.locator(".args")).to_contain_text("bob")
+    expect(card).to_contain_text("Waits for you, the session's owner")
+    expect(card.get_by_role("button", name="Reject wire_money")).to_be_enabled()
+    expect(page.locator(WIRE_CARD)).to_have_attribute("data-status", "awaiting")
+    shoot(page, "session-approval-asked")
+    card.get_by_role("button", name="Approve wire_money").click()
+
+    wire = page.locator(WIRE_CARD)
+    expect(wire).to_have_attribute("data-status", "ok")
+    expect(wire.locator(".call-result")).to_contain_text("Sent 500.0 dollars to bob.")
+    expect(agent_answer(page)).to_have_text("[bank] Sent 500.0 dollars to bob.")
+    expect(card).to_have_attribute("data-status", "approved")
+    expect(card.locator(".approval-outcome")).to_contain_text("Approved by alice")
+    expect(card.get_by_role("button")).to_have_count(0)
+    assert page.evaluate("window.__sameDocument") is True, "the page reloaded"
+    shoot(page, "session-approval-approved")
+
+
+def test_rejecting_in_the_inbox_shows_in_the_open_session(sign_in, shoot):
+    page = sign_in("alice")
+    session_id = start_session(page, "bank")
+    send(page, 'wire 300 to "carol"')
+    card = page.locator(APPROVAL_CARD)
+    expect(card.get_by_role("button", name="Approve wire_money")).to_be_enabled()
+
+    inbox = page.context.new_page()
+    inbox.goto("/inbox/")
+    item = inbox.locator(f'#approval-list li[data-session="{session_id}"]')
+    expect(item.locator("code.call-name")).to_have_text("wire_money")
+    expect(item).to_contain_text("carol")
+    expect(item).to_contain_text("agent bank")
+    expect(item).to_contain_text("Waits for you, the session's owner")
+    expect(item.get_by_role("link", name="open the session")).to_have_attribute(
+        "href", f"/sessions/{session_id}/"
+    )
+    shoot(inbox, "inbox-approval")
+    item.get_by_role("button", name="Reject wire_money").click()
+    expect(item).to_have_count(0)
+    expect(inbox.locator("#toasts")).to_contain_text("Rejected wire_money")
+
+    # The other tab hears it from the resumed run's events alone.
+    expect(card).to_have_attribute("data-status", "rejected")
+    expect(card.locator(".approval-outcome")).to_contain_text("Rejected by alice")
+    expect(card.get_by_role("button")).to_have_count(0)
+    wire = page.locator(WIRE_CARD)
+    expect(wire).to_have_attribute("data-status", "error")
+    expect(wire.locator(".call-result")).to_contain_text("This tool call is rejected.")
+    expect(agent_answer(page)).to_contain_text("This tool call is rejected.")
+    shoot(page, "session-approval-rejected")
+
+
+def test_a_stale_approval_says_why_and_others_cannot_decide_it(sign_in, api):
+    alice = api("alice")
+    session = alice.post("/api/sessions/", json={"agent": "bank"}).json()
+    asked = alice.post(
+        f"/api/sessions/{session['id']}/messages/?wait=1",
+        json={"text": 'wire 70 to "dave"'},
+    )
+    assert asked.status_code == 200, asked.text
+    mine = f'#approval-list li[data-session="{session["id"]}"]'
+
+    bob = sign_in("bob")
+    bob.goto("/inbox/")
+    expect(bob.locator("#inbox .state.empty")).to_contain_text(
+        "Nothing is waiting for you"
+    )
+    expect(bob.locator(mine)).to_have_count(0)
+    admin = sign_in("admin")
+    admin.goto(f"/sessions/{session['id']}/")
+    card = admin.locator(APPROVAL_CARD)
+    expect(card.locator(".waits")).to_contain_text("Waits for a decision by someone")
+    expect(card.get_by_role("button")).to_have_count(0)
+
+    page = sign_in("alice")
+    page.goto("/inbox/")
+    item = page.locator(mine)
+    expect(item).to_contain_text("dave")
+    decided = alice.post(
+        f"/api/approvals/{item.get_attribute('data-approval-id')}/decide/?wait=1",
+        json={"approved": True},
+    )
+    assert decided.status_code == 200, decided.text
+    item.get_by_role("button", name="Reject wire_money").click()
+    expect(page.locator("#toasts .toast.bad")).to_contain_text(
+        "This approval has already been decided."
+    )
+    expect(item).to_have_count(0)
+
+
+FIELDS_SCRIPT = """
+async () => {
+  const { fieldsFor } = await import("/static/frontend/credentials.js");
+  const names = (request) => fieldsFor(request).map(([name]) => name);
+  const http = (scheme) => ({ scheme: "http", auth_config: { auth_scheme: { scheme } } });
+  return {
+    apiKey: names({ scheme: "apiKey" }),
+    bearer: names(http("bearer")),
+    basic: names(http("basic")),
+    oauth2: names({ scheme: "oauth2" }),
+    other: names({ scheme: "mutualTLS" }),
+  };
+}
+"""
+
+
+def test_a_credential_is_given_in_the_timeline_never_shown_and_revoked(sign_in, shoot):
+    secret = "sk-test-0123456789-wxyz"
+    page = sign_in("alice")
+    console: list[str] = []
+    page.on("console", lambda message: console.append(message.text))
+    assert page.evaluate(FIELDS_SCRIPT) == {
+        "apiKey": ["api_key"],
+        "bearer": ["token"],
+        "basic": ["username", "password"],
+        "oauth2": ["access_token", "refresh_token"],
+        "other": [],
+    }
+    start_session(page, "quotes")
+
+    send(page, "quote for ACME")
+
+    card = page.locator('.card.request[data-kind="credential"]')
+    expect(card.locator("code.call-name")).to_have_text("get_stock_quote")
+    key = card.get_by_label("API key")
+    expect(key).to_have_attribute("type", "password")
+    shoot(page, "session-credential-asked")
+    key.fill(secret)
+    card.get_by_role("button", name="Send credential").click()
+
+    quote = page.locator('.card.call[data-tool="get_stock_quote"]')
+    expect(quote).to_have_attribute("data-status", "ok")
+    expect(agent_answer(page)).to_contain_text("ACME is at 123.45 (key ****wxyz)")
+    expect(card).to_have_attribute("data-status", "answered")
+    expect(card.locator("form")).to_have_count(0)
+    assert secret not in page.content()
+    assert not [text for text in console if secret in text]
+    shoot(page, "session-credential-given")
+
+    page.goto("/")
+    given = page.locator('#credential-list li[data-key="demo_quotes_api_key"]')
+    expect(given).to_contain_text("get_stock_quote")
+    assert secret not in page.content()
+    shoot(page, "home-credentials")
+    page.once("dialog", lambda dialog: dialog.accept())
+    given.get_by_role("button", name="Revoke demo_quotes_api_key").click()
+    expect(given).to_have_count(0)
+    expect(page.locator("#credentials .state.empty")).to_contain_text("No credentials")
 
 
 def test_reconnect_after_the_server_drops_replays_each_event_once(sign_in, server, api):

@@ -28,6 +28,12 @@ def test_modules_build_nodes_not_html_strings(module):
     assert "var " not in text
 
 
+@pytest.mark.parametrize("module", MODULES, ids=lambda p: p.name)
+def test_modules_log_nothing_to_the_console(module):
+    """Nothing a user types (a credential, say) can reach the console by a stray log."""
+    assert "console." not in module.read_text()
+
+
 @pytest.mark.parametrize("template", PAGES, ids=lambda p: p.name)
 def test_pages_extend_the_base_first(template):
     assert template.read_text().startswith('{% extends "frontend/base.html" %}')

@@ -142,6 +142,10 @@ const STATUS_TONES = {
   denied: "bad",
   deny: "bad",
   timeout: "bad",
+  approved: "ok",
+  rejected: "bad",
+  expired: "bad",
+  awaiting: "wait",
 };
 
 export function statusBadge(status) {

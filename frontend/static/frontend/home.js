@@ -1,6 +1,8 @@
-// Home: start a session with an agent; my sessions with their last activity and status.
+// Home: start a session with an agent; my sessions with their last activity and status;
+// the credentials I gave tools, with Revoke.
 
 import { api } from "./api.js";
+import { showCredentials } from "./credentials.js";
 import { badge, clear, empty, failure, h, loading, statusBadge, timeAgo, toast } from "./dom.js";
 
 const agentsBox = document.getElementById("agents");
@@ -116,3 +118,4 @@ function sessionRow(session) {
 
 loadAgents();
 loadSessions();
+showCredentials(document.getElementById("credentials"));

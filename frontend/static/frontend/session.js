@@ -3,6 +3,8 @@
 
 import { answerForm, waitsFor } from "./answers.js";
 import { api, ApiError } from "./api.js";
+import { decideButtons, expiry, outcome, waitsForApproval } from "./approvals.js";
+import { answeredNote, credentialForm } from "./credentials.js";
 import { clear, dateTime, debounce, empty, failure, h, loading, toast } from "./dom.js";
 import { showArtifacts, showState, showTools } from "./panels.js";
 import { bindIndicator, Stream } from "./stream.js";
@@ -16,6 +18,8 @@ const el = (id) => document.getElementById(id);
 const runs = new Map(); // run id -> status, for the "working" line
 const seenArtifacts = new Map(); // name -> latest version, from the events
 const pending = new Map(); // call id -> its card, while a long-running call waits
+const approvalCards = new Map(); // confirmation call id -> its request card (timeline entry)
+const credentialCards = new Map(); // credential request call id -> its request card
 let session = null;
 let stream = null;
 
@@ -29,9 +33,22 @@ const timeline = new Timeline(el("timeline"), el("timeline-scroll"), {
     pending.set(callId, card);
     refreshCalls();
   },
-  onRun: (run) => {
+  onRequest: (entry) => {
+    entry.shown = null; // the timeline just drew it: draw the decision or form again
+    if (entry.kind === "approval") {
+      approvalCards.set(entry.callId, entry);
+      refreshApprovals();
+    } else {
+      credentialCards.set(entry.callId, entry);
+      refreshCredentials();
+    }
+  },
+  onRun: (run, kind) => {
     runs.set(run.id, run.status);
     renderRunStatus();
+    // A decision made elsewhere (another tab, the API, an expiry) resumes a run.
+    if (kind === "run_finished" && approvalCards.size) refreshApprovals();
+    if (kind === "run_finished" && credentialCards.size) refreshCredentials();
   },
   onToolsChanged: () => loadTools({ changed: true }),
 });
@@ -235,6 +252,102 @@ async function loadCalls() {
     };
     card.answer.replaceChildren(waits, answerForm(call, onAnswered));
   }
+}
+
+// Approvals: Approve / Reject when the call is mine to decide, else who it waits
+// for; once decided, the outcome and who decided (the Approval, by call id).
+
+const refreshApprovals = debounce(() => loadApprovals(), 200);
+
+/** Put the page's part of a request card in place, keeping the end in view. */
+function fill(entry, ...nodes) {
+  const stick = timeline.nearBottom();
+  entry.outcome.replaceChildren(...nodes);
+  if (stick) timeline.scrollToEnd();
+}
+
+async function loadApprovals() {
+  let rows;
+  try {
+    rows = await api("/api/approvals/", { query: { session: sessionId } });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return; // no approvals API here
+    toast(`Could not load approvals: ${error.message}`, "bad");
+    return;
+  }
+  const byCall = new Map(rows.filter((row) => row.session === sessionId).map((row) => [row.call_id, row]));
+  for (const entry of approvalCards.values()) showApproval(entry, byCall.get(entry.callId));
+}
+
+function showApproval(entry, approval) {
+  if (!approval) {
+    // Not mine to decide (an approver group's, or staff looking at someone's session).
+    if (!entry.answered) {
+      fill(entry, h("p", { class: "waits" }, "Waits for a decision by someone else: the tool's approver group, or the session's owner."));
+    }
+    return;
+  }
+  const shown = `${approval.id}:${approval.status}`;
+  if (entry.shown === shown) return; // keep buttons a click may be using
+  entry.shown = shown;
+  entry.card.dataset.approvalId = String(approval.id);
+  if (approval.status !== "pending") {
+    entry.card.dataset.status = approval.status;
+    fill(entry, outcome(approval));
+    return;
+  }
+  const waits = h("p", { class: "waits" }, waitsForApproval(approval), " ", expiry(approval));
+  const buttons = decideButtons(approval, {
+    onDecided: (run) => {
+      runs.set(run.id, run.status);
+      renderRunStatus();
+    },
+    onRefused: () => {
+      entry.shown = null;
+      refreshApprovals();
+    },
+  });
+  fill(entry, waits, buttons);
+}
+
+// Credential requests: the answer form for the session's owner (the only one who
+// may answer); once answered, when. Staff looking on keep the timeline's words.
+
+const refreshCredentials = debounce(() => loadCredentialRequests(), 200);
+
+async function loadCredentialRequests() {
+  let rows;
+  try {
+    rows = await api("/api/auth-requests/");
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return; // no credentials API here
+    toast(`Could not load credential requests: ${error.message}`, "bad");
+    return;
+  }
+  const byCall = new Map(rows.filter((row) => row.session === sessionId).map((row) => [row.call_id, row]));
+  for (const entry of credentialCards.values()) showCredentialRequest(entry, byCall.get(entry.callId));
+}
+
+function showCredentialRequest(entry, request) {
+  if (!request) return;
+  const shown = `${request.id}:${request.status}`;
+  if (entry.shown === shown) return; // keep a form someone may be typing in
+  entry.shown = shown;
+  if (request.status !== "pending") {
+    fill(entry, answeredNote(request));
+    return;
+  }
+  const form = credentialForm(request, {
+    onAnswered: (run) => {
+      runs.set(run.id, run.status);
+      renderRunStatus();
+    },
+    onRefused: () => {
+      entry.shown = null;
+      refreshCredentials();
+    },
+  });
+  fill(entry, form);
 }
 
 // A closed session keeps its history and takes no new turns.

@@ -11,7 +11,9 @@ export class Timeline {
    * @param {HTMLElement} list an <ol> to fill.
    * @param {HTMLElement} scroller the element that scrolls.
    * @param {object} hooks onState(delta), onArtifacts(delta), onRun(run, kind),
-   *   onToolsChanged(), onPending(callId, card): a long-running call waits for its result
+   *   onToolsChanged(), onPending(callId, card): a long-running call waits for its result,
+   *   onRequest(entry): a credential or approval request was shown, or answered
+   *   (entry: callId, kind "approval" | "credential", card, outcome, answered)
    */
   constructor(list, scroller, hooks = {}) {
     this.list = list;
@@ -19,6 +21,7 @@ export class Timeline {
     this.hooks = hooks;
     this.bySeq = new Map();
     this.calls = new Map();
+    this.requests = new Map();
     this.streaming = new Map();
     this.runStarts = new Map();
     this.lastSeq = 0;
@@ -95,7 +98,7 @@ export class Timeline {
     const calls = event.function_calls || [];
     const requests = calls.filter((call) => REQUEST_CALLS.has(call.name));
     const toolCalls = calls.filter((call) => !REQUEST_CALLS.has(call.name));
-    for (const call of requests) blocks.push(requestCard(event, call));
+    for (const call of requests) blocks.push(this.requestCard(event, call));
     if (toolCalls.length) blocks.push(...toolCalls.map((call) => this.callCard(event, call)));
     if (event.text) blocks.push(message(event));
     if (event.artifact_delta) blocks.push(artifactChips(event.artifact_delta));
@@ -136,17 +139,31 @@ export class Timeline {
    */
   mergeResponses(seq, event, blocks) {
     let first = null;
+    const confirming = (event.actions && event.actions.requested_tool_confirmations) || {};
     for (const response of event.function_responses || []) {
+      const request = this.requests.get(response.id);
+      if (request) {
+        const tag = seqTag(seq, false);
+        this.answerRequest(request, response, tag);
+        first = first || tag;
+        continue;
+      }
       const entry = this.calls.get(response.id);
       if (!entry) {
         blocks.push(orphanResult(response));
         continue;
       }
-      if (entry.card.dataset.status === "pending") keepInterim(entry);
+      const tag = seqTag(seq, false);
+      if (Object.hasOwn(confirming, response.id)) {
+        awaitApproval(entry, tag);
+        first = first || tag;
+        continue;
+      }
+      if (entry.card.dataset.status === "pending") keepInterim(entry, "Interim result");
+      if (entry.card.dataset.status === "awaiting") keepInterim(entry, "Waited for approval");
       entry.card.dataset.status = response.status;
       entry.status.replaceChildren(statusBadge(response.status));
       entry.took.textContent = duration((event.ts - entry.ts) * 1000);
-      const tag = seqTag(seq, false);
       entry.result.replaceChildren(
         h("div", { class: "label" }, "Result ", tag),
         h("pre", { class: "json" }, json(response.response)),
@@ -159,6 +176,76 @@ export class Timeline {
       }
     }
     return first;
+  }
+
+  /** A credential or approval request: a card whose outcome the page may fill. */
+  requestCard(event, call) {
+    const credential = call.name === "adk_request_credential";
+    const kind = credential ? "credential" : "approval";
+    const original = credential ? this.askingCall(call.args) : (call.args && (call.args.originalFunctionCall || call.args.original_function_call)) || {};
+    const hint = call.args && call.args.toolConfirmation ? call.args.toolConfirmation.hint : "";
+    const tagSlot = h("span", { class: "request-seq" });
+    const outcome = h(
+      "div",
+      { class: "request-outcome" },
+      h(
+        "p",
+        { class: "muted small" },
+        credential
+          ? "The agent waits for a credential from the session's owner."
+          : "The agent waits for a decision on this call.",
+      ),
+    );
+    const card = h(
+      "article",
+      { class: "card request", dataset: { callId: call.id || "", kind, status: "pending" } },
+      h(
+        "header",
+        {},
+        badge(credential ? "credential requested" : "approval requested", "wait"),
+        original.name ? h("code", { class: "call-name" }, original.name) : null,
+        tagSlot,
+      ),
+      hint ? h("p", { class: "hint" }, hint) : null,
+      original.args ? argsView(original.args) : h("pre", { class: "json" }, json(call.args)),
+      outcome,
+    );
+    if (!call.id) return card;
+    const entry = { callId: call.id, kind, card, outcome, tagSlot, answered: null, toolName: original.name || "" };
+    this.requests.set(call.id, entry);
+    if (this.hooks.onRequest) this.hooks.onRequest(entry);
+    return card;
+  }
+
+  /** The call that asked for a credential: its tool's name, and what it asks for. */
+  askingCall(args) {
+    const config = (args && (args.authConfig || args.auth_config)) || {};
+    const scheme = config.authScheme || config.auth_scheme || {};
+    const asking = this.calls.get(args && (args.functionCallId || args.function_call_id));
+    const wanted = { credential: config.credentialKey || config.credential_key, scheme: scheme.type || scheme.type_ };
+    if (scheme.scheme) wanted.http = scheme.scheme;
+    if (scheme.name) wanted[scheme.in || scheme.in_ || "name"] = scheme.name;
+    for (const key of Object.keys(wanted)) if (!wanted[key]) delete wanted[key];
+    return { name: asking ? asking.name : "", args: Object.keys(wanted).length ? wanted : null };
+  }
+
+  /** The answer to a request (a decision, a credential): never its content. */
+  answerRequest(entry, response, tag) {
+    const body = response.response || {};
+    let answered = "answered";
+    if (entry.kind === "approval") answered = body.confirmed === true ? "approved" : "rejected";
+    entry.answered = answered;
+    entry.card.dataset.status = answered;
+    entry.tagSlot.replaceChildren("answered ", tag);
+    const words = {
+      approved: "Approved: the tool runs.",
+      rejected: "Rejected: the tool does not run.",
+      answered: "Answered: the agent resumes.",
+    };
+    entry.outcome.replaceChildren(
+      h("p", { class: "approval-outcome", dataset: { outcome: answered } }, answered === "answered" ? badge(answered, "ok") : statusBadge(answered), " ", words[answered]),
+    );
+    if (this.hooks.onRequest) this.hooks.onRequest(entry);
   }
 
   runDivider(event) {
@@ -226,9 +313,19 @@ export class Timeline {
 }
 
 /** A long-running call's interim result (and its seq tag) stays, folded away. */
-function keepInterim(entry) {
-  const interim = h("details", { class: "interim" }, h("summary", {}, "Interim result"), ...entry.result.childNodes);
+function keepInterim(entry, title) {
+  const interim = h("details", { class: "interim" }, h("summary", {}, title), ...entry.result.childNodes);
   entry.result.before(interim);
+}
+
+/** ADK answered the call "needs confirmation": it has not run, and waits. */
+function awaitApproval(entry, tag) {
+  entry.card.dataset.status = "awaiting";
+  entry.status.replaceChildren(badge("awaiting approval", "wait"));
+  entry.result.replaceChildren(
+    h("div", { class: "label" }, "Result ", tag),
+    h("span", { class: "muted" }, "Not run yet: it waits for approval."),
+  );
 }
 
 function streamKey(event) {
@@ -300,31 +397,6 @@ function errorBox(event) {
     { class: "error-box", role: "alert" },
     h("strong", {}, error.code ? `Error: ${error.code}` : "Error"),
     h("p", {}, error.message || "The turn failed."),
-  );
-}
-
-function requestCard(event, call) {
-  const credential = call.name === "adk_request_credential";
-  const original = (call.args && (call.args.originalFunctionCall || call.args.original_function_call)) || {};
-  const hint = call.args && call.args.toolConfirmation ? call.args.toolConfirmation.hint : "";
-  return h(
-    "article",
-    { class: "card request", dataset: { callId: call.id || "", kind: credential ? "credential" : "approval" } },
-    h(
-      "header",
-      {},
-      badge(credential ? "credential requested" : "approval requested", "wait"),
-      original.name ? h("code", { class: "call-name" }, original.name) : null,
-    ),
-    hint ? h("p", {}, hint) : null,
-    original.args ? argsView(original.args) : h("pre", { class: "json" }, json(call.args)),
-    h(
-      "p",
-      { class: "muted small" },
-      credential
-        ? "The agent waits for a credential. Answering credential requests from the browser is not available yet."
-        : "The agent waits for a confirmation. Answering tool confirmations from the browser is not available yet.",
-    ),
   );
 }
 
