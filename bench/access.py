@@ -6,8 +6,12 @@ step: decide the agent's tools for the user (access.explain_many) and prune the
 request. Prints p50/p99, warm and right after an invalidation (of the grants: one
 query for the user; of the catalog: the 1,000-tool snapshot is read again too).
 
-    .venv/bin/python manage.py bench_access [--steps 2000] [--tools-per-agent 10]
+    .venv/bin/python -m bench.access [--steps 2000] [--tools-per-agent 10]
 """
+
+import bench.django_setup  # noqa: F401 - before any Django import
+
+# isort: split
 
 import random
 import statistics
@@ -152,3 +156,9 @@ def summary(durations: list[float]) -> str:
     return (
         f"p50 {statistics.median(ordered):.3f} ms  p99 {p99:.3f} ms  (n={len(ordered)})"
     )
+
+
+if __name__ == "__main__":
+    import sys
+
+    Command().run_from_argv(["manage.py", "bench_access", *sys.argv[1:]])

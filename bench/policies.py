@@ -6,8 +6,12 @@ validating the arguments against the schema, counting the rate limit, and
 taking and releasing a concurrency slot, in the configured cache (locmem, or
 Redis with REDIS_URL). Rows it makes are rolled back; its cache keys expire.
 
-    .venv/bin/python manage.py bench_policies [--calls 2000]
+    .venv/bin/python -m bench.policies [--calls 2000]
 """
+
+import bench.django_setup  # noqa: F401 - before any Django import
+
+# isort: split
 
 import statistics
 import time
@@ -105,3 +109,9 @@ def summary(samples: list[float]) -> str:
     ordered = sorted(samples)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     return f"{statistics.median(ordered):.3f} / {p99:.3f}"
+
+
+if __name__ == "__main__":
+    import sys
+
+    Command().run_from_argv(["manage.py", "bench_policies", *sys.argv[1:]])
