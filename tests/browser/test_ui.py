@@ -469,6 +469,69 @@ def test_a_credential_is_given_in_the_timeline_never_shown_and_revoked(sign_in, 
     expect(page.locator("#credentials .state.empty")).to_contain_text("No credentials")
 
 
+def test_toolsets_switch_live_by_the_model_and_by_the_user(sign_in, shoot, screenshots):
+    page = sign_in("alice")
+    start_session(page, "inventory")
+    panel = page.locator("#toolset-list")
+    admin = panel.get_by_role("switch", name="inventory_admin", exact=True)
+    query = panel.get_by_role("switch", name="inventory_query", exact=True)
+    expect(query).to_be_checked()
+    expect(admin).not_to_be_checked()
+    admin_item = panel.locator('li[data-toolset="inventory_admin"]')
+    expect(admin_item).to_contain_text("restock_item")
+    expect(admin_item).to_contain_text("Inactive · by default")
+    page.evaluate("window.__sameDocument = true")
+
+    send(page, "activate toolset name=inventory_admin")
+
+    expect(admin).to_be_checked()
+    notes = page.locator("#timeline li.kind-tools_changed")
+    expect(notes).to_have_count(1)
+    expect(notes).to_contain_text("activated toolset inventory_admin")
+    expect(page.locator("#toolsets-note")).to_contain_text("inventory_admin")
+    expect(finished_runs(page)).to_have_count(1)
+    assert page.evaluate("window.__sameDocument") is True, "the page reloaded"
+    shoot(page, "session-toolsets-model-activated")
+    toolsets_panel = page.locator("section[aria-labelledby=toolsets-title]")
+    toolsets_panel.screenshot(path=str(screenshots / "session-toolsets-panel.png"))
+
+    # A refused switch goes back as it was, and says why.
+    refused = "**/toolsets/inventory_query/"
+    page.route(
+        refused,
+        lambda route: route.fulfill(
+            status=400, json={"name": ["Unknown toolset inventory_query."]}
+        ),
+    )
+    query.click()
+    expect(page.locator(".toast.bad")).to_contain_text(
+        "inventory_query not deactivated"
+    )
+    expect(query).to_be_checked()
+    page.unroute(refused)
+
+    admin.click()
+    expect(admin).not_to_be_checked()
+    expect(page.locator("#toolsets-note")).to_contain_text(
+        "inventory_admin is now inactive"
+    )
+    expect(notes).to_have_count(2)
+    expect(notes.last).to_contain_text("alice deactivated toolset inventory_admin")
+
+    page.reload()
+    expect(admin).not_to_be_checked()
+    expect(query).to_be_checked()
+    expect(admin_item).to_contain_text("Inactive · deactivated by alice")
+    shoot(page, "session-toolsets-after-reload")
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#close-session")
+    expect(page.locator("#toolsets-readonly")).to_be_visible()
+    expect(admin).to_be_disabled()
+    expect(query).to_be_disabled()
+    toolsets_panel.screenshot(path=str(screenshots / "session-toolsets-closed.png"))
+
+
 def test_reconnect_after_the_server_drops_replays_each_event_once(sign_in, server, api):
     page = sign_in("alice")
     session_id = start_session(page, "weather_sentiment")

@@ -55,6 +55,16 @@ def test_the_session_page_carries_the_session_id_for_its_module(client, alice):
     assert b'data-session="abc-123"' in response.content
 
 
+def test_the_session_page_has_a_toolsets_panel_for_its_module(client, alice):
+    client.force_login(alice)
+
+    content = client.get("/sessions/abc-123/").content.decode()
+
+    for element in ('id="toolsets"', 'id="toolsets-count"', 'id="toolsets-note"'):
+        assert element in content
+    assert 'aria-labelledby="toolsets-title"' in content
+
+
 def test_the_access_page_lists_users_and_groups_for_the_matrix(client, make_user):
     from django.contrib.auth.models import Group
 

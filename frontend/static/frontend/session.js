@@ -1,5 +1,5 @@
 // A session: the timeline (REST backlog, then the websocket from the last seq),
-// the composer, and the side panels (tools, state by scope, artifacts).
+// the composer, and the side panels (tools, toolsets, state by scope, artifacts).
 
 import { answerForm, waitsFor } from "./answers.js";
 import { api, ApiError } from "./api.js";
@@ -9,6 +9,7 @@ import { clear, dateTime, debounce, empty, failure, h, loading, toast } from "./
 import { showArtifacts, showState, showTools } from "./panels.js";
 import { bindIndicator, Stream } from "./stream.js";
 import { Timeline } from "./timeline.js";
+import { ToolsetsPanel } from "./toolsets.js";
 
 const PAGE_SIZE = 5000;
 const root = document.getElementById("session-page");
@@ -22,6 +23,7 @@ const approvalCards = new Map(); // confirmation call id -> its request card (ti
 const credentialCards = new Map(); // credential request call id -> its request card
 let session = null;
 let stream = null;
+let live = false; // the backlog is drawn: events now happen as they arrive
 
 const timeline = new Timeline(el("timeline"), el("timeline-scroll"), {
   onState: debounce(() => loadState(), 250),
@@ -50,7 +52,12 @@ const timeline = new Timeline(el("timeline"), el("timeline-scroll"), {
     if (kind === "run_finished" && approvalCards.size) refreshApprovals();
     if (kind === "run_finished" && credentialCards.size) refreshCredentials();
   },
-  onToolsChanged: () => loadTools({ changed: true }),
+  onToolsChanged: (event) => {
+    // The backlog's changes are already in the first loads; live ones are news.
+    if (!live) return;
+    loadTools({ changed: true });
+    if (event.toolsets) toolsets.apply(event.toolsets, { text: event.text || "", when: event.ts });
+  },
 });
 
 async function init() {
@@ -74,9 +81,13 @@ async function init() {
     await loadBacklog();
   } catch (error) {
     clear(el("timeline-state"), failure(error, () => window.location.reload()));
+    toolsets.load();
     return;
   }
+  // After the backlog: the list is at least as new as it, and the socket brings the rest.
+  toolsets.load();
   showTimelineState();
+  live = true;
   connect();
   el("message").focus();
 }
@@ -199,7 +210,9 @@ form.addEventListener("submit", async (event) => {
   }
 });
 
-// Side panels (panels.js): tools, state by scope, artifacts.
+// Side panels (panels.js): tools, state by scope, artifacts; toolsets (toolsets.js).
+
+const toolsets = new ToolsetsPanel({ box: el("toolsets"), count: el("toolsets-count"), note: el("toolsets-note"), sessionId });
 
 function loadTools({ changed = false } = {}) {
   return showTools({ box: el("tools"), count: el("tools-count"), note: el("tools-note"), agent: session.agent, changed });
@@ -364,6 +377,7 @@ el("close-session").addEventListener("click", async () => {
 
 function showClosed() {
   el("close-session").hidden = Boolean(session.closed_at);
+  toolsets.setReadOnly(Boolean(session.closed_at));
   if (!session.closed_at) return;
   form.hidden = true;
   const note = h("p", { class: "closed-note", id: "closed-note" }, `This session was closed ${dateTime(session.closed_at)}; it is in the agent's memory and takes no new messages.`);

@@ -11,7 +11,7 @@ export class Timeline {
    * @param {HTMLElement} list an <ol> to fill.
    * @param {HTMLElement} scroller the element that scrolls.
    * @param {object} hooks onState(delta), onArtifacts(delta), onRun(run, kind),
-   *   onToolsChanged(), onPending(callId, card): a long-running call waits for its result,
+   *   onToolsChanged(event), onPending(callId, card): a long-running call waits for its result,
    *   onRequest(entry): a credential or approval request was shown, or answered
    *   (entry: callId, kind "approval" | "credential", card, outcome, answered)
    */
@@ -53,7 +53,7 @@ export class Timeline {
     if (event.state_delta && onState) onState(event.state_delta);
     if (event.artifact_delta && onArtifacts) onArtifacts(event.artifact_delta, event);
     if (event.run && onRun) onRun(event.run, event.kind);
-    if (event.kind === "tools_changed" && onToolsChanged) onToolsChanged();
+    if (event.kind === "tools_changed" && onToolsChanged) onToolsChanged(event);
   }
 
   render(seq, event) {
@@ -89,7 +89,7 @@ export class Timeline {
         blocks.push(errorBox(event));
         return;
       case "tools_changed":
-        blocks.push(h("div", { class: "note" }, "The tools you may use changed."));
+        blocks.push(toolsChanged(event));
         return;
       default:
     }
@@ -310,6 +310,23 @@ export class Timeline {
   scrollToEnd() {
     this.scroller.scrollTop = this.scroller.scrollHeight;
   }
+}
+
+/** Who switched which toolset (its `text`), else the generic note. */
+function toolsChanged(event) {
+  const switched = event.toolsets && typeof event.toolsets === "object" ? Object.entries(event.toolsets) : [];
+  return h(
+    "div",
+    { class: "note tools-changed" },
+    event.text || "The tools you may use changed.",
+    switched.length
+      ? h(
+          "span",
+          { class: "chips" },
+          switched.map(([name, active]) => h("span", { class: `chip toolset ${active ? "on" : "off"}`, dataset: { toolset: name } }, h("span", { class: "chip-key" }, name), active ? " on" : " off")),
+        )
+      : null,
+  );
 }
 
 /** A long-running call's interim result (and its seq tag) stays, folded away. */
