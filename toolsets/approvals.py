@@ -195,6 +195,29 @@ def visible_approvals(*, user) -> QuerySet[Approval]:
     return Approval.objects.filter(own | as_member).select_related("decided_by")
 
 
+def session_approvals(*, user, session_id: str) -> QuerySet[Approval]:
+    """One session's approvals `user` may see: those they may decide, and, for the
+    session's owner, their own requests that wait for an approver group."""
+    own_requests = Q(owner=user)
+    return (
+        Approval.objects.filter(session_id=session_id)
+        .filter(own_requests | Q(pk__in=visible_approvals(user=user).values("pk")))
+        .select_related("decided_by")
+    )
+
+
+def readable_approval(*, user, approval_id) -> Approval:
+    """An approval `user` may decide, or their own request (which an approver
+    group decides); 404 otherwise."""
+    if str(approval_id).isdigit():
+        approval = Approval.objects.filter(pk=int(approval_id)).first()
+        if approval is not None and (
+            approval.owner_id == user.pk or may_decide(user=user, approval=approval)
+        ):
+            return approval
+    raise NotFoundError("No such approval.")
+
+
 def access_approval(*, user, approval_id) -> Approval:
     """The approval if `user` may decide it; 404 if they may not even see it."""
     if not str(approval_id).isdigit():

@@ -5,11 +5,14 @@ Tests run in file order and share one server; the reconnect test restarts it, la
 """
 
 import re
+import subprocess
+import sys
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import PHONE
+from tests.live.server import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -407,6 +410,53 @@ def test_a_stale_approval_says_why_and_others_cannot_decide_it(sign_in, api):
         "This approval has already been decided."
     )
     expect(item).to_have_count(0)
+
+
+ADDER = "simple_math_toolset.calculator_add_numbers"
+MAKE_AUDITOR = (
+    "from django.contrib.auth.models import Group, User; "
+    "Group.objects.get_or_create(name='auditors')[0].user_set.add("
+    "User.objects.get(username='bob'))"
+)
+
+
+def test_my_request_for_an_approver_group_shows_as_not_mine_to_decide(
+    sign_in, api, live_env
+):
+    subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", MAKE_AUDITOR],
+        cwd=ROOT,
+        env=dict(live_env),
+        check=True,
+        capture_output=True,
+    )
+    admin = api("admin")
+    marked = admin.patch(
+        f"/api/tools/{ADDER}/",
+        json={"requires_approval": True, "approver_group": "auditors"},
+    )
+    assert marked.status_code == 200, marked.text
+    try:
+        page = sign_in("alice")
+        start_session(page, "calculator")
+        send(page, "add 2 and 3")
+
+        card = page.locator(APPROVAL_CARD)
+        expect(card.locator(".waits")).to_contain_text("Waits for a member of")
+        expect(card.locator(".waits")).to_contain_text("auditors")
+        expect(card.get_by_role("button")).to_have_count(0)
+
+        bob = sign_in("bob")
+        bob.goto("/inbox/")
+        item = bob.locator("#approval-list li").filter(has_text="calculator_add")
+        item.get_by_role("button", name=re.compile("^Approve")).click()
+        expect(card).to_have_attribute("data-status", "approved")
+        expect(card.locator(".approval-outcome")).to_contain_text("Approved by bob")
+    finally:
+        admin.patch(
+            f"/api/tools/{ADDER}/",
+            json={"requires_approval": False, "approver_group": None},
+        )
 
 
 FIELDS_SCRIPT = """

@@ -308,15 +308,22 @@ def test_an_unknown_status_filter_is_refused(alice, api_for):
 def test_an_approver_group_decides_and_the_requester_cannot(
     alice, auditor, pending, decide, api_for
 ):
-    _, approval = pending(alice, agent="audited_teller")
+    session, approval = pending(alice, agent="audited_teller")
 
     own = decide(alice, approval.id, True)
+    mine = api_for(alice).get(f"/api/approvals/?session={session}").json()
+    seen = api_for(alice).get(f"/api/approvals/{approval.id}/")
+    alices_inbox = api_for(alice).get("/api/approvals/?status=pending").json()
     inbox = api_for(auditor).get("/api/approvals/?status=pending").json()
     decided = decide(auditor, approval.id, True)
 
     assert approval.approver_group == "auditors"
     assert own.status_code == 403
-    assert [a["id"] for a in inbox] == [approval.id]
+    # The requester sees her request and that it is not hers to decide...
+    assert [(a["id"], a["may_decide"]) for a in mine] == [(approval.id, False)]
+    assert (seen.status_code, seen.json()["may_decide"]) == (200, False)
+    assert alices_inbox == []  # ...and her inbox holds only what she may decide.
+    assert [(a["id"], a["may_decide"]) for a in inbox] == [(approval.id, True)]
     assert decided.status_code == 200
     assert WIRED == [WIRE]
     approval.refresh_from_db()

@@ -17,6 +17,9 @@ from toolsets.models import Approval
 class ApprovalSerializer(serializers.ModelSerializer):
     decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     session = serializers.CharField(source="session_id", read_only=True)
+    may_decide = serializers.SerializerMethodField(
+        help_text="Whether the signed-in user may decide it (if still pending)."
+    )
 
     class Meta:
         model = Approval
@@ -37,8 +40,13 @@ class ApprovalSerializer(serializers.ModelSerializer):
             "answer_run_id",
             "expires_at",
             "created_at",
+            "may_decide",
         ]
         read_only_fields = fields
+
+    def get_may_decide(self, approval: Approval) -> bool:
+        user = self.context["request"].user
+        return approvals.may_decide(user=user, approval=approval)
 
 
 class DecisionSerializer(serializers.Serializer):
@@ -56,31 +64,39 @@ class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     serializer_class = ApprovalSerializer
 
     def get_queryset(self):
-        rows = approvals.visible_approvals(user=self.request.user)
+        session = self.request.query_params.get("session")
+        if session:
+            rows = approvals.session_approvals(user=self.request.user, session_id=session)
+        else:
+            rows = approvals.visible_approvals(user=self.request.user)
         wanted = self.request.query_params.get("status")
         if wanted:
             if wanted not in Approval.Status.values:
                 raise ValidationError({"status": [f"Unknown status {wanted!r}."]})
             rows = rows.filter(status=wanted)
-        session = self.request.query_params.get("session")
-        if session:
-            rows = rows.filter(session_id=session)
         return rows
 
     @extend_schema(
         parameters=[
             OpenApiParameter("status", str, enum=Approval.Status.values),
-            OpenApiParameter("session", str, description="Only this session's."),
+            OpenApiParameter(
+                "session",
+                str,
+                description="Only this session's; its owner also sees the requests an"
+                " approver group decides (may_decide false).",
+            ),
         ]
     )
     def list(self, request: Request, *args, **kwargs) -> Response:
         approvals.expire_due()
         rows = self.get_queryset()[:200]
-        return Response(ApprovalSerializer(rows, many=True).data)
+        context = self.get_serializer_context()
+        return Response(ApprovalSerializer(rows, many=True, context=context).data)
 
     def retrieve(self, request: Request, pk=None) -> Response:
-        approval = approvals.access_approval(user=request.user, approval_id=pk)
-        return Response(ApprovalSerializer(approval).data)
+        approval = approvals.readable_approval(user=request.user, approval_id=pk)
+        context = self.get_serializer_context()
+        return Response(ApprovalSerializer(approval, context=context).data)
 
     @extend_schema(
         request=DecisionSerializer,

@@ -310,6 +310,11 @@ function showApproval(entry, approval) {
     return;
   }
   const waits = h("p", { class: "waits" }, waitsForApproval(approval), " ", expiry(approval));
+  if (approval.may_decide === false) {
+    // My own request, which an approver group decides: shown, not mine to decide.
+    fill(entry, waits);
+    return;
+  }
   const buttons = decideButtons(approval, {
     onDecided: (run) => {
       runs.set(run.id, run.status);
