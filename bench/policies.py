@@ -86,7 +86,7 @@ class Command(BaseCommand):
 
         self.stdout.write(f"{calls} calls each, p50 / p99 in ms")
         for name, piece in [
-            ("read the policy (1 query)", read),
+            ("read the policy (warm)", read),
             ("validate arguments", validate),
             ("rate limit count", count),
             ("take + release a slot", slot),

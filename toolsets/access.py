@@ -62,7 +62,9 @@ class Decision:
 
 
 @dataclass(frozen=True)
-class _ToolRow:
+class CatalogTool:
+    """What the catalog says of one tool, as of the catalog's version."""
+
     id: int
     full_name: str
     enabled: bool
@@ -71,7 +73,9 @@ class _ToolRow:
     toolset: str
     toolset_enabled: bool
     toolset_missing: bool
-    policy: str
+    policy: str  # the toolset's default policy
+    requires_approval: bool
+    policy_override: dict  # Tool.policy: an admin's execution policy override
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ class _GrantRow:
 @dataclass
 class _Catalog:
     version: int
-    tools: dict[str, _ToolRow]
+    tools: dict[str, CatalogTool]
 
 
 @dataclass
@@ -177,8 +181,10 @@ def _load_catalog(current: Versions) -> _Catalog:
         "toolset__enabled",
         "toolset__missing",
         "toolset__default_policy",
+        "requires_approval",
+        "policy",
     )
-    _catalog = _Catalog(current.catalog, {row[1]: _ToolRow(*row) for row in rows})
+    _catalog = _Catalog(current.catalog, {row[1]: CatalogTool(*row) for row in rows})
     return _catalog
 
 
@@ -253,7 +259,7 @@ def _is_warm(user_id: int, current: Versions, now: datetime) -> bool:
 # Deciding.
 
 
-def _decide(tool: str, row: _ToolRow | None, access: _UserAccess) -> Decision:
+def _decide(tool: str, row: CatalogTool | None, access: _UserAccess) -> Decision:
     if row is None:
         return Decision(False, f"{tool} is not in the catalog", Reason.UNKNOWN)
     if row.toolset_missing or row.missing:
@@ -307,6 +313,15 @@ async def aexplain_many(*, user_id: int, tools: Collection[str]) -> dict[str, De
     if _is_warm(user_id, current, now):
         return explain_many(user_id=user_id, tools=tools)
     return await sync_to_async(explain_many)(user_id=user_id, tools=tools)
+
+
+async def acatalog_tool(full_name: str) -> CatalogTool | None:
+    """The catalog's row for a tool, from the snapshot shared by every decision:
+    warm, no query; any change to a Tool or Toolset row gives a new snapshot."""
+    current = versions()
+    if _catalog is not None and _catalog.version == current.catalog:
+        return _catalog.tools.get(full_name)
+    return (await sync_to_async(_load_catalog)(current)).tools.get(full_name)
 
 
 def explain(*, user_id: int, tool: str) -> Decision:

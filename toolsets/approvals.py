@@ -42,6 +42,7 @@ from agents import executors
 from agents.adk.long_running import answering_group
 from agents.errors import DomainError, ForbiddenError, NotFoundError
 from agents.models import Run, Session
+from toolsets import access
 from toolsets.models import Approval, Tool
 
 CONFIRMATION_CALL = "adk_request_confirmation"
@@ -88,8 +89,8 @@ async def acatalog_gate(
     The first call asks (ADK's request_confirmation) and does not run; the call
     ADK re-runs once approved carries the decision, so it is not asked twice.
     """
-    marked = Tool.objects.filter(full_name=full_name, requires_approval=True)
-    if not await marked.aexists():
+    row = await access.acatalog_tool(full_name)
+    if row is None or not row.requires_approval:
         return None
     confirmation = tool_context.tool_confirmation
     if confirmation is None:

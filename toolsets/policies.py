@@ -35,7 +35,7 @@ from google.adk.plugins import BasePlugin
 from google.adk.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from toolsets import execution
+from toolsets import access, execution
 from toolsets.bindings import abindings_for_invocation, is_internal
 from toolsets.catalog import declaration_of
 from toolsets.models import Tool, ToolCall
@@ -272,12 +272,8 @@ def settings_policy(full_name: str, tool: BaseTool) -> ToolPolicy:
 async def apolicy_for(full_name: str, tool: BaseTool) -> ToolPolicy:
     """The effective policy: code, then settings, then the admin's override."""
     base = settings_policy(full_name, tool)
-    stored = (
-        await Tool.objects.filter(full_name=full_name)
-        .values_list("policy", flat=True)
-        .afirst()
-    )
-    return base.merged(stored or {})
+    row = await access.acatalog_tool(full_name)
+    return base.merged((row.policy_override if row else None) or {})
 
 
 def rate_limit_of(full_name: str, tool: BaseTool) -> tuple[int, int] | None:
