@@ -1,0 +1,14 @@
+"""Risky built-in toolsets start granted_only (hardening).
+
+Reserved in the chain by the hardening change (issue 14) so parallel work on this
+app never makes two leaf migrations; filled in by the change that owns it."""
+
+from django.db import migrations
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("toolsets", "0007_approval_session"),
+    ]
+
+    operations = []
