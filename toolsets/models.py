@@ -256,7 +256,10 @@ class Approval(models.Model):
         REJECTED = "rejected"
         EXPIRED = "expired"
 
-    session_id = models.CharField(max_length=128, db_index=True)
+    # Deleted with its session: an approval outliving it could never be answered.
+    session = models.ForeignKey(
+        "agents.Session", on_delete=models.CASCADE, related_name="approvals"
+    )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
     )
@@ -290,7 +293,7 @@ class Approval(models.Model):
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(
-                fields=["session_id", "call_id"], name="approval_unique_call"
+                fields=["session", "call_id"], name="approval_unique_call"
             )
         ]
         indexes = [models.Index(fields=["status", "approver_group"])]
