@@ -6,33 +6,43 @@ Policy (Django settings, read on every call):
 - TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE: Toolcrib's own database (users, tokens,
   credentials) is refused unless this is true.
 - TOOLCRIB_BUILTIN_SQL_MAX_ROWS: rows returned; more are cut and marked truncated.
+- TOOLCRIB_BUILTIN_SQL_MAX_RESULT_BYTES: bytes of rows returned (as JSON); more
+  rows are cut the same way.
 - TOOLCRIB_BUILTIN_SQL_TIMEOUT: seconds a statement may run.
+- TOOLCRIB_BUILTIN_SQL_MAX_MEMORY_MB: memory a query may use in its worker.
+- TOOLCRIB_BUILTIN_SQL_WORK_MEM_MB: PostgreSQL's work_mem for the query.
 
 A query is refused unless it is one statement that starts with SELECT, WITH or
 EXPLAIN and names no write (INSERT, UPDATE, DELETE, MERGE, SELECT INTO, DDL,
-PRAGMA, ATTACH, COPY...). The database enforces it too: SQLite opens the file
-read-only (`mode=ro`, `query_only`) behind an authorizer that permits reads only;
-PostgreSQL runs each query in a READ ONLY transaction with a statement_timeout.
+PRAGMA, ATTACH, COPY...) and no set_config (which would lift the limits). The
+database enforces it too: SQLite opens the file read-only (`mode=ro`,
+`query_only`) behind an authorizer that permits reads only; PostgreSQL runs each
+query in a READ ONLY transaction with a statement_timeout and a work_mem.
+
+Each query runs in a worker process of its own (toolsets.builtin.sql_worker),
+bounded in memory and CPU, and killed past the timeout: a query that allocates
+without end stops the worker, never the server.
 """
 
 import asyncio
-import datetime
-import decimal
-import sqlite3
-import time
-import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import json
+import logging
+import re
+import signal
+import sys
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import dj_database_url
-import psycopg
 import sqlparse
 from django.conf import settings
 from sqlparse import tokens as T
 
-from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal, text_limit
+from toolsets.builtin import sql_worker
+from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal
+
+logger = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 20_000
 MAX_CELL_CHARS = 2_000
@@ -41,9 +51,17 @@ FORBIDDEN_KEYWORDS = frozenset(
     "INTO COPY PRAGMA ATTACH DETACH VACUUM GRANT REVOKE LOCK CALL LOAD NOTIFY LISTEN "
     "REINDEX CLUSTER REFRESH TRUNCATE".split()
 )
-SQLITE_READ_ACTIONS = frozenset(
-    {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE}
-)
+# Functions that change the session's settings, and so the limits (PostgreSQL).
+FORBIDDEN_FUNCTIONS = frozenset({"set_config"})
+UNICODE_ESCAPE = re.compile(r"\bU&[\"']", re.IGNORECASE)
+MIB = 1024 * 1024
+WORKER_PATH = str(Path(sql_worker.__file__).resolve())
+# Past the timeout, the worker's start and its connection get this long before it
+# is killed (the worker stops its own query at the timeout).
+WORKER_GRACE_SECONDS = 5
+# An answer is its rows plus the column names and the JSON around them.
+ANSWER_OVERHEAD_BYTES = 65536
+READ_CHUNK = 65536
 SQLITE_LIST_TABLES = (
     "SELECT name AS table_name, type AS table_type, sql AS definition "
     "FROM sqlite_master WHERE type IN ('table', 'view') "
@@ -56,6 +74,7 @@ POSTGRES_LIST_TABLES = (
     "WHERE c.table_schema NOT IN ('pg_catalog', 'information_schema') "
     "ORDER BY c.table_schema, c.table_name, c.ordinal_position"
 )
+LIST_TABLES = {"sqlite": SQLITE_LIST_TABLES, "postgresql": POSTGRES_LIST_TABLES}
 
 
 class QueryRefused(Refusal):
@@ -73,6 +92,9 @@ def read_only_statement(query: Any) -> str:
         raise QueryRefused(f"the query is longer than {MAX_QUERY_CHARS} characters")
     if "\0" in query:
         raise QueryRefused("the query contains NUL")
+    if UNICODE_ESCAPE.search(query):
+        # U&"..." spells a name in escapes, hiding it from the checks below.
+        raise QueryRefused("Unicode escapes (U&) are not allowed")
     statements = [s for s in sqlparse.parse(query) if _words(s)]
     if len(statements) != 1:
         raise QueryRefused("send exactly one statement (no ';' between statements)")
@@ -101,6 +123,10 @@ def _check_token(token: sqlparse.sql.Token) -> None:
         raise QueryRefused(f"{word} changes the schema; only reads are allowed")
     if token.ttype in T.Keyword and word in FORBIDDEN_KEYWORDS:
         raise QueryRefused(f"{word} is not allowed in a read-only query")
+    name = token.value.strip('"').lower()
+    is_name = token.ttype in T.Name or token.ttype in T.String.Symbol
+    if is_name and name in FORBIDDEN_FUNCTIONS:
+        raise QueryRefused(f"{name} would change the query's limits; not allowed")
 
 
 # The database.
@@ -172,130 +198,119 @@ def _same_database(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return same_host and same_port and a.get("NAME") == b.get("NAME")
 
 
-# Running a statement.
+# Running a statement, in a worker process.
 
 
-@dataclass
-class Rows:
-    columns: list[str]
-    rows: list[list[Any]]
-    truncated: bool
-
-
-def _run_sqlite(db: Database, statement: str, max_rows: int, timeout: float) -> Rows:
-    uri = Path(db.name).resolve().as_uri() + "?mode=ro"
-    deadline = time.monotonic() + timeout
-    conn = sqlite3.connect(uri, uri=True, timeout=timeout, check_same_thread=False)
-    try:
-        conn.execute("PRAGMA query_only = ON")
-        conn.set_authorizer(_sqlite_authorizer)
-        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 1000)
-        cursor = conn.execute(statement)
-        return _rows(cursor.description, cursor.fetchmany(max_rows + 1), max_rows)
-    finally:
-        conn.close()
-
-
-def _sqlite_authorizer(
-    action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None
-) -> int:
-    """Reads only: SELECT, reading columns, functions, recursive CTEs."""
-    if action in SQLITE_READ_ACTIONS:
-        return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_FUNCTION and arg2 != "load_extension":
-        return sqlite3.SQLITE_OK
-    return sqlite3.SQLITE_DENY
-
-
-def _run_postgres(db: Database, statement: str, max_rows: int, timeout: float) -> Rows:
-    millis = max(1, int(timeout * 1000))
-    conn = psycopg.connect(
-        dbname=db.name,
-        host=db.host or None,
-        port=db.port,
-        user=db.user or None,
-        password=db.password or None,
-        connect_timeout=max(1, int(timeout)),
-        options=f"-c default_transaction_read_only=on -c statement_timeout={millis}",
-        **db.options,
+def worker_request(db: Database, statement: str) -> dict[str, Any]:
+    """What the worker (toolsets.builtin.sql_worker) is asked, limits from settings."""
+    limits = sql_worker.Limits(
+        max_rows=int(settings.TOOLCRIB_BUILTIN_SQL_MAX_ROWS),
+        max_result_bytes=int(settings.TOOLCRIB_BUILTIN_SQL_MAX_RESULT_BYTES),
+        max_cell_chars=MAX_CELL_CHARS,
+        max_memory_bytes=int(settings.TOOLCRIB_BUILTIN_SQL_MAX_MEMORY_MB) * MIB,
+        timeout=float(settings.TOOLCRIB_BUILTIN_SQL_TIMEOUT),
+        work_mem_kb=int(settings.TOOLCRIB_BUILTIN_SQL_WORK_MEM_MB) * 1024,
     )
-    try:
-        with conn.cursor() as cursor:
-            cursor.execute("SET TRANSACTION READ ONLY")
-            cursor.execute(f"SET LOCAL statement_timeout = {millis}")
-            cursor.execute(statement)
-            return _rows(cursor.description, cursor.fetchmany(max_rows + 1), max_rows)
-    finally:
-        conn.close()  # closing without a commit ends the transaction
-
-
-RUNNERS: dict[str, Callable[[Database, str, int, float], Rows]] = {
-    "sqlite": _run_sqlite,
-    "postgresql": _run_postgres,
-}
-LIST_TABLES = {"sqlite": SQLITE_LIST_TABLES, "postgresql": POSTGRES_LIST_TABLES}
-
-
-def _rows(description: Sequence[Any] | None, fetched: list[Any], max_rows: int) -> Rows:
-    columns = [str(column[0]) for column in description or []]
-    rows = [[json_value(v) for v in row] for row in fetched[:max_rows]]
-    return Rows(columns, rows, truncated=len(fetched) > max_rows)
-
-
-def json_value(value: Any) -> Any:
-    """A cell as JSON: numbers, text, null; long text cut; bytes as a note."""
-    if value is None or isinstance(value, bool | int | float):
-        return value
-    if isinstance(value, bytes | bytearray | memoryview):
-        return f"<{len(bytes(value))} bytes>"
-    if isinstance(value, datetime.date | datetime.time):
-        return value.isoformat()
-    if isinstance(value, decimal.Decimal | uuid.UUID):
-        return str(value)
-    text, cut = text_limit(str(value), MAX_CELL_CHARS)
-    return text + "..." if cut else text
+    return {
+        "engine": db.engine,
+        "database": asdict(db),
+        "statement": statement,
+        "limits": asdict(limits),
+    }
 
 
 async def execute(statement: str) -> dict[str, Any]:
     """Run a checked statement on the configured database, within the limits."""
-    db = configured_database()
-    max_rows = int(settings.TOOLCRIB_BUILTIN_SQL_MAX_ROWS)
-    timeout = float(settings.TOOLCRIB_BUILTIN_SQL_TIMEOUT)
-    runner = RUNNERS[db.engine]
-    try:
-        result = await asyncio.wait_for(
-            asyncio.to_thread(runner, db, statement, max_rows, timeout),
-            timeout=timeout + 5,
-        )
-    except TimeoutError as exc:
-        raise Refusal(f"the query ran longer than {timeout} seconds") from exc
-    except (sqlite3.Error, psycopg.Error) as exc:
-        raise Refusal(
-            f"the database refused the query: {_reason(exc, timeout)}"
-        ) from exc
+    request = worker_request(configured_database(), statement)
+    answer = await ask_worker(request)
+    if "error" in answer:
+        raise Refusal(_refusal_text(answer, request["limits"]))
     return {
         "status": "success",
-        "columns": result.columns,
-        "rows": result.rows,
-        "row_count": len(result.rows),
-        "truncated": result.truncated,
+        "columns": answer["columns"],
+        "rows": answer["rows"],
+        "row_count": len(answer["rows"]),
+        "truncated": answer["truncated"],
     }
 
 
-def _reason(exc: Exception, timeout: float) -> str:
-    message = (
-        str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+def _refusal_text(answer: dict[str, Any], limits: dict[str, Any]) -> str:
+    kind, message = answer["error"], answer["message"]
+    if kind == "memory":
+        megabytes = limits["max_memory_bytes"] // MIB
+        return (
+            f"the query needs more memory than the sql tool allows ({megabytes} MB); "
+            "ask for less (smaller values, fewer rows, a LIMIT)"
+        )
+    if kind == "timeout":
+        return f"the query ran longer than {limits['timeout']} seconds"
+    if kind == "too_large":
+        return message
+    return f"the database refused the query: {message}"
+
+
+async def ask_worker(request: dict[str, Any]) -> dict[str, Any]:
+    """The worker's answer to `request`; the worker is killed if it overruns."""
+    timeout = request["limits"]["timeout"]
+    limit = request["limits"]["max_result_bytes"] + ANSWER_OVERHEAD_BYTES
+    worker = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-I",  # no PYTHON* variables, no user site, not the script's folder
+        WORKER_PATH,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
     )
-    if message == "interrupted" or "statement timeout" in message:
-        return f"it ran longer than {timeout} seconds"
-    return message
+    try:
+        async with asyncio.timeout(timeout + WORKER_GRACE_SECONDS):
+            output = await _exchange(worker, json.dumps(request).encode(), limit)
+    except TimeoutError as exc:
+        raise Refusal(f"the query ran longer than {timeout} seconds") from exc
+    finally:
+        if worker.returncode is None:
+            worker.kill()
+            await worker.wait()
+    return _parsed(output, worker.returncode)
+
+
+async def _exchange(
+    worker: asyncio.subprocess.Process, request: bytes, limit: int
+) -> bytes:
+    """Send the request, read at most `limit` bytes of answer, wait for the end."""
+    assert worker.stdin is not None and worker.stdout is not None
+    try:
+        worker.stdin.write(request)
+        await worker.stdin.drain()
+        worker.stdin.close()
+    except ConnectionError:  # the worker died at start: its exit code says so
+        logger.warning("sql worker closed its input early")
+    output = bytearray()
+    while chunk := await worker.stdout.read(READ_CHUNK):
+        output += chunk
+        if len(output) > limit:
+            raise Refusal(f"the query's answer is larger than {limit} bytes")
+    await worker.wait()
+    return bytes(output)
+
+
+def _parsed(output: bytes, returncode: int | None) -> dict[str, Any]:
+    try:
+        answer = json.loads(output)
+    except ValueError:
+        answer = None
+    if returncode == 0 and isinstance(answer, dict):
+        return answer
+    logger.warning("sql worker stopped without an answer returncode=%s", returncode)
+    if returncode == -signal.SIGXCPU:
+        raise Refusal("the query used more CPU time than its timeout allows")
+    raise Refusal(f"the query stopped its worker without an answer (exit {returncode})")
 
 
 async def run_query(query: str) -> dict:
     """Run a read-only SQL query (SELECT, WITH or EXPLAIN) on the team's database.
 
     One statement at a time; anything that writes or changes the schema is
-    refused. Results are cut to the administrator's row limit.
+    refused. Results are cut to the administrator's row and size limits, and a
+    query that needs too much memory or time is refused: ask for less.
 
     Args:
         query: The SQL query, e.g. "SELECT name, total FROM orders LIMIT 10".

@@ -5,7 +5,7 @@ import pytest
 
 from tests.integration import services
 from tests.toolsets.builtin.adk import call_tool
-from toolsets.builtin import sql
+from toolsets.builtin import sql, sql_worker
 from toolsets.builtin.base import Refusal
 from toolsets.builtin.sql import QueryRefused, read_only_statement, run_query, toolset
 
@@ -28,6 +28,12 @@ def shop(tmp_path, settings):
     settings.TOOLCRIB_BUILTIN_SQL_MAX_ROWS = 5
     settings.TOOLCRIB_BUILTIN_SQL_TIMEOUT = 2
     return path
+
+
+def worker_answer(statement: str) -> dict:
+    """The worker's answer, computed in this process, past the parser's checks."""
+    request = sql.worker_request(sql.configured_database(), statement)
+    return sql_worker.answer(request)
 
 
 def count_orders(path) -> int:
@@ -55,6 +61,24 @@ async def test_rows_past_the_limit_are_cut(shop):
     response = await run_query("SELECT id FROM orders ORDER BY id")
     assert response["rows"] == [[1], [2], [3], [4], [5]]
     assert response["truncated"] is True
+
+
+async def test_rows_past_the_byte_limit_are_cut(shop, settings):
+    settings.TOOLCRIB_BUILTIN_SQL_MAX_RESULT_BYTES = 40  # ["item"] and 3 rows
+    response = await run_query("SELECT item FROM orders ORDER BY id")
+    assert response["rows"] == [["item1"], ["item2"], ["item3"]]
+    assert response["truncated"] is True
+
+
+async def test_a_row_larger_than_the_byte_limit_is_refused(shop, settings):
+    settings.TOOLCRIB_BUILTIN_SQL_MAX_RESULT_BYTES = 500
+    response = await call_tool(
+        [toolset], "run_query", query="SELECT printf('%.*c', 1000, 'x') AS wide"
+    )
+    assert response["error_message"] == (
+        "a single row is larger than the 500 bytes a result may hold; "
+        "select fewer or shorter columns"
+    )
 
 
 @pytest.mark.parametrize(
@@ -93,6 +117,9 @@ async def test_list_tables_shows_the_schema(shop):
         ("SELECT * INTO copy FROM orders", "INTO"),
         ("EXPLAIN ANALYZE DELETE FROM orders", "DELETE"),
         ("SELECT * FROM orders FOR UPDATE", "UPDATE"),
+        ("SELECT set_config('work_mem', '1GB', true)", "set_config"),
+        ("SELECT pg_catalog.\"set_config\"('work_mem', '1GB', true)", "set_config"),
+        ("SELECT U&\"set\\005fconfig\"('work_mem', '1GB', true)", "Unicode"),
         ("", "empty"),
     ],
 )
@@ -113,9 +140,9 @@ async def test_writes_and_ddl_are_refused(shop, query, reason):
 )
 async def test_the_database_itself_refuses_writes(shop, statement):
     """Past the parser, SQLite is opened read-only behind a read-only authorizer."""
-    db = sql.configured_database()
-    with pytest.raises(sqlite3.DatabaseError):
-        sql._run_sqlite(db, statement, 5, 2)
+    answer = worker_answer(statement)
+    assert answer["error"] == "database"
+    assert "not authorized" in answer["message"]
     assert count_orders(shop) == 10
 
 
@@ -157,8 +184,8 @@ def test_toolcribs_own_database_is_refused_unless_allowed(settings):
 def test_a_missing_database_file_is_not_created(tmp_path, settings):
     path = tmp_path / "absent.sqlite3"
     settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = f"sqlite:///{path}"
-    with pytest.raises(sqlite3.OperationalError):
-        sql._run_sqlite(sql.configured_database(), "SELECT 1", 5, 1)
+    answer = worker_answer("SELECT 1")
+    assert answer == {"error": "database", "message": "unable to open database file"}
     assert not path.exists()
 
 
@@ -189,9 +216,9 @@ async def test_postgres_reads_in_a_read_only_transaction(settings, postgres_url)
     settings.TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE = True
     response = await run_query("SELECT current_setting('transaction_read_only') AS ro")
     assert response["rows"] == [["on"]]
-    db = sql.configured_database()
-    with pytest.raises(Exception, match="read-only transaction"):
-        sql._run_postgres(db, "CREATE TABLE toolcrib_sql_probe (a int)", 5, 2)
+    answer = worker_answer("CREATE TABLE toolcrib_sql_probe (a int)")
+    assert answer["error"] == "database"
+    assert "read-only transaction" in answer["message"]
 
 
 async def test_postgres_statement_timeout(settings, postgres_url):
@@ -200,3 +227,29 @@ async def test_postgres_statement_timeout(settings, postgres_url):
     settings.TOOLCRIB_BUILTIN_SQL_TIMEOUT = 0.2
     with pytest.raises(Refusal, match="ran longer than 0.2 seconds"):
         await run_query("SELECT pg_sleep(2)")
+
+
+async def test_postgres_runs_with_the_configured_work_mem_and_timeout(
+    settings, postgres_url
+):
+    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = postgres_url
+    settings.TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE = True
+    settings.TOOLCRIB_BUILTIN_SQL_WORK_MEM_MB = 2
+    settings.TOOLCRIB_BUILTIN_SQL_TIMEOUT = 3
+    response = await run_query(
+        "SELECT current_setting('work_mem') AS work_mem, "
+        "current_setting('statement_timeout') AS statement_timeout"
+    )
+    assert response["rows"] == [["2MB", "3s"]]
+
+
+async def test_a_postgres_sort_past_work_mem_goes_to_disk(settings, postgres_url):
+    """work_mem bounds the server's memory for each sort: a bigger one spills."""
+    settings.TOOLCRIB_BUILTIN_SQL_DATABASE_URL = postgres_url
+    settings.TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE = True
+    settings.TOOLCRIB_BUILTIN_SQL_WORK_MEM_MB = 1
+    response = await run_query(
+        "EXPLAIN ANALYZE SELECT g FROM generate_series(1, 300000) AS g ORDER BY g DESC"
+    )
+    plan = "\n".join(row[0] for row in response["rows"])
+    assert "Sort Method: external merge" in plan
