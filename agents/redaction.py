@@ -1,4 +1,4 @@
-"""Secret values out of what Toolcrib shows: auth payloads and log records.
+"""Secret values out of what Toolcrib stores and shows: auth payloads, state, logs.
 
 Pure Python (no ADK, no Django models): settings' LOGGING loads the log filter
 before any app is ready.
@@ -33,6 +33,13 @@ SECRET_FIELDS = frozenset(
 )
 
 
+# ADK's ToolContextCredentialStore key for a REST tool's credential (current and
+# legacy forms both end so).
+CREDENTIAL_STATE_SUFFIX = "_existing_exchanged_credential"
+# An AuthCredential's type field, as ADK dumps it (snake_case or camelCase).
+CREDENTIAL_TYPE_FIELDS = frozenset({"auth_type", "authType"})
+
+
 def redact_secrets(value: Any) -> Any:
     """A copy of nested dicts and lists with the value of every secret field replaced."""
     if isinstance(value, Mapping):
@@ -49,7 +56,35 @@ def _redacted_value(key: Any, item: Any) -> Any:
 
 
 def _is_secret(key: Any) -> bool:
-    return str(key).replace("_", "").lower() in SECRET_FIELDS
+    # A state key's scope prefix ("user:api_key") does not hide its name.
+    name = str(key).rpartition(":")[2]
+    return name.replace("_", "").lower() in SECRET_FIELDS
+
+
+def is_credential_state(key: str, value: Any) -> bool:
+    """True for a state entry that holds a credential: kept in memory, never stored.
+
+    ADK's REST tools (ToolAuthHandler, under every OpenAPI operation) cache the
+    credential they used in session state under a key ending in
+    CREDENTIAL_STATE_SUFFIX; other ADK code may put an AuthCredential (or its
+    dump) under any key. Either way a secret would reach the stored state.
+    """
+    if str(key).endswith(CREDENTIAL_STATE_SUFFIX):
+        return True
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", exclude_none=True)
+    if not isinstance(value, Mapping) or not CREDENTIAL_TYPE_FIELDS & set(value):
+        return False
+    return redact_secrets(value) != value
+
+
+def redact_state(state: Mapping[str, Any]) -> dict[str, Any]:
+    """State (or a state delta) as it may be stored in an event or shown.
+
+    Credential entries are left out, and secret fields of the rest replaced.
+    """
+    kept = {k: v for k, v in state.items() if not is_credential_state(k, v)}
+    return redact_secrets(kept)
 
 
 class RedactSecretsFilter(logging.Filter):

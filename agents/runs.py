@@ -37,6 +37,7 @@ from agents.adk.handoffs import HandoffPlugin
 from agents.adk.long_running import answering_group, long_running_calls
 from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService, record_event
+from agents.adk.tool_auth import ToolAuthPlugin
 from agents.errors import SessionClosed
 from agents.events import (
     EventFrame,
@@ -222,7 +223,8 @@ async def _drive(run: Run) -> None:
             GovernancePlugin(),
             ActivationPlugin(),  # after governance: it only narrows access
             AvailabilityPlugin(),  # after governance: it only narrows access
-            PolicyPlugin(),  # last: shapes only calls the others let through
+            PolicyPlugin(),  # shapes only calls the others let through
+            ToolAuthPlugin(),  # last: loads a credential only for a call that runs
         ],
     )
     runner = Runner(

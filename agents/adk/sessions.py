@@ -9,10 +9,15 @@ Every stored event takes the next `seq` of its session. ADK writes also bump
 holding an outdated copy gets StaleSessionError instead of overwriting newer state.
 Toolcrib's own records (record_event) share the seq counter but not the revision.
 
-One deliberate difference from ADK's services: an event carrying a credential request
-or answer is stored with its secret fields redacted (agents.adk.auth). The in-memory
-session keeps the secret for the rest of the invocation, where ADK's auth
-preprocessor needs it; a session read back later never has it.
+Two deliberate differences from ADK's services, both so that no secret is stored:
+an event carrying a credential request or answer is stored with its secret fields
+redacted (agents.adk.auth), and a state entry holding a credential (where ADK's
+REST tools cache the one they used, agents.redaction.is_credential_state) is kept
+like a `temp:` key: on the in-memory session for the rest of the invocation, never
+in a stored row or in the event. A session read back later never has either; the
+user's credential is loaded again from its sealed Credential row
+(agents.adk.tool_auth). State stored before this rule is left out when read and
+dropped at the session's next write.
 """
 
 import time
@@ -40,6 +45,7 @@ from google.adk.sessions.base_session_service import (
 from agents.adk.auth import redacted_event
 from agents.events import event_kind
 from agents.models import AppState, Event, Session, UserState, new_session_id
+from agents.redaction import is_credential_state, redact_state
 
 STALE_MESSAGE = (
     "The session was changed by another writer since it was read; "
@@ -120,6 +126,7 @@ class DjangoSessionService(BaseSessionService):
         # Temp keys live on in the in-memory session for the rest of the invocation.
         self._apply_temp_state(session, event)
         event = self._trim_temp_delta_state(event)
+        _keep_credentials_in_memory(session, event)
         written = await sync_to_async(_write_event, thread_sensitive=True)(
             session=session, event=event
         )
@@ -130,6 +137,20 @@ class DjangoSessionService(BaseSessionService):
         session.last_update_time = event.timestamp
         session._storage_update_marker = str(revision)
         return self._commit_event_to_session(session, event)
+
+
+def _keep_credentials_in_memory(session: AdkSession, event: AdkEvent) -> None:
+    """Apply the delta's credential entries to `session` only, like `temp:` keys."""
+    delta = event.actions.state_delta
+    held = {k: v for k, v in delta.items() if is_credential_state(k, v)}
+    if not held:
+        return
+    session.state.update(held)
+    event.actions.state_delta = {k: v for k, v in delta.items() if k not in held}
+
+
+def _without_credentials(state: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in state.items() if not is_credential_state(k, v)}
 
 
 async def record_event(
@@ -156,11 +177,13 @@ async def record_event(
 
 
 def session_state(*, session: Session) -> dict[str, dict[str, Any]]:
-    """A session's stored state by scope, keys without prefixes."""
+    """A session's stored state by scope, keys without prefixes, as it may be shown."""
     return {
-        "session": dict(session.state),
-        "user": _user_state(app_name=session.app_name, user_id=session.user_id),
-        "app": _app_state(app_name=session.app_name),
+        "session": redact_state(session.state),
+        "user": redact_state(
+            _user_state(app_name=session.app_name, user_id=session.user_id)
+        ),
+        "app": redact_state(_app_state(app_name=session.app_name)),
     }
 
 
@@ -264,7 +287,7 @@ def _to_adk(
         app = _app_state(app_name=row.app_name)
     if user is None:
         user = _user_state(app_name=row.app_name, user_id=row.user_id)
-    state = dict(row.state)
+    state = _without_credentials(row.state)
     state.update({State.APP_PREFIX + key: value for key, value in app.items()})
     state.update({State.USER_PREFIX + key: value for key, value in user.items()})
     session = AdkSession(
@@ -299,7 +322,7 @@ def _write_event(*, session: AdkSession, event: AdkEvent) -> tuple[int, int] | N
             raise StaleSessionError(STALE_MESSAGE)
         deltas = extract_json_safe_state_delta(event.actions.state_delta)
         _save_scoped_state(app_name=row.app_name, user_id=row.user_id, deltas=deltas)
-        row.state.update(deltas["session"])
+        row.state = _without_credentials({**row.state, **deltas["session"]})
         seq = row.last_seq = row.last_seq + 1
         row.revision += 1
         row.last_update_time = event.timestamp

@@ -5,8 +5,13 @@ toolsets.builtin.net's guarded transport: pinned to checked addresses, size- and
 time-limited, and refused on a private network unless the registration says
 `allow_private_network`. A spec at a URL is fetched the same way, from that URL's
 host only (the admin named it).
+
+An operation behind a security scheme asks the user for her credential through
+ADK's auth flow; each import keys it apart (key_credentials()), and the runtime
+keeps it sealed per user and out of session state (agents.adk.tool_auth).
 """
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -16,7 +21,7 @@ import httpx
 import yaml
 from asgiref.sync import async_to_sync
 from django.conf import settings
-from google.adk.tools.openapi_tool import OpenAPIToolset
+from google.adk.tools.openapi_tool import OpenAPIToolset, RestApiTool
 
 from toolsets.builtin.base import Refusal
 from toolsets.builtin.net import (
@@ -98,7 +103,34 @@ def openapi_toolset(
         # ADK's own check would refuse an allowed internal API outright.
         allow_private_network_access=True,
     )
+    key_credentials(toolset, registration.name)
     return remember(toolset, registration)
+
+
+def key_credentials(toolset: OpenAPIToolset, name: str) -> None:
+    """Give each operation that needs a credential a key of this import's own.
+
+    ADK's default key is the security scheme's digest alone, so a token a user
+    gave one API would be loaded for any other import with the same kind of
+    scheme and sent to its server. The key names the import, and its digest the
+    API's server and the scheme: a changed server asks again.
+    """
+    for tool in toolset._tools:  # ADK lists them only async
+        if tool.auth_scheme is not None:
+            tool.configure_credential_key(credential_key_of(tool, name))
+
+
+def credential_key_of(tool: RestApiTool, name: str) -> str:
+    """`<import>_<scheme type>_<digest of server and scheme>`."""
+    scheme = tool.auth_scheme
+    described = {
+        "server": tool.endpoint.base_url,
+        "scheme": scheme.model_dump(mode="json", by_alias=True, exclude_none=True),
+    }
+    canonical = json.dumps(described, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+    kind = getattr(scheme.type_, "value", scheme.type_)
+    return f"{name}_{kind}_{digest}"
 
 
 async def aload_spec(registration: OpenApiSpec) -> dict[str, Any]:
