@@ -32,12 +32,14 @@ from agents.frames import (
     parse_client_frame,
 )
 from agents.models import AgentSpec, Event, Session
+from agents.params import BadParameter, parse_whole_number
 from agents.sessions import access_session
 from agents.wsauth import origin_allowed
 from toolsets import approvals
 
 logger = logging.getLogger(__name__)
 
+CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
@@ -68,6 +70,12 @@ class StreamConsumer(AsyncWebsocketConsumer):
         # Accept first: a close code can only be sent on an open socket.
         await self.accept()
         await self.close(code=code)
+
+    async def _refuse_parameter(self, exc: BadParameter) -> None:
+        """Say which handshake parameter is wrong, then close with 4400."""
+        await self.accept()
+        await self.send_error(exc.code, f"{exc.field}: {exc}")
+        await self.close(code=CLOSE_BAD_REQUEST)
 
     async def join(self, *groups: str) -> None:
         for group in groups:
@@ -138,7 +146,11 @@ class SessionStreamConsumer(StreamConsumer):
             await self._refuse(CLOSE_NOT_FOUND)
             return
         self.session = session
-        self.last_seq = _after_param(self.scope)
+        try:
+            self.last_seq = _after_param(self.scope)
+        except BadParameter as exc:
+            await self._refuse_parameter(exc)
+            return
         await self.join(
             streams.session_group(session.id), streams.user_group(self.user.pk)
         )
@@ -260,7 +272,14 @@ class FirehoseConsumer(FilteredStreamConsumer):
             return
         self.kinds = _list_param(self.scope, "kinds")
         self.agents = _list_param(self.scope, "agent")
-        self.owners = {int(v) for v in _list_param(self.scope, "user") if v.isdigit()}
+        try:
+            self.owners = {
+                parse_whole_number(value, name="user")
+                for value in _list_param(self.scope, "user")
+            }
+        except BadParameter as exc:
+            await self._refuse_parameter(exc)
+            return
         await self.join(streams.firehose_group())
         await self.accept()
 
@@ -277,8 +296,8 @@ def _query(scope) -> dict[str, list[str]]:
 
 
 def _after_param(scope) -> int:
-    values = _query(scope).get("after", ["0"])
-    return int(values[0]) if values[0].isdigit() else 0
+    values = _query(scope).get("after", [])
+    return parse_whole_number(values[0], name="after") if values else 0
 
 
 def _list_param(scope, name: str) -> set[str]:

@@ -34,3 +34,10 @@ class SessionClosed(DomainError):
 
     def __init__(self) -> None:
         super().__init__("This session is closed.")
+
+
+class TooManyTurns(DomainError):
+    """Too many turns already wait or run: in this session, or for this user."""
+
+    status_code = 429
+    code = "too_many_turns"

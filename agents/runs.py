@@ -14,6 +14,7 @@ from typing import Any
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 from google.adk.agents import BaseAgent
@@ -38,7 +39,7 @@ from agents.adk.long_running import answering_group, long_running_calls
 from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService, record_event
 from agents.adk.tool_auth import ToolAuthPlugin
-from agents.errors import SessionClosed
+from agents.errors import SessionClosed, TooManyTurns
 from agents.events import (
     EventFrame,
     Handoff,
@@ -59,6 +60,7 @@ from toolsets.policies import PolicyPlugin
 logger = logging.getLogger(__name__)
 
 POLL_START = 0.02
+UNFINISHED = (Run.Status.QUEUED, Run.Status.RUNNING)
 POLL_MAX = 0.5
 
 
@@ -71,13 +73,43 @@ class TurnError(Exception):
 
 
 def start_turn(*, session: Session, user, text: str) -> Run:
-    """Record a queued Run for a user message and hand it to the executor."""
-    if session.closed_at:
-        raise SessionClosed()
+    """Record a queued Run for a user message and hand it to the executor.
+
+    Raises:
+        SessionClosed: The session takes no new turns.
+        TooManyTurns: The session, or the user, already has as many turns queued
+            or running as the settings allow.
+    """
     with transaction.atomic():
+        _lock_for_new_turn(session=session, user=user)
         run = Run.objects.create(session=session, user=user, text=text)
         executors.submit(run_id=run.id)
     return run
+
+
+def _lock_for_new_turn(*, session: Session, user) -> None:
+    """Lock the user and the session, then check there is room for one more turn.
+
+    Counted under the locks, two messages sent at once cannot both take the last
+    place (on SQLite the IMMEDIATE transaction already serializes writers).
+    """
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    locked = Session.objects.select_for_update().filter(pk=session.pk).first()
+    if locked is None or locked.closed_at:
+        raise SessionClosed()
+    unfinished = Run.objects.filter(status__in=UNFINISHED)
+    per_session = settings.TOOLCRIB_MAX_QUEUED_TURNS_PER_SESSION
+    if unfinished.filter(session_id=session.pk).count() >= per_session:
+        raise TooManyTurns(
+            f"This session already has {per_session} turns waiting or running;"
+            " send your message when one has ended."
+        )
+    per_user = settings.TOOLCRIB_MAX_QUEUED_TURNS_PER_USER
+    if unfinished.filter(user_id=user.pk).count() >= per_user:
+        raise TooManyTurns(
+            f"You already have {per_user} turns waiting or running;"
+            " send your message when one has ended."
+        )
 
 
 def start_function_response(

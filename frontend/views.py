@@ -1,7 +1,9 @@
 """Pages: each renders a shell that its ES module fills from the API and the websockets.
 
 No business logic lives here: access is decided by the API each page calls; these
-views only require a signed-in user (or staff) so nobody gets an empty shell.
+views only require a signed-in user (or staff) so nobody gets an empty shell, and
+the session page asks the API's own access_session() so it is there only for
+someone who may see the session.
 """
 
 from collections.abc import Callable
@@ -10,8 +12,11 @@ from functools import wraps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import Group
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from rest_framework.exceptions import NotFound
+
+from agents.sessions import access_session
 
 
 def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -44,9 +49,13 @@ agents = staff_required(_page("frontend/agents.html", "agents"))
 
 @login_required
 def session(request: HttpRequest, session_id: str) -> HttpResponse:
-    """One session: the page's module checks access through the API."""
+    """One session, for its owner and staff; anyone else gets a 404."""
+    try:
+        found = access_session(user=request.user, session_id=session_id)
+    except NotFound:
+        raise Http404("No such session.") from None
     return render(
-        request, "frontend/session.html", {"nav": "home", "session_id": session_id}
+        request, "frontend/session.html", {"nav": "home", "session_id": found.id}
     )
 
 

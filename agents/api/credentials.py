@@ -16,6 +16,7 @@ from agents import credentials
 from agents.api.serializers import RunSerializer
 from agents.api.views import _run_response
 from agents.models import Credential, CredentialRequest
+from agents.params import ID_CONVERTER
 
 SECRET_MAX = 4096
 
@@ -99,6 +100,7 @@ class AuthRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     """Tools of my sessions that asked for a credential: pending, or answered."""
 
     serializer_class = CredentialRequestSerializer
+    lookup_value_converter = ID_CONVERTER
 
     def get_queryset(self):
         rows = CredentialRequest.objects.filter(session__owner=self.request.user)
@@ -148,6 +150,7 @@ class CredentialViewSet(
     """The credentials I gave tools (metadata only); delete one to revoke it."""
 
     serializer_class = CredentialSerializer
+    lookup_value_converter = ID_CONVERTER
 
     def get_queryset(self):
         return credentials.user_credentials(user=self.request.user)

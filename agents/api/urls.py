@@ -13,7 +13,8 @@ from agents.api.views import (
     SessionViewSet,
 )
 
-router = DefaultRouter()
+# Path converters type each id: <id:pk> is ASCII digits in the bigint range.
+router = DefaultRouter(use_regex_path=False)
 router.register("agents", AgentViewSet, basename="agent")
 router.register("sessions", SessionViewSet, basename="session")
 router.register("budgets", BudgetViewSet, basename="budget")

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from agents.api.views import IsStaffOrReadOnly
 from agents.models import Budget
+from agents.params import ID_CONVERTER
 from agents.usage import budget_status, usage_totals, visible_budgets, visible_runs
 
 GROUP_BY = ["user", "agent", "day"]
@@ -144,6 +145,7 @@ class BudgetViewSet(viewsets.ModelViewSet):
 
     serializer_class = BudgetSerializer
     permission_classes = [permissions.IsAuthenticated, IsStaffOrReadOnly]
+    lookup_value_converter = ID_CONVERTER
 
     def get_queryset(self):
         return visible_budgets(user=self.request.user)

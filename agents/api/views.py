@@ -37,6 +37,7 @@ from agents.api.serializers import (
 from agents.events import EventFrameList, frame_from_row, frame_json, frame_schema
 from agents.frames import client_frame_schema, server_frame_schemas
 from agents.models import AgentSpec, Artifact, Event, Run
+from agents.params import bool_param, parse_whole_number, whole_number_param
 from agents.sessions import (
     AgentNotAvailable,
     access_run,
@@ -150,8 +151,9 @@ class SessionViewSet(
     def events(self, request: Request, pk: str) -> Response:
         """The session's stored events in seq order, in the wire shape."""
         session = self.get_object()
-        after = _int_param(request, "after", 0)
-        limit = min(_int_param(request, "limit", MAX_EVENTS), MAX_EVENTS)
+        params = request.query_params
+        after = whole_number_param(params, "after", default=0)
+        limit = min(whole_number_param(params, "limit", default=MAX_EVENTS), MAX_EVENTS)
         rows = Event.objects.filter(session=session, seq__gt=after).order_by("seq")[
             :limit
         ]
@@ -202,19 +204,16 @@ class SessionViewSet(
     @action(
         detail=True,
         methods=["get"],
-        url_path=r"artifacts/(?P<filename>.+)",
+        url_path="artifacts/<path:filename>",
         url_name="artifact",
     )
     def artifact(self, request: Request, pk: str, filename: str) -> HttpResponse:
         """Download one version of an artifact, with its Content-Type."""
         session = self.get_object()
-        version = request.query_params.get("version")
         found = artifacts.download_artifact(
             session=session,
             filename=filename,
-            version=None
-            if version in (None, "")
-            else _int_param(request, "version", 0),
+            version=_version_param(request),
         )
         response = HttpResponse(found.content, content_type=found.content_type)
         response["Content-Disposition"] = content_disposition_header(
@@ -308,10 +307,15 @@ class RunView(APIView):
 
 
 def _run_response(request: Request, run: Run) -> Response:
-    if request.query_params.get("wait") in {"1", "true", "yes"}:
+    if bool_param(request.query_params, "wait"):
         run = runs.wait_for_run(run=run, timeout=settings.TOOLCRIB_WAIT_TIMEOUT)
     code = status.HTTP_200_OK if run.is_finished else status.HTTP_202_ACCEPTED
     return Response(RunSerializer(run).data, status=code)
+
+
+def _version_param(request: Request) -> int | None:
+    raw = request.query_params.get("version")
+    return None if raw in (None, "") else parse_whole_number(raw, name="version")
 
 
 def _upload(request: Request, session) -> Response:
@@ -347,19 +351,6 @@ def _memory_out(entry) -> dict:
         "session": entry.custom_metadata.get("session_id", ""),
         "text": " ".join(texts),
     }
-
-
-def _int_param(request: Request, name: str, default: int) -> int:
-    raw = request.query_params.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValidationError({name: ["A whole number."]}) from None
-    if value < 0:
-        raise ValidationError({name: ["Zero or more."]})
-    return value
 
 
 class EventSchemaView(APIView):

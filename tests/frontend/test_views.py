@@ -5,11 +5,14 @@ import re
 
 import pytest
 
-PAGES = ["/", "/inbox/", "/overview/", "/sessions/some-session-id/"]
+from agents.sessions import create_session
+
+PAGES = ["/", "/inbox/", "/overview/"]
+SESSION_PAGE = "/sessions/some-session-id/"
 STAFF_PAGES = ["/staff/access/", "/staff/audit/", "/staff/firehose/", "/staff/agents/"]
 
 
-@pytest.mark.parametrize("path", PAGES + STAFF_PAGES)
+@pytest.mark.parametrize("path", [*PAGES, SESSION_PAGE, *STAFF_PAGES])
 def test_signed_out_visitors_go_to_the_login_page(client, path):
     response = client.get(path)
 
@@ -47,18 +50,31 @@ def test_staff_get_the_staff_pages(client, make_user, path):
     assert client.get(path).status_code == 200
 
 
-def test_the_session_page_carries_the_session_id_for_its_module(client, alice):
+@pytest.fixture
+def alices_session(alice, demo_agents):
+    return create_session(user=alice, agent=demo_agents["weather_sentiment"]).id
+
+
+def test_the_session_page_carries_the_session_id_for_its_module(
+    client, alice, alices_session
+):
     client.force_login(alice)
 
-    response = client.get("/sessions/abc-123/")
+    response = client.get(f"/sessions/{alices_session}/")
 
-    assert b'data-session="abc-123"' in response.content
+    assert response.status_code == 200
+    assert re.search(
+        rb'<script type="module" src="/static/frontend/\w+\.js">', response.content
+    )
+    assert f'data-session="{alices_session}"'.encode() in response.content
 
 
-def test_the_session_page_has_a_toolsets_panel_for_its_module(client, alice):
+def test_the_session_page_has_a_toolsets_panel_for_its_module(
+    client, alice, alices_session
+):
     client.force_login(alice)
 
-    content = client.get("/sessions/abc-123/").content.decode()
+    content = client.get(f"/sessions/{alices_session}/").content.decode()
 
     for element in ('id="toolsets"', 'id="toolsets-count"', 'id="toolsets-note"'):
         assert element in content

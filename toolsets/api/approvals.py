@@ -10,6 +10,7 @@ from rest_framework.response import Response
 
 from agents.api.serializers import RunSerializer
 from agents.api.views import _run_response
+from agents.params import ID_CONVERTER
 from toolsets import approvals
 from toolsets.models import Approval
 
@@ -62,6 +63,7 @@ class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     """Tool calls waiting for (or given) a person's approval: mine, and my groups'."""
 
     serializer_class = ApprovalSerializer
+    lookup_value_converter = ID_CONVERTER
 
     def get_queryset(self):
         session = self.request.query_params.get("session")

@@ -14,6 +14,7 @@ from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from agents.params import ID_CONVERTER
 from toolsets.imports.registrations import (
     ImportFailed,
     McpServer,
@@ -164,6 +165,7 @@ class ImportViewSet(
 
     serializer_class = ImportSerializer
     permission_classes = [permissions.IsAdminUser]
+    lookup_value_converter = ID_CONVERTER
     queryset = ToolImport.objects.select_related(
         "toolset", "created_by"
     ).prefetch_related("toolset__tools")

@@ -13,7 +13,8 @@ from toolsets.api.views import (
     ToolViewSet,
 )
 
-router = SimpleRouter()
+# Path converters type each id: <id:pk> is ASCII digits in the bigint range.
+router = SimpleRouter(use_regex_path=False)
 router.register("toolsets", ToolsetViewSet, basename="toolset")
 router.register("tools", ToolViewSet, basename="tool")
 router.register("grants", GrantViewSet, basename="grant")

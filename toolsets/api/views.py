@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.adk.builder import AgentBuildError, agent_for
+from agents.params import ID_CONVERTER, parse_whole_number, whole_number_param
 from agents.sessions import AgentNotAvailable, get_usable_agent
 from toolsets import access, catalog, policies
 from toolsets.api.renderers import CSVRenderer, JSONLinesRenderer
@@ -49,7 +50,7 @@ class ToolsetViewSet(
     serializer_class = ToolsetSerializer
     permission_classes = [permissions.IsAuthenticated, IsStaffOrReadOnly]
     lookup_field = "name"
-    lookup_value_regex = "[^/]+"
+    lookup_value_converter = "str"  # dots too: tools are <toolset>.<tool>
     queryset = Toolset.objects.prefetch_related("tools")
 
     def perform_update(self, serializer: ToolsetSerializer) -> None:
@@ -70,7 +71,7 @@ class ToolViewSet(
     serializer_class = ToolSerializer
     permission_classes = [permissions.IsAuthenticated, IsStaffOrReadOnly]
     lookup_field = "full_name"
-    lookup_value_regex = "[^/]+"
+    lookup_value_converter = "str"  # dots too: tools are <toolset>.<tool>
 
     def get_queryset(self) -> QuerySet[Tool]:
         tools = Tool.objects.select_related("toolset", "approver_group")
@@ -104,6 +105,7 @@ class GrantViewSet(
 
     serializer_class = GrantSerializer
     permission_classes = [permissions.IsAdminUser]
+    lookup_value_converter = ID_CONVERTER
     queryset = Grant.objects.all()  # for the schema; get_queryset() filters it
 
     def get_queryset(self) -> QuerySet[Grant]:
@@ -117,6 +119,9 @@ class GrantViewSet(
             "tool": "tool__full_name",
             "effect": "effect",
         }
+        effect = self.request.query_params.get("effect")
+        if effect and effect not in Grant.Effect.values:
+            raise ValidationError({"effect": ["allow or deny."]})
         for param, lookup in filters.items():
             value = self.request.query_params.get(param)
             if value:
@@ -183,11 +188,10 @@ def _user_param(request: Request):
     raw = request.query_params.get("user")
     if raw in (None, ""):
         return request.user
-    if not raw.isdigit():
-        raise ValidationError({"user": ["A user id (a whole number)."]})
-    if int(raw) != request.user.pk and not request.user.is_staff:
+    user_id = parse_whole_number(raw, name="user", minimum=1)
+    if user_id != request.user.pk and not request.user.is_staff:
         raise PermissionDenied("Only staff can read another user's access.")
-    user = get_user_model().objects.filter(pk=int(raw)).first()
+    user = get_user_model().objects.filter(pk=user_id).first()
     if user is None:
         raise ValidationError({"user": ["No such user."]})
     return user
@@ -220,6 +224,7 @@ class ToolCallViewSet(
     """The audit of tool calls, newest first: staff see all, users their own."""
 
     serializer_class = ToolCallSerializer
+    lookup_value_converter = ID_CONVERTER
     queryset = ToolCall.objects.all()  # for the schema; get_queryset() scopes it
     renderer_classes = [
         JSONRenderer,
@@ -257,8 +262,9 @@ def _filter_calls(calls: QuerySet[ToolCall], request: Request) -> QuerySet[ToolC
     params = request.query_params
     user = params.get("user")
     if user:
+        # Digits (of any script) name an id, which must then be a valid one.
         calls = (
-            calls.filter(user_id=int(user))
+            calls.filter(user_id=parse_whole_number(user, name="user"))
             if user.isdigit()
             else calls.filter(user__username=user)
         )
@@ -288,12 +294,8 @@ def _datetime_param(params, name: str) -> datetime:
 
 
 def _limit_param(params) -> int:
-    raw = params.get("limit")
-    if raw in (None, ""):
-        return DEFAULT_CALLS
-    if not raw.isdigit() or int(raw) < 1:
-        raise ValidationError({"limit": ["A whole number, 1 or more."]})
-    return min(int(raw), MAX_CALLS)
+    limit = whole_number_param(params, "limit", default=DEFAULT_CALLS, minimum=1)
+    return min(limit, MAX_CALLS)
 
 
 class AgentToolsView(APIView):
