@@ -10,6 +10,9 @@
 | shell        | shell      | run_command (its catalog row starts disabled)      |
 
 Each module's `toolset` is the shared instance settings.TOOLCRIB_TOOLSETS names.
+The toolsets that reach outside Toolcrib or hold data (http, webpage, files, sql,
+shell) start `granted_only` (their `catalog_defaults`): nobody uses them until an
+administrator grants them; math starts with TOOLCRIB_TOOLSET_DEFAULT_POLICY.
 Policy knobs are TOOLCRIB_BUILTIN_* settings, read on every call. A refused call
 is answered with {"status": "error", "error_message": ...}. docs/builtin-tools.md
 is the administrator's guide.

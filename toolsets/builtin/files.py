@@ -198,6 +198,9 @@ async def delete_file(path: str, tool_context: ToolContext) -> dict:
 class FilesToolset(BuiltinToolset):
     """Your own workspace of text files: list, read, write and delete."""
 
+    # A new catalog row is granted only: it stores and deletes data (issue 14).
+    catalog_defaults = {"default_policy": "granted_only"}
+
     def __init__(self, **kwargs: Any) -> None:
         tools = [
             BuiltinTool(list_files, risk="read"),

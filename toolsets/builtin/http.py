@@ -167,6 +167,9 @@ async def http_post(
 class HttpToolset(BuiltinToolset):
     """HTTP GET and POST to hosts on the administrator's allowlist."""
 
+    # A new catalog row is granted only: it reaches other hosts (issue 14).
+    catalog_defaults = {"default_policy": "granted_only"}
+
     def __init__(self, **kwargs: Any) -> None:
         tools = [
             BuiltinTool(http_get, risk="read"),

@@ -334,6 +334,9 @@ async def list_tables() -> dict:
 class SqlToolset(BuiltinToolset):
     """Read-only SQL queries against the database an administrator configured."""
 
+    # A new catalog row is granted only: it reads a team's database (issue 14).
+    catalog_defaults = {"default_policy": "granted_only"}
+
     def __init__(self, **kwargs: Any) -> None:
         tools = [
             BuiltinTool(run_query, risk="read"),

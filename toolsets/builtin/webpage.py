@@ -153,6 +153,9 @@ def page_answer(url: str, content_type: str, body: str) -> dict[str, Any]:
 class WebpageToolset(BuiltinToolset):
     """Read an allowlisted web page as plain text: title, headings, paragraphs."""
 
+    # A new catalog row is granted only: it reaches other hosts (issue 14).
+    catalog_defaults = {"default_policy": "granted_only"}
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__([BuiltinTool(fetch_webpage, risk="read")], **kwargs)
 
