@@ -62,6 +62,8 @@ WORKER_GRACE_SECONDS = 5
 # An answer is its rows plus the column names and the JSON around them.
 ANSWER_OVERHEAD_BYTES = 65536
 READ_CHUNK = 65536
+# None of the server's variables (keys, tokens): the database comes in the request.
+WORKER_ENV = {"LANG": "C.UTF-8"}
 SQLITE_LIST_TABLES = (
     "SELECT name AS table_name, type AS table_type, sql AS definition "
     "FROM sqlite_master WHERE type IN ('table', 'view') "
@@ -259,6 +261,7 @@ async def ask_worker(request: dict[str, Any]) -> dict[str, Any]:
         WORKER_PATH,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
+        env=WORKER_ENV,
     )
     try:
         async with asyncio.timeout(timeout + WORKER_GRACE_SECONDS):

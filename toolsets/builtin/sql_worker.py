@@ -11,7 +11,8 @@ worker dies. The server never holds more than one bounded answer.
 
 Only the standard library and psycopg are imported (`-I` keeps the script's own
 folder, where `http.py` would shadow the standard library, off sys.path), so the
-worker starts in milliseconds and knows nothing of Django or Toolcrib's secrets.
+worker starts in milliseconds and knows nothing of Django; it gets none of the
+server's environment variables either, only the one database of its request.
 
 Request: {"engine": "sqlite" | "postgresql", "database": {name, host, port, user,
 password, options}, "statement", "limits": {max_rows, max_result_bytes,
