@@ -11,7 +11,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.http.request import validate_host
-from rest_framework.authtoken.models import Token
+
+from agents import tokens
 
 TOKEN_PREFIX = "token "
 
@@ -39,10 +40,8 @@ def origin_allowed(scope) -> bool:
 
 @database_sync_to_async
 def user_for_token(key: str):
-    token = Token.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active:
-        return AnonymousUser()
-    return token.user
+    """The token's user, checked as on HTTP (agents/tokens.py), or AnonymousUser."""
+    return tokens.user_for_token(token=key) or AnonymousUser()
 
 
 class TokenAuthMiddleware:

@@ -6,6 +6,7 @@ The README lists every variable. Nothing else in the code base reads os.environ.
 import json
 import os
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -56,7 +57,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    # API tokens stored as digests (agents/tokens.py); DRF's authtoken kept them
+    # in clear (agents/migrations/0005_token_digests.py moved them).
+    "knox",
     "drf_spectacular",
     "channels",
     "agents",
@@ -348,9 +351,23 @@ TOOLCRIB_MEMORY_MAX_RESULTS = int(env("TOOLCRIB_MEMORY_MAX_RESULTS", "10"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("ADK_SUPPRESS_EXPERIMENTAL_FEATURE_WARNINGS", "true")
 
+# API tokens (agents/tokens.py): hours a new token lasts (0: until revoked), and
+# how many one user keeps (signing in again ends the oldest past that).
+TOOLCRIB_API_TOKEN_TTL_HOURS = float(env("TOOLCRIB_API_TOKEN_TTL_HOURS", "0"))
+TOOLCRIB_API_TOKENS_PER_USER = int(env("TOOLCRIB_API_TOKENS_PER_USER", "20"))
+if TOOLCRIB_API_TOKENS_PER_USER < 1:
+    raise ImproperlyConfigured("TOOLCRIB_API_TOKENS_PER_USER must be at least 1.")
+REST_KNOX = {
+    "TOKEN_TTL": (
+        timedelta(hours=TOOLCRIB_API_TOKEN_TTL_HOURS)
+        if TOOLCRIB_API_TOKEN_TTL_HOURS > 0
+        else None
+    ),
+}
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "agents.tokens.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

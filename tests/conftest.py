@@ -5,10 +5,10 @@ import itertools
 import pytest
 from django.contrib.auth import get_user_model
 from google.adk.agents import LlmAgent
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from agents.adk.builder import sync_code_agents
+from agents.tokens import issue_token
 
 _counter = itertools.count()
 
@@ -47,10 +47,18 @@ def bob(make_user):
 
 @pytest.fixture
 def api_for():
+    """An API client signed in as a user with a token, one per user and test.
+
+    The database keeps only a token's digest: its clear value lives here, as in a
+    client that signed in once.
+    """
+    tokens: dict[int, str] = {}
+
     def client_for(user) -> APIClient:
+        if user.pk not in tokens:
+            tokens[user.pk] = issue_token(user=user)
         client = APIClient()
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {tokens[user.pk]}")
         return client
 
     return client_for

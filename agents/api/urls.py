@@ -1,7 +1,7 @@
 from django.urls import include, path
-from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
+from agents.api.auth import ObtainTokenView
 from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
 from agents.api.usage import BudgetViewSet, UsageView
 from agents.api.views import (
@@ -22,7 +22,7 @@ router.register("auth-requests", AuthRequestViewSet, basename="auth-request")
 router.register("credentials", CredentialViewSet, basename="credential")
 
 urlpatterns = [
-    path("auth/token/", obtain_auth_token, name="auth-token"),
+    path("auth/token/", ObtainTokenView.as_view(), name="auth-token"),
     path("runs/<uuid:pk>/", RunView.as_view(), name="run-detail"),
     path("events/schema/", EventSchemaView.as_view(), name="event-schema"),
     path("usage/", UsageView.as_view(), name="usage"),

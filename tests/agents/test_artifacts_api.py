@@ -4,11 +4,11 @@ import pytest
 from asgiref.sync import sync_to_async as sync
 from channels.testing import WebsocketCommunicator
 from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.authtoken.models import Token
 
 from agents.adk.artifacts import artifact_storage
 from agents.events import EventFrame
 from agents.models import Artifact
+from agents.tokens import issue_token
 from project.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -213,7 +213,7 @@ async def test_the_socket_shows_uploads_and_the_agents_saves(
     alice, analyst_session, upload
 ):
     session = await sync(analyst_session)(alice)
-    token = await sync(lambda: Token.objects.get_or_create(user=alice)[0].key)()
+    token = await sync(issue_token)(user=alice)
     socket = WebsocketCommunicator(
         application,
         f"/ws/sessions/{session}/",

@@ -4,7 +4,6 @@ import json
 
 import pytest
 from channels.testing import WebsocketCommunicator
-from rest_framework.authtoken.models import Token
 
 from agents import streams
 from agents.adk.sessions import record_event
@@ -15,6 +14,7 @@ from agents.consumers import (
     CLOSE_UNAUTHENTICATED,
 )
 from agents.events import EventFrame
+from agents.tokens import issue_token
 from project.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,7 +23,7 @@ TIMEOUT = 10
 
 
 def token_of(user) -> str:
-    return Token.objects.get_or_create(user=user)[0].key
+    return issue_token(user=user)
 
 
 async def open_socket(

@@ -385,13 +385,12 @@ def _call_of(session: str) -> str:
 
 def _asked_now(user) -> tuple[str, CredentialRequest]:
     """asked(), for async tests (fixtures that call the API are sync)."""
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
+    from agents.tokens import issue_token
+
     client = APIClient()
-    client.credentials(
-        HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}"
-    )
+    client.credentials(HTTP_AUTHORIZATION=f"Token {issue_token(user=user)}")
     session = client.post("/api/sessions/", {"agent": "quotes"}, format="json").json()[
         "id"
     ]

@@ -7,7 +7,6 @@ from django.contrib.auth.models import Group
 from google.adk.agents import LlmAgent
 from google.adk.models import LlmRequest, LlmResponse
 from google.adk.tools import LongRunningFunctionTool
-from rest_framework.authtoken.models import Token
 
 from agents import calls
 from agents.adk.builder import sync_code_agents
@@ -23,6 +22,7 @@ from agents.adk.offline_matching import ChosenCall, describe_result
 from agents.demo.reimbursement import ask_for_approval, reimburse
 from agents.models import LongRunningCall, Run
 from agents.runs import wait_for_run
+from agents.tokens import issue_token
 from project.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -357,7 +357,7 @@ def wait_for_text(events_of, user, session: str) -> list[dict]:
 
 
 async def open_socket(user, session: str) -> WebsocketCommunicator:
-    token = await sync(lambda: Token.objects.get_or_create(user=user)[0].key)()
+    token = await sync(issue_token)(user=user)
     socket = WebsocketCommunicator(
         application,
         f"/ws/sessions/{session}/",

@@ -8,11 +8,11 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from google.adk.agents import LlmAgent
-from rest_framework.authtoken.models import Token
 
 from agents.adk.offline import OfflineLlm
 from agents.events import EventFrame
 from agents.models import Run
+from agents.tokens import issue_token
 from project.asgi import application
 from tests.agents import fake_openai as fake
 
@@ -234,11 +234,11 @@ async def test_model_text_streams_to_the_socket_as_partial_frames(
 ):
     provider.play(fake.say("The weather is lovely in London today, enjoy it."))
     session = await sync_to_async(start_session)(alice, "weather_sentiment")
-    token, _ = await Token.objects.aget_or_create(user=alice)
+    token = await sync_to_async(issue_token)(user=alice)
     socket = WebsocketCommunicator(
         application,
         f"/ws/sessions/{session}/",
-        headers=[(b"authorization", f"Token {token.key}".encode())],
+        headers=[(b"authorization", f"Token {token}".encode())],
     )
     assert (await socket.connect(timeout=10))[0]
 

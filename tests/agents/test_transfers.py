@@ -5,7 +5,6 @@ from asgiref.sync import sync_to_async as sync
 from channels.testing import WebsocketCommunicator
 from google.adk.agents import LlmAgent
 from google.adk.tools import ToolContext
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from agents.adk.builder import sync_code_agents
@@ -13,6 +12,7 @@ from agents.adk.offline import OfflineLlm, OfflineStep
 from agents.events import EventFrame
 from agents.models import AgentSpec, Event
 from agents.sessions import create_session
+from agents.tokens import issue_token
 from project.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -221,7 +221,7 @@ def stored_frames(user, session: str) -> list[dict]:
 
 
 async def turn_over_socket(user, session: str, text: str) -> list[dict]:
-    token = await sync(lambda: Token.objects.get_or_create(user=user)[0].key)()
+    token = await sync(issue_token)(user=user)
     socket = WebsocketCommunicator(
         application,
         f"/ws/sessions/{session}/",

@@ -8,11 +8,11 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from agents import streams
 from agents.models import AgentSpec
 from agents.sessions import create_session
+from agents.tokens import issue_token
 from project.asgi import application
 from toolsets import access
 from toolsets.models import Grant, Tool, Toolset
@@ -438,11 +438,11 @@ async def test_tools_changed_reaches_an_open_session_socket(world, catalog):
     alice = world["alice"]
     spec = await AgentSpec.objects.aget(name="weather_sentiment")
     session = await sync_to_async(create_session)(user=alice, agent=spec)
-    token, _ = await Token.objects.aget_or_create(user=alice)
+    token = await sync_to_async(issue_token)(user=alice)
     socket = WebsocketCommunicator(
         application,
         f"/ws/sessions/{session.id}/",
-        headers=[(b"authorization", f"Token {token.key}".encode())],
+        headers=[(b"authorization", f"Token {token}".encode())],
     )
     connected, _ = await socket.connect(timeout=5)
     assert connected

@@ -248,13 +248,12 @@ def _mark() -> None:
 
 def _launched_now(user) -> tuple[str, Approval]:
     """launch(), for async tests (fixtures that call the API are sync)."""
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
+    from agents.tokens import issue_token
+
     client = APIClient()
-    client.credentials(
-        HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}"
-    )
+    client.credentials(HTTP_AUTHORIZATION=f"Token {issue_token(user=user)}")
     session = client.post("/api/sessions/", {"agent": "rocketeer"}, format="json")
     session_id = session.json()["id"]
     said = client.post(

@@ -448,13 +448,12 @@ async def test_the_socket_refuses_unknown_foreign_and_malformed_decisions(alice,
 
 def _pending_now(user) -> tuple[str, Approval]:
     """pending(), for async tests (fixtures that call the API are sync)."""
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
+    from agents.tokens import issue_token
+
     client = APIClient()
-    client.credentials(
-        HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}"
-    )
+    client.credentials(HTTP_AUTHORIZATION=f"Token {issue_token(user=user)}")
     session = client.post("/api/sessions/", {"agent": "teller"}, format="json").json()[
         "id"
     ]

@@ -1,0 +1,65 @@
+"""API tokens: issued once in clear, stored only as digests (django-rest-knox).
+
+A token is 64 random hex characters. The database keeps its SHA-512 digest and its
+first 15 characters (the lookup key), so a copy of the database opens no account.
+HTTP requests (`Authorization: Token <t>`) and sockets (`?token=` or the same header)
+check a token the same way, through knox.
+"""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
+from knox import auth as knox_auth
+from knox.models import AuthToken
+from rest_framework import exceptions
+
+
+def issue_token(*, user: AbstractBaseUser) -> str:
+    """A new token for user, in clear: the only time anyone sees it.
+
+    A user keeps at most TOOLCRIB_API_TOKENS_PER_USER tokens: the oldest end first.
+    """
+    _end_oldest_tokens(user=user, keep=settings.TOOLCRIB_API_TOKENS_PER_USER - 1)
+    _, token = AuthToken.objects.create(user=user, expiry=_token_ttl())
+    return token
+
+
+def user_for_token(*, token: str) -> AbstractBaseUser | None:
+    """The active user a token belongs to, or None if it opens nothing."""
+    try:
+        user, _ = TokenAuthentication().authenticate_credentials(token.encode())
+    except (exceptions.AuthenticationFailed, UnicodeError):
+        return None
+    return user
+
+
+def _token_ttl() -> timedelta | None:
+    hours = settings.TOOLCRIB_API_TOKEN_TTL_HOURS
+    return timedelta(hours=hours) if hours > 0 else None
+
+
+def _end_oldest_tokens(*, user: AbstractBaseUser, keep: int) -> None:
+    newest = AuthToken.objects.filter(user=user).order_by("-created")
+    stale = list(newest.values_list("digest", flat=True)[max(keep, 0) :])
+    if stale:
+        AuthToken.objects.filter(digest__in=stale).delete()
+
+
+class TokenAuthentication(knox_auth.TokenAuthentication):
+    """knox's token check, refusing (401) a header that is not UTF-8 instead of a 500."""
+
+    def authenticate_credentials(self, token: bytes):
+        try:
+            token.decode("utf-8")
+        except UnicodeError as error:
+            raise exceptions.AuthenticationFailed("Invalid token.") from error
+        return super().authenticate_credentials(token)
+
+
+class TokenScheme(KnoxTokenScheme):
+    """The OpenAPI security scheme of TokenAuthentication: `Authorization: Token <t>`."""
+
+    target_class = "agents.tokens.TokenAuthentication"
+    name = "tokenAuth"
