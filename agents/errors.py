@@ -36,6 +36,13 @@ class SessionClosed(DomainError):
         super().__init__("This session is closed.")
 
 
+class SignInLockedOut(DomainError):
+    """Too many failed sign-ins for an account or from an address: wait, then retry."""
+
+    status_code = 429
+    code = "locked_out"
+
+
 class TooManyTurns(DomainError):
     """Too many turns already wait or run: in this session, or for this user."""
 

@@ -60,6 +60,8 @@ INSTALLED_APPS = [
     # API tokens stored as digests (agents/tokens.py); DRF's authtoken kept them
     # in clear (agents/migrations/0005_token_digests.py moved them).
     "knox",
+    # Failed sign-ins counted per account and address (project/lockout.py).
+    "axes",
     "drf_spectacular",
     "channels",
     "agents",
@@ -75,6 +77,13 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a sign-in form's locked-out attempt into a 429 (project/lockout.py).
+    "axes.middleware.AxesMiddleware",
+]
+# Axes first: it refuses a locked-out account or address before any password check.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "project.urls"
@@ -364,6 +373,28 @@ REST_KNOX = {
         else None
     ),
 }
+# Password guessing (django-axes, project/lockout.py): this many failed sign-ins
+# for one account, or from one client address, refuse both (429) for the cool-off,
+# on /api/auth/token/, /login/ and the admin. 0 turns the lockout off. The address
+# is REMOTE_ADDR only, never a header a client can forge: behind a proxy, Daphne's
+# --proxy-headers sets it from X-Forwarded-For, which the proxy must overwrite
+# (docs/deployment.md).
+TOOLCRIB_LOGIN_FAILURE_LIMIT = int(env("TOOLCRIB_LOGIN_FAILURE_LIMIT", "10"))
+TOOLCRIB_LOGIN_COOLOFF_MINUTES = float(env("TOOLCRIB_LOGIN_COOLOFF_MINUTES", "15"))
+if TOOLCRIB_LOGIN_COOLOFF_MINUTES <= 0:
+    raise ImproperlyConfigured("TOOLCRIB_LOGIN_COOLOFF_MINUTES must be above 0.")
+AXES_ENABLED = TOOLCRIB_LOGIN_FAILURE_LIMIT > 0
+AXES_FAILURE_LIMIT = TOOLCRIB_LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(minutes=TOOLCRIB_LOGIN_COOLOFF_MINUTES)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# The cool-off runs from the last counted failure: attempts while locked out are
+# refused without being counted, so "try again in N minutes" holds.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "project.lockout.lockout_response"
+# Failures are kept (AccessAttempt rows, shown in the admin); successful sign-ins
+# are not logged, so the table does not grow with every token request.
+AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -10,7 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agents.errors import SignInLockedOut
 from agents.tokens import issue_token
+from project.lockout import lockout_message
 
 BAD_CREDENTIALS = "Unable to log in with provided credentials."
 
@@ -57,6 +59,13 @@ class ObtainTokenView(APIView):
                 ),
                 description="Missing fields, or a wrong username or password.",
             ),
+            429: OpenApiResponse(
+                inline_serializer(
+                    "SignInLockedOut", {"detail": serializers.CharField()}
+                ),
+                description="Too many failed sign-ins for this account or from "
+                "this address: try again after the cool-off.",
+            ),
         },
         auth=[],
     )
@@ -68,8 +77,14 @@ class ObtainTokenView(APIView):
 
 
 def sign_in(*, request: Request, username: str, password: str) -> AbstractBaseUser:
-    """The user these credentials name, checked by every auth backend."""
+    """The user these credentials name, checked by every auth backend (axes first).
+
+    Axes counts the failure and flags the request once the account or the address
+    is over the limit; then even the right password is refused until the cool-off.
+    """
     user = authenticate(request=request, username=username, password=password)
+    if getattr(request, "axes_locked_out", False):
+        raise SignInLockedOut(lockout_message(request))
     if user is None:
         raise ValidationError({"non_field_errors": [BAD_CREDENTIALS]})
     return user

@@ -35,7 +35,7 @@ def test_bad_password_gets_field_errors(client, make_user):
 
 def test_session_login_works_too(client, make_user, demo_agents):
     make_user("carol", password="secret")
-    client.login(username="carol", password="secret")
+    client.post("/login/", {"username": "carol", "password": "secret"})
 
     assert client.get("/api/agents/").status_code == 200
 
