@@ -1,16 +1,18 @@
 """Websocket authentication: a token (header or ?token=) or the browser's session cookie.
 
-Token clients need no Origin; cookie clients must come from an allowed host, so no
-other site can open a socket with a visitor's cookie (cross-site websocket hijacking).
+Token clients need no Origin; cookie clients must come from the app's own origin or a
+trusted one, so no other site, nor another program on another port of the same host,
+can open a socket with a visitor's cookie (cross-site websocket hijacking).
 """
 
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlsplit
 
 from channels.auth import AuthMiddlewareStack
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.http.request import validate_host
+from django.http.request import split_domain_port, validate_host
+from django.utils.http import is_same_domain
 
 from agents import tokens
 
@@ -30,12 +32,58 @@ def token_from_scope(scope) -> str | None:
 
 
 def origin_allowed(scope) -> bool:
-    """Whether the handshake's Origin names one of ALLOWED_HOSTS."""
-    origin = next((v for n, v in scope.get("headers", []) if n == b"origin"), None)
+    """Whether the handshake's Origin is the app's own or one of CSRF_TRUSTED_ORIGINS.
+
+    The check Django's CsrfViewMiddleware makes of a form's Origin: scheme, host and
+    port all count, since another port or scheme is another program.
+    """
+    origin = _header(scope, b"origin")
     if origin is None:
         return False
-    host = urlparse(origin.decode("latin1")).hostname
-    return bool(host) and validate_host(host, settings.ALLOWED_HOSTS)
+    return origin == own_origin(scope) or _trusted(origin)
+
+
+def own_origin(scope) -> str | None:
+    """`scheme://host[:port]` of the handshake, if its Host is in ALLOWED_HOSTS."""
+    host = _header(scope, b"host")
+    if host is None:
+        return None
+    domain, _ = split_domain_port(host)
+    if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
+        return None
+    return f"{'https' if _is_secure(scope) else 'http'}://{host}"
+
+
+def _is_secure(scope) -> bool:
+    # As HttpRequest.is_secure(): a TLS proxy says so in SECURE_PROXY_SSL_HEADER.
+    proxy = settings.SECURE_PROXY_SSL_HEADER
+    if proxy:
+        name, secure = proxy
+        header = name.removeprefix("HTTP_").lower().replace("_", "-").encode()
+        value = _header(scope, header)
+        if value is not None:
+            return value.split(",", 1)[0].strip() == secure
+    return scope.get("scheme") == "wss"
+
+
+def _trusted(origin: str) -> bool:
+    trusted = settings.CSRF_TRUSTED_ORIGINS
+    if origin in (entry for entry in trusted if "*" not in entry):
+        return True
+    try:
+        given = urlsplit(origin)
+    except ValueError:
+        return False
+    return any(
+        pattern.scheme == given.scheme
+        and is_same_domain(given.netloc, pattern.netloc.lstrip("*"))
+        for pattern in (urlsplit(entry) for entry in trusted if "*" in entry)
+    )
+
+
+def _header(scope, name: bytes) -> str | None:
+    value = next((v for n, v in scope.get("headers", []) if n == name), None)
+    return None if value is None else value.decode("latin1")
 
 
 @database_sync_to_async

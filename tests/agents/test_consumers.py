@@ -124,14 +124,15 @@ async def test_query_token_is_accepted(alice, session_of):
     await socket.disconnect()
 
 
-async def test_cookie_login_needs_an_allowed_origin(alice, session_of, client):
+async def test_cookie_login_needs_the_apps_own_origin(alice, session_of, client):
     session = await sync(session_of)(alice)
     await sync(client.force_login)(alice)
     cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
+    host = (b"host", b"localhost:8000")
 
     good = await open_socket(
         f"/ws/sessions/{session}/",
-        [(b"cookie", cookie), (b"origin", b"http://localhost:8000")],
+        [host, (b"cookie", cookie), (b"origin", b"http://localhost:8000")],
     )
     await good.send_json_to({"type": "ping"})
     assert (await good.receive_json_from(timeout=TIMEOUT))["type"] == "pong"
@@ -139,10 +140,10 @@ async def test_cookie_login_needs_an_allowed_origin(alice, session_of, client):
 
     evil = await open_socket(
         f"/ws/sessions/{session}/",
-        [(b"cookie", cookie), (b"origin", b"https://evil.example")],
+        [host, (b"cookie", cookie), (b"origin", b"https://evil.example")],
     )
     assert await close_code(evil) == CLOSE_FORBIDDEN
-    bare = await open_socket(f"/ws/sessions/{session}/", [(b"cookie", cookie)])
+    bare = await open_socket(f"/ws/sessions/{session}/", [host, (b"cookie", cookie)])
     assert await close_code(bare) == CLOSE_FORBIDDEN
 
 
