@@ -31,6 +31,7 @@ from agents.frames import (
     PongFrame,
     parse_client_frame,
 )
+from agents.inputs import BadJson, BadText
 from agents.models import AgentSpec, Event, Session
 from agents.params import BadParameter, parse_whole_number
 from agents.sessions import access_session
@@ -43,7 +44,6 @@ CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
-CLOSE_TOO_BIG = 1009
 REPLAY_BATCH = 500
 
 
@@ -101,15 +101,19 @@ class StreamConsumer(AsyncWebsocketConsumer):
             if text_data is not None
             else (bytes_data or b"").decode("utf-8", "replace")
         )
-        if len(raw.encode()) > settings.TOOLCRIB_WS_MAX_FRAME_BYTES:
-            await self.close(code=CLOSE_TOO_BIG)
+        limit = settings.TOOLCRIB_WS_MAX_FRAME_BYTES
+        if len(raw.encode("utf-8", "surrogatepass")) > limit:
+            # An error, not a close: Daphne refuses to send 1009 for an app, and
+            # one frame too many bytes is no reason to drop the client's stream.
+            await self.send_error("too_big", f"A frame may be at most {limit} bytes.")
             return
         try:
             frame = parse_client_frame(raw)
-        except json.JSONDecodeError as exc:
-            await self.send_error(
-                "bad_json", f"Malformed JSON: {exc.msg} at position {exc.pos}."
-            )
+        except BadJson as exc:
+            await self.send_error("bad_json", str(exc))
+            return
+        except BadText as exc:
+            await self.send_error("bad_frame", str(exc))
             return
         except ValidationError as exc:
             await self.send_error("bad_frame", _describe(exc))

@@ -12,6 +12,7 @@ from google.adk.sessions.state import State
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from agents.adk.auth import redacted_event
+from agents.inputs import replace_surrogates
 
 Kind = Literal[
     "user_message",
@@ -281,8 +282,13 @@ def frame_from_row(row) -> EventFrame:
 
 
 def frame_json(frame: EventFrame) -> dict[str, Any]:
-    """The JSON a client receives, with the `from`/`to` aliases."""
-    return frame.model_dump(mode="json", by_alias=True)
+    """The JSON a client receives, with the `from`/`to` aliases.
+
+    Every event reaches a client through here, stored or live, on REST or a socket:
+    a lone surrogate stored before agents.inputs refused them shows as U+FFFD, so
+    one bad row cannot fail every later read of its session.
+    """
+    return replace_surrogates(frame.model_dump(mode="json", by_alias=True))
 
 
 def frame_schema() -> dict[str, Any]:

@@ -1,10 +1,21 @@
-"""Frames a client sends on a websocket, validated with pydantic before anything acts."""
+"""Frames a client sends on a websocket, validated with pydantic before anything acts.
 
-import json
-from typing import Annotated, Any, Literal
+Each frame is a client input of agents.inputs (the model its REST twin validates
+with) and a `type`.
+"""
 
-from django.conf import settings
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from agents.inputs import (
+    CallId,
+    CredentialAnswer,
+    DecisionInput,
+    FunctionResponseInput,
+    MessageInput,
+    load_client_json,
+)
 
 
 class _Frame(BaseModel):
@@ -17,66 +28,25 @@ class PingFrame(_Frame):
     type: Literal["ping"]
 
 
-class MessageFrame(_Frame):
+class MessageFrame(MessageInput):
     """`{"type": "message", "text": ...}`: starts a turn, answered with an ack."""
 
     type: Literal["message"]
-    text: str
-
-    @field_validator("text")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        value = value.strip()
-        if not value:
-            raise ValueError("text must not be blank")
-        if len(value) > settings.TOOLCRIB_MAX_MESSAGE_CHARS:
-            raise ValueError(
-                f"text is longer than {settings.TOOLCRIB_MAX_MESSAGE_CHARS} characters"
-            )
-        return value
 
 
-class FunctionResponseFrame(_Frame):
+class FunctionResponseFrame(FunctionResponseInput):
     """`{"type": "function_response", "call_id", "response": {...}}`: a long-running
     call's result; the agent resumes where it paused. Answered with an ack."""
 
     type: Literal["function_response"]
-    call_id: str = Field(min_length=1, max_length=128)
-    response: dict[str, Any]
-
-    @field_validator("response")
-    @classmethod
-    def _not_too_big(cls, value: dict[str, Any]) -> dict[str, Any]:
-        limit = settings.TOOLCRIB_MAX_MESSAGE_CHARS
-        if len(json.dumps(value)) > limit:
-            raise ValueError(f"response is longer than {limit} characters of JSON")
-        return value
 
 
-class DecideFrame(_Frame):
+class DecideFrame(DecisionInput):
     """`{"type": "decide", "approval_id", "approved": bool}`: approve or reject a
     tool call of this session waiting for approval. Answered with an ack."""
 
     type: Literal["decide"]
     approval_id: int = Field(ge=1)
-    approved: bool = Field(strict=True)
-
-
-Secret = Annotated[str, Field(min_length=1, max_length=4096)]
-
-
-class CredentialAnswer(_Frame):
-    """The secret, in the fields the request's scheme needs (docs/tools.md)."""
-
-    # A rejected secret must not come back in an error message.
-    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
-
-    api_key: Secret | None = None
-    token: Secret | None = None
-    username: Secret | None = None
-    password: Secret | None = None
-    access_token: Secret | None = None
-    refresh_token: Secret | None = None
 
 
 class CredentialFrame(_Frame):
@@ -85,7 +55,7 @@ class CredentialFrame(_Frame):
     id). Answered with an ack; the secret is stored encrypted, never echoed."""
 
     type: Literal["credential"]
-    call_id: str = Field(min_length=1, max_length=128)
+    call_id: CallId
     credential: CredentialAnswer
 
 
@@ -97,9 +67,14 @@ _adapter = TypeAdapter(ClientFrame)
 
 
 def parse_client_frame(raw: str) -> ClientFrame:
-    """Parse one frame; raises json.JSONDecodeError or pydantic.ValidationError."""
-    data = json.loads(raw)
-    return _adapter.validate_python(data)
+    """Parse one frame.
+
+    Raises:
+        agents.inputs.BadJson: Malformed or nested too deep.
+        agents.inputs.BadText: A text breaks the rule for stored text.
+        pydantic.ValidationError: Not a frame of this protocol.
+    """
+    return _adapter.validate_python(load_client_json(raw))
 
 
 def client_frame_schema() -> dict:

@@ -349,6 +349,9 @@ TOOLCRIB_MAX_QUEUED_TURNS_PER_USER = int(
 TOOLCRIB_WAIT_TIMEOUT = float(env("TOOLCRIB_WAIT_TIMEOUT", "120"))
 TOOLCRIB_MAX_MESSAGE_CHARS = int(env("TOOLCRIB_MAX_MESSAGE_CHARS", "20000"))
 TOOLCRIB_WS_MAX_FRAME_BYTES = int(env("TOOLCRIB_WS_MAX_FRAME_BYTES", "65536"))
+# Arrays and objects nested in a request body or a frame (agents/inputs.py); deeper
+# is refused, as Python's JSON parser and every serializer after it recurse.
+TOOLCRIB_MAX_JSON_DEPTH = int(env("TOOLCRIB_MAX_JSON_DEPTH", "64"))
 TOOLCRIB_CREDENTIAL_KEY = env("TOOLCRIB_CREDENTIAL_KEY")
 # Artifacts, memory and long-running calls.
 TOOLCRIB_MAX_UPLOAD_BYTES = int(env("TOOLCRIB_MAX_UPLOAD_BYTES", str(10 * 1024 * 1024)))
@@ -405,6 +408,16 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": None,
     "EXCEPTION_HANDLER": "agents.api.errors.exception_handler",
+    # The one input rule and depth bound of agents/inputs.py, on every body.
+    "DEFAULT_PARSER_CLASSES": [
+        "agents.api.inputs.JSONParser",
+        "agents.api.inputs.FormParser",
+        "agents.api.inputs.MultiPartParser",
+    ],
+    "DEFAULT_RENDERER_CLASSES": [
+        "agents.api.inputs.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Toolcrib API",

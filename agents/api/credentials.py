@@ -8,18 +8,16 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from agents import credentials
+from agents.api.inputs import JSONParser, validated
 from agents.api.serializers import RunSerializer
 from agents.api.views import _run_response
+from agents.inputs import CredentialAnswer
 from agents.models import Credential, CredentialRequest
 from agents.params import ID_CONVERTER
-
-SECRET_MAX = 4096
-
 
 class CredentialRequestSerializer(serializers.ModelSerializer):
     session = serializers.CharField(source="session_id", read_only=True)
@@ -67,35 +65,6 @@ class CredentialSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class CredentialAnswerSerializer(serializers.Serializer):
-    """The secret, in the fields the request's scheme needs (see docs/tools.md)."""
-
-    api_key = serializers.CharField(
-        required=False, max_length=SECRET_MAX, trim_whitespace=False
-    )
-    token = serializers.CharField(
-        required=False, max_length=SECRET_MAX, trim_whitespace=False
-    )
-    username = serializers.CharField(required=False, max_length=SECRET_MAX)
-    password = serializers.CharField(
-        required=False, max_length=SECRET_MAX, trim_whitespace=False
-    )
-    access_token = serializers.CharField(
-        required=False, max_length=SECRET_MAX, trim_whitespace=False
-    )
-    refresh_token = serializers.CharField(
-        required=False, max_length=SECRET_MAX, trim_whitespace=False
-    )
-
-    def to_internal_value(self, data):
-        if not isinstance(data, dict):
-            raise ValidationError({"detail": ["Send a JSON object."]})
-        unknown = sorted(set(data) - set(self.fields))
-        if unknown:
-            raise ValidationError({name: ["Unknown field."] for name in unknown})
-        return super().to_internal_value(data)
-
-
 class AuthRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     """Tools of my sessions that asked for a credential: pending, or answered."""
 
@@ -125,7 +94,7 @@ class AuthRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         return Response(CredentialRequestSerializer(found).data)
 
     @extend_schema(
-        request=CredentialAnswerSerializer,
+        request=CredentialAnswer,
         responses={200: RunSerializer, 202: RunSerializer},
         parameters=[
             OpenApiParameter(
@@ -136,10 +105,11 @@ class AuthRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     @action(detail=True, methods=["post"], parser_classes=[JSONParser])
     def answer(self, request: Request, pk=None) -> Response:
         """Give the credential; it is stored encrypted and the tool runs again."""
-        data = CredentialAnswerSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        answer = validated(CredentialAnswer, request.data)
         run = credentials.answer_auth_request(
-            user=request.user, request_id=pk, answer=data.validated_data
+            user=request.user,
+            request_id=pk,
+            answer=answer.model_dump(exclude_none=True),
         )
         return _run_response(request, run)
 

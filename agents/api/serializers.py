@@ -1,6 +1,6 @@
-"""API input and output shapes. Inputs are validated here, before any service runs."""
+"""API input and output shapes, validated here before any service runs; a message
+the socket takes too is validated with its model in agents.inputs."""
 
-import json
 import re
 
 from django.conf import settings
@@ -153,16 +153,6 @@ class SessionCreateSerializer(serializers.Serializer):
     agent = serializers.CharField(max_length=100)
 
 
-class MessageSerializer(serializers.Serializer):
-    text = serializers.CharField(allow_blank=False, trim_whitespace=True)
-
-    def validate_text(self, value: str) -> str:
-        limit = settings.TOOLCRIB_MAX_MESSAGE_CHARS
-        if len(value) > limit:
-            raise serializers.ValidationError(f"At most {limit} characters.")
-        return value
-
-
 class RunSerializer(serializers.ModelSerializer):
     session = serializers.CharField(source="session_id", read_only=True)
     duration_ms = serializers.SerializerMethodField()
@@ -243,21 +233,6 @@ def artifact_name_problem(name: str) -> str | None:
     if bare in {".", ".."}:
         return "A name, not a path."
     return None
-
-
-class FunctionResponseSerializer(serializers.Serializer):
-    """The result of a long-running call: its id and a JSON object."""
-
-    call_id = serializers.CharField(max_length=128)
-    response = serializers.JSONField()
-
-    def validate_response(self, value):
-        if not isinstance(value, dict):
-            raise serializers.ValidationError("A JSON object.")
-        limit = settings.TOOLCRIB_MAX_MESSAGE_CHARS
-        if len(json.dumps(value)) > limit:
-            raise serializers.ValidationError(f"At most {limit} characters of JSON.")
-        return value
 
 
 class LongRunningCallSerializer(serializers.ModelSerializer):

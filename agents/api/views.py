@@ -10,7 +10,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,17 +17,16 @@ from rest_framework.views import APIView
 from agents import artifacts, calls, memory, runs
 from agents.adk.artifacts import USER_SCOPE
 from agents.adk.sessions import session_state
+from agents.api.inputs import FormParser, JSONParser, MultiPartParser, validated
 from agents.api.serializers import (
     AgentSerializer,
     ArtifactSerializer,
     ArtifactUploadSerializer,
     ArtifactVersionSerializer,
-    FunctionResponseSerializer,
     LongRunningCallSerializer,
     MemoryAddedSerializer,
     MemoryEntrySerializer,
     MemorySearchSerializer,
-    MessageSerializer,
     RunSerializer,
     SessionCreateSerializer,
     SessionSerializer,
@@ -36,6 +34,7 @@ from agents.api.serializers import (
 )
 from agents.events import EventFrameList, frame_from_row, frame_json, frame_schema
 from agents.frames import client_frame_schema, server_frame_schemas
+from agents.inputs import FunctionResponseInput, MessageInput
 from agents.models import AgentSpec, Artifact, Event, Run
 from agents.params import bool_param, parse_whole_number, whole_number_param
 from agents.sessions import (
@@ -117,7 +116,7 @@ class SessionViewSet(
         return Response(SessionSerializer(session).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        request=MessageSerializer,
+        request=MessageInput,
         responses={202: RunSerializer, 200: RunSerializer},
         parameters=[
             OpenApiParameter(
@@ -129,11 +128,8 @@ class SessionViewSet(
     def messages(self, request: Request, pk: str) -> Response:
         """Send a message; the turn runs in the background (or wait for it with ?wait=1)."""
         session = self.get_object()
-        data = MessageSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        run = runs.start_turn(
-            session=session, user=request.user, text=data.validated_data["text"]
-        )
+        message = validated(MessageInput, request.data)
+        run = runs.start_turn(session=session, user=request.user, text=message.text)
         return _run_response(request, run)
 
     @extend_schema(
@@ -245,7 +241,7 @@ class SessionViewSet(
         return Response(LongRunningCallSerializer(rows, many=True).data)
 
     @extend_schema(
-        request=FunctionResponseSerializer,
+        request=FunctionResponseInput,
         responses={202: RunSerializer, 200: RunSerializer},
         parameters=[
             OpenApiParameter(
@@ -261,13 +257,12 @@ class SessionViewSet(
     )
     def function_responses(self, request: Request, pk: str) -> Response:
         """Post a long-running call's result; the agent resumes where it paused."""
-        data = FunctionResponseSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        answer = validated(FunctionResponseInput, request.data)
         run = calls.answer_call(
             user=request.user,
             session_id=pk,
-            call_id=data.validated_data["call_id"],
-            response=data.validated_data["response"],
+            call_id=answer.call_id,
+            response=answer.response,
         )
         return _run_response(request, run)
 

@@ -10,7 +10,6 @@ from agents.adk.sessions import record_event
 from agents.consumers import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
-    CLOSE_TOO_BIG,
     CLOSE_UNAUTHENTICATED,
 )
 from agents.events import EventFrame
@@ -205,14 +204,20 @@ async def test_bad_frames_get_an_error_and_the_socket_stays_open(
     await socket.disconnect()
 
 
-async def test_oversized_frame_closes_with_1009(alice, session_of, settings):
+async def test_oversized_frame_gets_an_error_and_the_socket_stays_open(
+    alice, session_of, settings
+):
     settings.TOOLCRIB_WS_MAX_FRAME_BYTES = 100
     session = await sync(session_of)(alice)
     socket = await open_socket(f"/ws/sessions/{session}/", await sync(auth)(alice))
 
     await socket.send_json_to({"type": "message", "text": "x" * 200})
 
-    assert await close_code(socket) == CLOSE_TOO_BIG
+    error = await socket.receive_json_from(timeout=TIMEOUT)
+    assert (error["type"], error["error"]["code"]) == ("error", "too_big")
+    await socket.send_json_to({"type": "ping"})
+    assert (await socket.receive_json_from(timeout=TIMEOUT))["type"] == "pong"
+    await socket.disconnect()
 
 
 async def test_gap_in_live_frames_sends_lagged_then_replays(alice, session_of, say):

@@ -3,12 +3,12 @@
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.adk.builder import AgentBuildError
+from agents.api.inputs import JSONParser
 from agents.sessions import access_session
 from toolsets import activation
 

@@ -4,12 +4,13 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from agents.api.inputs import JSONParser, validated
 from agents.api.serializers import RunSerializer
 from agents.api.views import _run_response
+from agents.inputs import DecisionInput
 from agents.params import ID_CONVERTER
 from toolsets import approvals
 from toolsets.models import Approval
@@ -48,15 +49,6 @@ class ApprovalSerializer(serializers.ModelSerializer):
     def get_may_decide(self, approval: Approval) -> bool:
         user = self.context["request"].user
         return approvals.may_decide(user=user, approval=approval)
-
-
-class DecisionSerializer(serializers.Serializer):
-    approved = serializers.BooleanField(required=True)
-
-    def to_internal_value(self, data):
-        if not isinstance(data, dict) or not isinstance(data.get("approved"), bool):
-            raise ValidationError({"approved": ["Must be true or false."]})
-        return super().to_internal_value(data)
 
 
 class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
@@ -101,7 +93,7 @@ class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         return Response(ApprovalSerializer(approval, context=context).data)
 
     @extend_schema(
-        request=DecisionSerializer,
+        request=DecisionInput,
         responses={200: RunSerializer, 202: RunSerializer},
         parameters=[
             OpenApiParameter(
@@ -112,11 +104,8 @@ class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     @action(detail=True, methods=["post"], parser_classes=[JSONParser])
     def decide(self, request: Request, pk=None) -> Response:
         """Approve or reject; the agent resumes (the tool runs only if approved)."""
-        data = DecisionSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        decision = validated(DecisionInput, request.data)
         run = approvals.decide(
-            user=request.user,
-            approval_id=pk,
-            approved=data.validated_data["approved"],
+            user=request.user, approval_id=pk, approved=decision.approved
         )
         return _run_response(request, run)

@@ -8,6 +8,8 @@ from typing import Any
 
 from rest_framework.renderers import BaseRenderer
 
+from agents.inputs import replace_surrogates
+
 EXPORT_COLUMNS = [
     "id",
     "started_at",
@@ -60,6 +62,8 @@ class JSONLinesRenderer(BaseRenderer):
 
 
 def _rows(data: Any) -> Sequence[Mapping[str, Any]]:
+    # A text stored before agents.inputs refused lone surrogates shows as U+FFFD.
+    data = replace_surrogates(data)
     return data if isinstance(data, list) else [data]
 
 

@@ -9,12 +9,13 @@ from django.utils.timezone import is_naive, make_aware
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
-from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.adk.builder import AgentBuildError, agent_for
+from agents.api.inputs import JSONRenderer
 from agents.params import ID_CONVERTER, parse_whole_number, whole_number_param
 from agents.sessions import AgentNotAvailable, get_usable_agent
 from toolsets import access, catalog, policies

@@ -1,0 +1,222 @@
+"""What a client may send: one model per message and one rule for text, on both edges.
+
+A REST view and a socket frame that carry the same message validate it with the
+same model from here (agents.frames wraps them in a `type`), so a rule holds on
+both edges at once. The rule for every text that will be stored (`text_problem`):
+
+- no NUL: PostgreSQL stores it neither in text nor in jsonb;
+- no lone surrogate (half of a UTF-16 pair, which JSON's `"\\ud800"` escape makes):
+  no UTF-8 encoder accepts one, so a stored one would fail every later read.
+
+JSON, from a request body or a frame, is read by `load_client_json`, which applies
+the rule to every string and key and bounds the nesting, since Python's parser and
+every serializer after it recurse. Rows stored before the rule existed are shown
+with U+FFFD in place of a lone surrogate (`replace_surrogates`), never refused.
+"""
+
+import json
+import re
+from collections import deque
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from django.conf import settings
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
+
+REPLACEMENT = "\ufffd"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+Path = tuple[str | int, ...]
+
+
+class BadJson(ValueError):
+    """Not JSON a client may send: malformed, nested too deep, or NaN/Infinity."""
+
+
+class BadText(ValueError):
+    """A string or key breaks the text rule; `path` leads to it (keys and indexes)."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{dotted(path)}: {problem}" if path else problem)
+
+
+def text_problem(text: str) -> str | None:
+    """Why `text` may not be stored, or None if it may."""
+    if "\x00" in text:
+        return "NUL characters are not allowed."
+    if _SURROGATE.search(text):
+        return "Lone surrogates (half of a UTF-16 pair) are not allowed."
+    return None
+
+
+def text_problems(value: Any) -> Iterator[tuple[Path, str]]:
+    """Every string and key of a JSON value that breaks the rule, outermost first."""
+    pending: deque[tuple[Path, Any]] = deque([((), value)])
+    while pending:
+        path, item = pending.popleft()
+        if isinstance(item, str):
+            problem = text_problem(item)
+            if problem:
+                yield path, problem
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                problem = text_problem(str(key))
+                if problem:  # the path never shows the bad key itself
+                    yield path, f"A key: {problem}"
+                    continue
+                pending.append(((*path, key), child))
+        elif isinstance(item, list | tuple):
+            pending.extend(((*path, index), child) for index, child in enumerate(item))
+
+
+def json_depth(value: Any) -> int:
+    """How many arrays and objects are nested in a JSON value, at the deepest."""
+    deepest = 0
+    pending: list[tuple[int, Any]] = [(1, value)]
+    while pending:
+        depth, item = pending.pop()
+        if isinstance(item, dict):
+            item = item.values()
+        elif not isinstance(item, list | tuple):
+            continue
+        deepest = max(deepest, depth)
+        pending.extend((depth + 1, child) for child in item)
+    return deepest
+
+
+def check_json(value: Any) -> Any:
+    """Refuse a JSON value nested too deep or holding a text that breaks the rule.
+
+    Raises:
+        BadJson: It is nested deeper than TOOLCRIB_MAX_JSON_DEPTH.
+        BadText: A string or key breaks the rule.
+    """
+    limit = settings.TOOLCRIB_MAX_JSON_DEPTH
+    if json_depth(value) > limit:
+        raise BadJson(_too_deep(limit))
+    first = next(text_problems(value), None)
+    if first is not None:
+        raise BadText(*first)
+    return value
+
+
+def load_client_json(raw: str | bytes) -> Any:
+    """Parse what a client sent and check it (see check_json).
+
+    Raises:
+        BadJson: Malformed, nested too deep, or NaN/Infinity (no JSON has them).
+        BadText: A string or key breaks the rule.
+    """
+    try:
+        value = json.loads(raw, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise BadJson(_too_deep(settings.TOOLCRIB_MAX_JSON_DEPTH)) from None
+    except json.JSONDecodeError as exc:
+        raise BadJson(f"Malformed JSON: {exc.msg} at position {exc.pos}.") from None
+    except UnicodeDecodeError:
+        raise BadJson("Malformed JSON: not UTF-8 text.") from None
+    return check_json(value)
+
+
+def replace_surrogates(value: Any) -> Any:
+    """A JSON value with U+FFFD in place of each lone surrogate, in strings and keys."""
+    if isinstance(value, str):
+        return _SURROGATE.sub(REPLACEMENT, value)
+    if isinstance(value, dict):
+        return {
+            replace_surrogates(key): replace_surrogates(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [replace_surrogates(item) for item in value]
+    return value
+
+
+def dotted(path: Path) -> str:
+    return ".".join(str(part) for part in path)
+
+
+def _too_deep(limit: int) -> str:
+    return f"JSON nested deeper than {limit} levels is not accepted."
+
+
+def _refuse_constant(name: str) -> None:
+    raise BadJson(f"Malformed JSON: {name} is not a JSON value.")
+
+
+def _check_text(value: str) -> str:
+    problem = text_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+StoredText = Annotated[str, AfterValidator(_check_text)]
+"""A string that will be stored: no NUL, no lone surrogate."""
+
+StoredJson = Annotated[dict[str, Any], AfterValidator(check_json)]
+"""A JSON object that will be stored: bounded depth, every string and key a StoredText."""
+
+CallId = Annotated[StoredText, Field(min_length=1, max_length=128)]
+Secret = Annotated[StoredText, Field(min_length=1, max_length=4096)]
+# Left out rather than null; null is no type in the OpenAPI 3.0 schema.
+OptionalSecret = Secret | SkipJsonSchema[None]
+
+
+class ClientInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MessageInput(ClientInput):
+    """A message to the agent: it starts a turn."""
+
+    text: StoredText
+
+    @field_validator("text")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("text must not be blank")
+        limit = settings.TOOLCRIB_MAX_MESSAGE_CHARS
+        if len(value) > limit:
+            raise ValueError(f"text is longer than {limit} characters")
+        return value
+
+
+class FunctionResponseInput(ClientInput):
+    """A long-running call's result; the agent resumes where it paused."""
+
+    call_id: CallId
+    response: StoredJson
+
+    @field_validator("response")
+    @classmethod
+    def _not_too_big(cls, value: dict[str, Any]) -> dict[str, Any]:
+        limit = settings.TOOLCRIB_MAX_MESSAGE_CHARS
+        if len(json.dumps(value)) > limit:
+            raise ValueError(f"response is longer than {limit} characters of JSON")
+        return value
+
+
+class CredentialAnswer(ClientInput):
+    """The secret, in the fields the request's scheme needs (docs/tools.md)."""
+
+    # A rejected secret must not come back in an error message.
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
+    api_key: OptionalSecret = None
+    token: OptionalSecret = None
+    username: OptionalSecret = None
+    password: OptionalSecret = None
+    access_token: OptionalSecret = None
+    refresh_token: OptionalSecret = None
+
+
+class DecisionInput(ClientInput):
+    """Approve or reject a tool call waiting for approval."""
+
+    approved: bool = Field(strict=True)
