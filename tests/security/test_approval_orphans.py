@@ -98,7 +98,7 @@ def test_an_expired_approval_of_a_deleted_session_breaks_no_listing(
     kept, other = pending(alice)
     assert lenient_api_for(alice).delete(f"/api/sessions/{session}/").status_code == 204
 
-    wait_until_expired(approval)
+    wait_until_expired(other)  # asked last, so it expires last
     alices = lenient_api_for(alice).get("/api/approvals/")
     bobs = lenient_api_for(bob).get("/api/approvals/")
 
