@@ -44,9 +44,9 @@ class AgentSpecAdmin(admin.ModelAdmin):
 
 @admin.register(Session)
 class SessionAdmin(admin.ModelAdmin):
-    list_display = ["id", "app_name", "owner", "last_seq", "updated_at"]
+    list_display = ["id", "adk_id", "app_name", "owner", "last_seq", "updated_at"]
     list_filter = ["app_name"]
-    readonly_fields = ["last_seq", "revision", "last_update_time"]
+    readonly_fields = ["adk_id", "last_seq", "revision", "last_update_time"]
 
 
 @admin.register(Event)

@@ -44,7 +44,8 @@ class Download:
 
 def session_artifacts(*, session: Session) -> QuerySet[Artifact]:
     """Every version of the session's artifacts and of its user's `user:` ones."""
-    scopes = Q(session_key=session.id) | Q(session_key=USER_SCOPE)
+    # Artifacts are ADK's: keyed by the session's ADK id within its (app, user).
+    scopes = Q(session_key=session.adk_id) | Q(session_key=USER_SCOPE)
     return Artifact.objects.filter(
         scopes, app_name=session.app_name, user_id=session.user_id
     ).order_by("filename", "version")
@@ -61,7 +62,7 @@ def upload_artifact(
         user_id=session.user_id,
         filename=filename,
         artifact=types.Part(inline_data=types.Blob(mime_type=mime_type, data=content)),
-        session_id=session.id,
+        session_id=session.adk_id,
         custom_metadata={"uploaded": True},
     )
     _announce(session, {filename: version})
@@ -77,7 +78,7 @@ def download_artifact(
         app_name=session.app_name,
         user_id=session.user_id,
         filename=filename,
-        session_id=session.id,
+        session_id=session.adk_id,
         version=row.version,
     )
     if part is None:
@@ -99,7 +100,9 @@ def delete_session_artifacts(*, session: Session) -> None:
     """Delete the session's own artifacts and their content (not `user:` ones)."""
     with transaction.atomic():
         rows = Artifact.objects.filter(
-            app_name=session.app_name, user_id=session.user_id, session_key=session.id
+            app_name=session.app_name,
+            user_id=session.user_id,
+            session_key=session.adk_id,
         )
         paths = [path for path in rows.values_list("storage_path", flat=True) if path]
         rows.delete()

@@ -4,10 +4,11 @@ A tool's `request_credential(...)` leaves a pending CredentialRequest (recorded 
 runs.py through agents.adk.credentials) and an `auth_request` event. The session
 owner answers it, over the API (`POST /api/auth-requests/{id}/answer/`) or the
 session socket (a `credential` frame): answer_auth_request(). The secret is sealed
-into the owner's Credential for the request's credential key, and one new Run
-resumes the invocation; the tool runs again and reads the credential with
-`get_auth_response`. Later sessions find it with `load_credential` until the
-owner revokes it (revoke_credential()).
+into the owner's Credential for the request's credential key in the session's app
+(agent), and one new Run resumes the invocation; the tool runs again and reads the
+credential with `get_auth_response`. Later sessions of the same app find it with
+`load_credential` until the owner revokes it (revoke_credential()); another app
+asking with the same key asks again.
 
 Only the session owner answers: a credential is personal, so neither staff nor an
 approver group may answer for someone. A secret never leaves this module and
@@ -137,6 +138,7 @@ def _answer(request: CredentialRequest, *, user, answer: Mapping[str, str]) -> R
     credential = build_credential(locked, answer)
     row = store_credential(
         owner_id=user.pk,
+        app_name=request.session.app_name,
         key=locked.credential_key,
         scheme=locked.scheme,
         credential=credential,

@@ -66,7 +66,7 @@ def _ensure_idle(session: Session) -> None:
 
 def _adk_session(session: Session) -> AdkSession:
     found = async_to_sync(DjangoSessionService().get_session)(
-        app_name=session.app_name, user_id=session.user_id, session_id=session.id
+        app_name=session.app_name, user_id=session.user_id, session_id=session.adk_id
     )
     if found is None:
         raise NotFoundError("No such session.")

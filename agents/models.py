@@ -53,9 +53,16 @@ class AgentSpec(models.Model):
 
 
 class Session(models.Model):
-    """An ADK session: one conversation of one user with one agent (its app)."""
+    """An ADK session: one conversation of one user with one agent (its app).
+
+    `id` is Toolcrib's own, unique across apps and users: the API, URLs, sockets
+    and foreign keys use it. `adk_id` is the id ADK knows the session by, unique
+    per (app_name, user_id) only, as in ADK's session services; the two are equal
+    unless ADK created the session with an id another session already had.
+    """
 
     id = models.CharField(primary_key=True, max_length=128, default=new_session_id)
+    adk_id = models.CharField(max_length=128, help_text="The session's id in ADK.")
     app_name = models.CharField(max_length=100, db_index=True)
     user_id = models.CharField(max_length=128, db_index=True)
     owner = models.ForeignKey(
@@ -85,6 +92,11 @@ class Session(models.Model):
     class Meta:
         ordering = ["-updated_at"]
         indexes = [models.Index(fields=["app_name", "user_id"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["app_name", "user_id", "adk_id"], name="session_unique_adk_id"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.id
@@ -429,16 +441,21 @@ class CredentialRequest(models.Model):
 
 
 class Credential(models.Model):
-    """One user's credential for one credential key, encrypted (agents.adk.credentials).
+    """One user's credential for one credential key of one app, encrypted.
 
-    `sealed` is a Fernet token of the AuthCredential's JSON; nothing else here is
-    secret, and nothing outside agents.adk.credentials reads `sealed`.
+    Keyed as ADK's credential services key it: (app, user, credential key), so a
+    credential given to one agent is never handed to another. `sealed` is a Fernet
+    token of the AuthCredential's JSON (agents.adk.credentials); nothing else here
+    is secret, and nothing outside agents.adk.credentials reads `sealed`.
     """
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
         related_name="tool_credentials",
+    )
+    app_name = models.CharField(
+        max_length=100, help_text="The app (agent) the credential was given to."
     )
     key = models.CharField(max_length=255, help_text="The AuthConfig's credential_key.")
     auth_type = models.CharField(max_length=32, help_text="apiKey, http, oauth2, ...")
@@ -454,9 +471,10 @@ class Credential(models.Model):
         ordering = ["-updated_at"]
         constraints = [
             models.UniqueConstraint(
-                fields=["owner", "key"], name="credential_unique_key_per_owner"
+                fields=["owner", "app_name", "key"],
+                name="credential_unique_key_per_owner_app",
             )
         ]
 
     def __str__(self) -> str:
-        return f"{self.key} of user {self.owner_id}"
+        return f"{self.key} of user {self.owner_id} in {self.app_name}"

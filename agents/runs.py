@@ -275,13 +275,15 @@ async def _drive(run: Run) -> None:
     message = _message_of(run)
     if run.message:  # A credential answer's secret comes back here, in memory only.
         message = await ahydrate_message(
-            message, owner_id=session.owner_id or run.user_id
+            message,
+            owner_id=session.owner_id or run.user_id,
+            app_name=session.app_name,
         )
     last_error: AdkEvent | None = None
     try:
         async for event in runner.run_async(
             user_id=session.user_id,
-            session_id=session.id,
+            session_id=session.adk_id,
             new_message=message,
             run_config=config,
             yield_user_message=True,

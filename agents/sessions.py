@@ -3,7 +3,7 @@
 from django.db.models import QuerySet
 from rest_framework.exceptions import NotFound
 
-from agents.models import AgentSpec, Run, Session
+from agents.models import AgentSpec, Run, Session, new_session_id
 
 
 class AgentNotAvailable(Exception):
@@ -23,9 +23,18 @@ def get_usable_agent(*, user, name: str) -> AgentSpec:
 
 
 def create_session(*, user, agent: AgentSpec) -> Session:
-    """A new session of `agent` for `user`; the ADK user id is always the user's own."""
+    """A new session of `agent` for `user`; the ADK user id is always the user's own.
+
+    Its ADK id is its own id: a fresh uuid, so no other session of the user has it.
+    """
+    session_id = new_session_id()
     return Session.objects.create(
-        app_name=agent.name, user_id=adk_user_id(user), owner=user, agent=agent
+        id=session_id,
+        adk_id=session_id,
+        app_name=agent.name,
+        user_id=adk_user_id(user),
+        owner=user,
+        agent=agent,
     )
 
 

@@ -31,11 +31,12 @@ from google.adk.agents import BaseAgent
 from google.adk.agents.context import Context
 from google.adk.models import LlmRequest, LlmResponse
 from google.adk.plugins import BasePlugin
+from google.adk.sessions import Session as AdkSession
 from google.adk.tools import BaseTool, FunctionTool
 
 from agents import streams
 from agents.adk.builder import agent_for
-from agents.adk.sessions import record_event
+from agents.adk.sessions import record_event, session_rows
 from agents.models import Session
 from toolsets import execution
 from toolsets.bindings import abindings_for_invocation, is_internal
@@ -154,12 +155,14 @@ def _user_id(session: Session) -> int | None:
     return int(session.user_id) if session.user_id.isdigit() else None
 
 
-async def ainactive_toolsets(*, session_id: str, names: Collection[str]) -> set[str]:
-    """Which of these toolsets are inactive in this session now: one query."""
+async def ainactive_toolsets(
+    *, session: AdkSession, names: Collection[str]
+) -> set[str]:
+    """Which of these toolsets are inactive in this ADK session now: one query."""
     if not names:
         return set()
     chosen = SessionToolset.objects.filter(
-        session_id=session_id, toolset=OuterRef("pk")
+        session__in=session_rows(session), toolset=OuterRef("pk")
     )
     rows = (
         Toolset.objects.filter(name__in=list(names))
@@ -263,9 +266,9 @@ class ActivationTool(FunctionTool):
 
 
 async def _session_of(tool_context: Context) -> Session:
-    return await Session.objects.select_related("agent", "owner").aget(
-        pk=tool_context.session.id
-    )
+    # By ADK's scoping, (app, user, id): the id alone may be another user's session.
+    rows = session_rows(tool_context.session)
+    return await rows.select_related("agent", "owner").aget()
 
 
 def _root_of(tool_context: Context) -> BaseAgent:
@@ -372,7 +375,7 @@ class ActivationPlugin(BasePlugin):
             if name in found and not is_internal(name, tool)
         }
         inactive = await ainactive_toolsets(
-            session_id=callback_context.session.id, names=set(toolsets.values())
+            session=callback_context.session, names=set(toolsets.values())
         )
         self._inactive[key] = inactive
         pruned = {name for name, toolset in toolsets.items() if toolset in inactive}
@@ -395,7 +398,7 @@ class ActivationPlugin(BasePlugin):
         )
         if inactive is None:  # a resumed call, with no model step in this run
             inactive = await ainactive_toolsets(
-                session_id=tool_context.session.id, names=[toolset]
+                session=tool_context.session, names=[toolset]
             )
         if toolset not in inactive:
             return None

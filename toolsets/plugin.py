@@ -28,13 +28,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from google.adk.agents.context import Context
 from google.adk.models import LlmRequest, LlmResponse
 from google.adk.plugins import BasePlugin
+from google.adk.sessions import Session as AdkSession
 from google.adk.tools import BaseTool
 from google.genai import types
 
+from agents.adk.sessions import session_rows
 from agents.models import Run
 from toolsets import access, catalog, execution
 from toolsets.access import Decision, Reason
@@ -68,7 +71,8 @@ class GovernancePlugin(BasePlugin):
     def __init__(self, name: str = PLUGIN_NAME) -> None:
         super().__init__(name)
         self._pending: dict[str, _Pending] = {}
-        self._runs: dict[str, uuid.UUID | None] = {}
+        # ADK session (app, user, id) -> its row's id and running Run, for the audit.
+        self._sessions: dict[tuple[str, str, str], _Audited] = {}
 
     async def before_model_callback(
         self, *, callback_context: Context, llm_request: LlmRequest
@@ -170,14 +174,16 @@ class GovernancePlugin(BasePlugin):
         attempts: int = 1,
     ) -> None:
         session = context.session
-        if session.id not in self._runs:
-            self._runs[session.id] = await _running_run(session.id)
+        key = (session.app_name, session.user_id, session.id)
+        if key not in self._sessions:
+            self._sessions[key] = await _audited_session(session)
+        audited = self._sessions[key]
         elapsed = timedelta(seconds=time.perf_counter() - pending.started)
         binding = pending.binding
         await _create_call(
             user_id=_django_user_id(context.user_id),
-            session_id=session.id,
-            run_id=self._runs[session.id],
+            session_id=audited.session_id,
+            run_id=audited.run_id,
             invocation_id=context.invocation_id,
             agent=session.app_name,
             adk_agent=context.agent_name,
@@ -305,10 +311,25 @@ def summarize(result: Any) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class _Audited:
+    """What the audit names a call's session by: its row, and the Run driving it."""
+
+    session_id: str
+    run_id: uuid.UUID | None
+
+
 @sync_to_async
-def _running_run(session_id: str) -> uuid.UUID | None:
-    runs = Run.objects.filter(session_id=session_id, status=Run.Status.RUNNING)
-    return runs.order_by("-started_at").values_list("pk", flat=True).first()
+def _audited_session(session: AdkSession) -> _Audited:
+    """The row of an ADK session (scoped by app and user, as ADK scopes its ids)
+    and its running Run, in one query; a session not stored keeps its ADK id."""
+    runs = Run.objects.filter(session=OuterRef("pk"), status=Run.Status.RUNNING)
+    running = Subquery(runs.order_by("-started_at").values("pk")[:1])
+    found = session_rows(session).annotate(run=running).values_list("pk", "run")
+    row = found.first()
+    if row is None:
+        return _Audited(session_id=session.id, run_id=None)
+    return _Audited(session_id=row[0], run_id=row[1])
 
 
 @sync_to_async

@@ -15,7 +15,9 @@ the wire shows) that event redacted (agents.adk.auth).
 
 DjangoCredentialService is ADK's BaseCredentialService over the same rows, so a
 tool's `load_credential(auth_config)` finds what the user answered in an earlier
-session: asked once, reused until the user revokes it.
+session: asked once, reused until the user revokes it. As in ADK's own credential
+services, a credential is kept per (app, user, credential key): what a user gave
+one agent is never handed to another agent asking with the same key.
 """
 
 import logging
@@ -67,15 +69,17 @@ def scheme_of(auth_config: AuthConfig) -> str:
 def store_credential(
     *,
     owner_id: int,
+    app_name: str,
     key: str,
     scheme: str,
     credential: AuthCredential,
     agent: str = "",
     tool_name: str = "",
 ) -> Credential:
-    """Seal and keep `credential` as the owner's one credential for `key`."""
+    """Seal and keep `credential`: the owner's one credential for `key` in the app."""
     row, _ = Credential.objects.update_or_create(
         owner_id=owner_id,
+        app_name=app_name,
         key=key,
         defaults={
             "auth_type": credential.auth_type.value,
@@ -98,12 +102,14 @@ class DjangoCredentialService(BaseCredentialService):
     async def load_credential(
         self, auth_config: AuthConfig, callback_context: CallbackContext
     ) -> AuthCredential | None:
-        """The user's stored credential for the config's key, or None."""
+        """The user's stored credential for the config's key in this app, or None."""
         owner_id = _owner_id(callback_context.user_id)
         if owner_id is None or not auth_config.credential_key:
             return None
         rows = Credential.objects.filter(
-            owner_id=owner_id, key=auth_config.credential_key
+            owner_id=owner_id,
+            app_name=callback_context.session.app_name,
+            key=auth_config.credential_key,
         )
         row = await rows.afirst()
         if row is None:
@@ -114,23 +120,28 @@ class DjangoCredentialService(BaseCredentialService):
     async def save_credential(
         self, auth_config: AuthConfig, callback_context: CallbackContext
     ) -> None:
-        """Keep the config's exchanged credential (a refreshed token, ...) for the user."""
+        """Keep the config's exchanged credential (a refreshed token, ...) for the
+        user, in this app."""
         owner_id = _owner_id(callback_context.user_id)
         credential = auth_config.exchanged_auth_credential
         if owner_id is None or credential is None or not auth_config.credential_key:
             return
-        await _astore(owner_id, auth_config, credential, callback_context.agent_name)
+        await _astore(owner_id, auth_config, credential, callback_context)
 
 
 async def _astore(
-    owner_id: int, auth_config: AuthConfig, credential: AuthCredential, agent: str
+    owner_id: int,
+    auth_config: AuthConfig,
+    credential: AuthCredential,
+    callback_context: CallbackContext,
 ) -> None:
     await sync_to_async(store_credential)(
         owner_id=owner_id,
+        app_name=callback_context.session.app_name,
         key=auth_config.credential_key or "",
         scheme=scheme_of(auth_config),
         credential=credential,
-        agent=agent,
+        agent=callback_context.agent_name,
     )
 
 
@@ -187,12 +198,14 @@ async def _tool_name(run: Run, event: AdkEvent, tool_call_id: str) -> str:
     return ""
 
 
-async def ahydrate_message(message: types.Content, *, owner_id: int) -> types.Content:
+async def ahydrate_message(
+    message: types.Content, *, owner_id: int, app_name: str
+) -> types.Content:
     """The Run's message with each credential answer's secret put back, in memory.
 
-    An answer names its Credential row (CREDENTIAL_REF); a row that is gone
-    (revoked meanwhile) or no longer decrypts gives an empty answer, which ADK
-    ignores, and the tool asks again.
+    An answer names its Credential row (CREDENTIAL_REF), which must be the owner's
+    in this app; a row that is gone (revoked meanwhile) or no longer decrypts gives
+    an empty answer, which ADK ignores, and the tool asks again.
     """
     parts = []
     for part in message.parts or []:
@@ -201,7 +214,7 @@ async def ahydrate_message(message: types.Content, *, owner_id: int) -> types.Co
             parts.append(part)
             continue
         ref = (response.response or {}).get(CREDENTIAL_REF)
-        secret = await _unsealed(ref, owner_id)
+        secret = await _unsealed(ref, owner_id=owner_id, app_name=app_name)
         answer = secret.model_dump(mode="json", exclude_none=True) if secret else {}
         parts.append(
             types.Part(
@@ -213,8 +226,9 @@ async def ahydrate_message(message: types.Content, *, owner_id: int) -> types.Co
     return message.model_copy(update={"parts": parts})
 
 
-async def _unsealed(ref: Any, owner_id: int) -> AuthCredential | None:
+async def _unsealed(ref: Any, *, owner_id: int, app_name: str) -> AuthCredential | None:
     if not isinstance(ref, int):
         return None
-    row = await Credential.objects.filter(pk=ref, owner_id=owner_id).afirst()
+    rows = Credential.objects.filter(pk=ref, owner_id=owner_id, app_name=app_name)
+    row = await rows.afirst()
     return unseal(row.sealed) if row else None

@@ -9,6 +9,12 @@ Every stored event takes the next `seq` of its session. ADK writes also bump
 holding an outdated copy gets StaleSessionError instead of overwriting newer state.
 Toolcrib's own records (record_event) share the seq counter but not the revision.
 
+A session id is unique per (app, user), as in ADK: another user (or another app)
+may have a session under the same id. ADK's id is the row's `adk_id`; the row's
+primary key, which the API, URLs and foreign keys use, is the same string when it
+is free and a fresh uuid otherwise. Whatever goes from an ADK session back to its
+row goes through session_rows(), scoped by (app, user) as ADK scopes it.
+
 Two deliberate differences from ADK's services, both so that no secret is stored:
 an event carrying a credential request or answer is stored with its secret fields
 redacted (agents.adk.auth), and a state entry holding a credential (where ADK's
@@ -164,7 +170,8 @@ async def record_event(
 ) -> Event:
     """Store one of Toolcrib's own events (not ADK's) under the session's next seq.
 
-    The revision is left alone, so an ADK session held by a running turn stays fresh.
+    `session_id` is the row's own id (Session.pk), not an ADK id. The revision is
+    left alone, so an ADK session held by a running turn stays fresh.
     """
     return await sync_to_async(_record_event, thread_sensitive=True)(
         session_id=session_id,
@@ -194,24 +201,46 @@ def _create_session(
     state: Mapping[str, Any] | None,
     session_id: str | None,
 ) -> AdkSession:
-    session_id = (session_id or "").strip() or new_session_id()
+    adk_id = (session_id or "").strip() or new_session_id()
     deltas = extract_json_safe_state_delta(dict(state or {}))
+    row = Session(
+        adk_id=adk_id,
+        app_name=app_name,
+        user_id=user_id,
+        state=deltas["session"],
+        last_update_time=platform_time.get_time(),
+    )
+    # The ADK id is the primary key too, unless another session (another user's,
+    # or another app's) holds it already: then a fresh uuid is.
+    for pk in (adk_id, new_session_id()):
+        row.pk = pk
+        if _inserted(row, deltas=deltas):
+            return _to_adk(row, events=[])
+    raise AlreadyExistsError(f"Session with id {adk_id} could not be stored.")
+
+
+def _inserted(row: Session, *, deltas: Mapping[str, Mapping[str, Any]]) -> bool:
+    """Insert `row` and its shared state; False if its primary key is taken.
+
+    Raises:
+        AlreadyExistsError: The user has a session of this id in this app.
+    """
     try:
         with transaction.atomic():
-            row = Session.objects.create(
-                id=session_id,
-                app_name=app_name,
-                user_id=user_id,
-                state=deltas["session"],
-                last_update_time=platform_time.get_time(),
+            row.save(force_insert=True)
+            _save_scoped_state(
+                app_name=row.app_name, user_id=row.user_id, deltas=deltas
             )
-            _save_scoped_state(app_name=app_name, user_id=user_id, deltas=deltas)
     except IntegrityError as error:
-        # Session ids are primary keys: unique across apps and users, not per user.
-        raise AlreadyExistsError(
-            f"Session with id {session_id} already exists."
-        ) from error
-    return _to_adk(row, events=[])
+        mine = _sessions(
+            app_name=row.app_name, user_id=row.user_id, session_id=row.adk_id
+        )
+        if mine.exists():
+            raise AlreadyExistsError(
+                f"Session with id {row.adk_id} already exists."
+            ) from error
+        return False
+    return True
 
 
 def _get_session(
@@ -233,7 +262,7 @@ def _list_sessions(*, app_name: str, user_id: str | None) -> ListSessionsRespons
     users: dict[str, dict[str, Any]] = defaultdict(dict)
     for owner, key, value in user_rows.values_list("user_id", "key", "value"):
         users[owner][key] = value
-    rows = rows.order_by("last_update_time", "user_id", "id")
+    rows = rows.order_by("last_update_time", "user_id", "adk_id")
     sessions = [
         _to_adk(row, events=[], app=app, user=users[row.user_id]) for row in rows
     ]
@@ -244,10 +273,18 @@ def _delete_session(*, app_name: str, user_id: str, session_id: str) -> None:
     _sessions(app_name=app_name, user_id=user_id, session_id=session_id).delete()
 
 
+def session_rows(session: AdkSession) -> QuerySet[Session]:
+    """The stored row of an ADK session (one at most), found by ADK's own scoping:
+    its id within its (app, user), never the id alone."""
+    return _sessions(
+        app_name=session.app_name, user_id=session.user_id, session_id=session.id
+    )
+
+
 def _sessions(*, app_name: str, user_id: str, session_id: str) -> QuerySet[Session]:
     # Scoped by app and user: another user's session id is as good as unknown.
     session_id = session_id.strip() if session_id else session_id
-    return Session.objects.filter(pk=session_id, app_name=app_name, user_id=user_id)
+    return Session.objects.filter(adk_id=session_id, app_name=app_name, user_id=user_id)
 
 
 def _read_events(*, row: Session, config: GetSessionConfig) -> list[AdkEvent]:
@@ -291,7 +328,7 @@ def _to_adk(
     state.update({State.APP_PREFIX + key: value for key, value in app.items()})
     state.update({State.USER_PREFIX + key: value for key, value in user.items()})
     session = AdkSession(
-        id=row.id,
+        id=row.adk_id,
         app_name=row.app_name,
         user_id=row.user_id,
         state=state,
@@ -342,10 +379,7 @@ def _write_event(*, session: AdkSession, event: AdkEvent) -> tuple[int, int] | N
 def _lock_session(session: AdkSession) -> Session:
     # select_for_update is a no-op on SQLite, where IMMEDIATE transactions
     # already serialize writers.
-    rows = Session.objects.select_for_update().filter(
-        pk=session.id, app_name=session.app_name, user_id=session.user_id
-    )
-    row = rows.first()
+    row = session_rows(session).select_for_update().first()
     if row is None:
         raise SessionNotFoundError(f"Session {session.id} not found.")
     return row

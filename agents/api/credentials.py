@@ -19,6 +19,7 @@ from agents.inputs import CredentialAnswer
 from agents.models import Credential, CredentialRequest
 from agents.params import ID_CONVERTER
 
+
 class CredentialRequestSerializer(serializers.ModelSerializer):
     session = serializers.CharField(source="session_id", read_only=True)
     run = serializers.UUIDField(source="run_id", read_only=True)
@@ -49,10 +50,17 @@ class CredentialRequestSerializer(serializers.ModelSerializer):
 class CredentialSerializer(serializers.ModelSerializer):
     """A stored credential's metadata; the secret is never part of it."""
 
+    app = serializers.CharField(
+        source="app_name",
+        read_only=True,
+        help_text="The agent (app) it was given to; only that agent's tools use it.",
+    )
+
     class Meta:
         model = Credential
         fields = [
             "id",
+            "app",
             "key",
             "auth_type",
             "scheme",

@@ -7,6 +7,7 @@ import logging
 import pytest
 from asgiref.sync import sync_to_async as sync
 from google.adk.auth.auth_credential import AuthCredential, AuthCredentialTypes
+from google.adk.sessions import Session as AdkSession
 
 from agents.adk.credentials import DjangoCredentialService, unseal
 from agents.credentials import build_credential
@@ -429,3 +430,4 @@ class _Caller:
 
     def __init__(self, user_pk: int) -> None:
         self.user_id = str(user_pk)
+        self.session = AdkSession(id="s1", app_name="quotes", user_id=self.user_id)

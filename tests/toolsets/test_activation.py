@@ -2,9 +2,11 @@
 
 import pytest
 from asgiref.sync import async_to_sync
+from google.adk.sessions import Session as AdkSession
 
 from agents.demo import inventory
 from agents.events import EventFrame
+from agents.models import Session
 from tests.toolsets import scripted
 from tests.toolsets.conftest import toolset
 from toolsets import access, activation
@@ -112,12 +114,13 @@ def test_list_toolsets_gives_name_description_source_active_and_tools(
 def test_each_model_step_asks_with_one_query(
     catalog, alice, start_session, django_assert_num_queries
 ):
-    session = start_session(alice, "restocker")
+    row = Session.objects.get(pk=start_session(alice, "restocker"))
+    session = AdkSession(id=row.adk_id, app_name=row.app_name, user_id=row.user_id)
     names = ["inventory_query", "inventory_admin"]
 
     with django_assert_num_queries(1):
         inactive = async_to_sync(activation.ainactive_toolsets)(
-            session_id=session, names=names
+            session=session, names=names
         )
 
     assert inactive == {"inventory_admin"}
