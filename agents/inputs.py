@@ -122,17 +122,28 @@ def load_client_json(raw: str | bytes) -> Any:
 
 
 def replace_surrogates(value: Any) -> Any:
-    """A JSON value with U+FFFD in place of each lone surrogate, in strings and keys."""
-    if isinstance(value, str):
-        return _SURROGATE.sub(REPLACEMENT, value)
-    if isinstance(value, dict):
-        return {
-            replace_surrogates(key): replace_surrogates(item)
-            for key, item in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [replace_surrogates(item) for item in value]
-    return value
+    """A copy of a JSON value with U+FFFD for each lone surrogate, in strings and keys.
+
+    Iterative, as text_problems is: a row stored before the depth bound may be deep.
+    """
+    root = [value]
+    pending: list[tuple[list | dict, Any]] = [(root, 0)]
+    while pending:
+        parent, slot = pending.pop()
+        item = parent[slot]
+        if isinstance(item, str):
+            parent[slot] = _SURROGATE.sub(REPLACEMENT, item)
+        elif isinstance(item, dict):
+            parent[slot] = copy = {_replaced_key(key): v for key, v in item.items()}
+            pending.extend((copy, key) for key in copy)
+        elif isinstance(item, list | tuple):
+            parent[slot] = copy = list(item)
+            pending.extend((copy, index) for index in range(len(copy)))
+    return root[0]
+
+
+def _replaced_key(key: Any) -> Any:
+    return _SURROGATE.sub(REPLACEMENT, key) if isinstance(key, str) else key
 
 
 def dotted(path: Path) -> str:
