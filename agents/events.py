@@ -36,6 +36,7 @@ AUTH_CALL = "adk_request_credential"
 CONFIRMATION_CALL = "adk_request_confirmation"
 # Written by agents.adk.handoffs.HandoffPlugin on escalation events.
 ESCALATED_TO = "toolcrib_escalated_to"
+TOO_DEEP_TO_SHOW = "Not shown: nested deeper than events are rendered."
 
 
 class FunctionCallOut(BaseModel):
@@ -284,11 +285,41 @@ def frame_from_row(row) -> EventFrame:
 def frame_json(frame: EventFrame) -> dict[str, Any]:
     """The JSON a client receives, with the `from`/`to` aliases.
 
-    Every event reaches a client through here, stored or live, on REST or a socket:
-    a lone surrogate stored before agents.inputs refused them shows as U+FFFD, so
-    one bad row cannot fail every later read of its session.
+    Every event reaches a client through here, stored or live, on REST or a socket,
+    so one row stored before agents.inputs existed cannot fail every later read of
+    its session: a lone surrogate shows as U+FFFD, and a payload nested deeper than
+    pydantic serializes (about 255 levels) is left out, the event keeping its seq.
     """
-    return replace_surrogates(frame.model_dump(mode="json", by_alias=True))
+    try:
+        data = frame.model_dump(mode="json", by_alias=True)
+    except ValueError:  # pydantic's "Maximum serialization depth exceeded"
+        data = _without_payload(frame).model_dump(mode="json", by_alias=True)
+    return replace_surrogates(data)
+
+
+def _without_payload(frame: EventFrame) -> EventFrame:
+    """The frame with its free-form JSON (arguments, results, state) left out."""
+    event = frame.event
+    shown = event.model_copy(
+        update={
+            "function_calls": [
+                FunctionCallOut(id=call.id, name=call.name)
+                for call in event.function_calls
+            ],
+            "function_responses": [
+                FunctionResponseOut(
+                    id=result.id,
+                    name=result.name,
+                    status=result.status,
+                    response={"error": TOO_DEEP_TO_SHOW},
+                )
+                for result in event.function_responses
+            ],
+            "state_delta": None,
+            "actions": {},
+        }
+    )
+    return frame.model_copy(update={"event": shown})
 
 
 def frame_schema() -> dict[str, Any]:

@@ -352,6 +352,9 @@ TOOLCRIB_WS_MAX_FRAME_BYTES = int(env("TOOLCRIB_WS_MAX_FRAME_BYTES", "65536"))
 # Arrays and objects nested in a request body or a frame (agents/inputs.py); deeper
 # is refused, as Python's JSON parser and every serializer after it recurse.
 TOOLCRIB_MAX_JSON_DEPTH = int(env("TOOLCRIB_MAX_JSON_DEPTH", "64"))
+if not 1 <= TOOLCRIB_MAX_JSON_DEPTH <= 200:
+    # pydantic renders about 255 levels: deeper input would be stored, then unreadable.
+    raise ImproperlyConfigured("TOOLCRIB_MAX_JSON_DEPTH must be between 1 and 200.")
 TOOLCRIB_CREDENTIAL_KEY = env("TOOLCRIB_CREDENTIAL_KEY")
 # Artifacts, memory and long-running calls.
 TOOLCRIB_MAX_UPLOAD_BYTES = int(env("TOOLCRIB_MAX_UPLOAD_BYTES", str(10 * 1024 * 1024)))

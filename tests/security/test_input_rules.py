@@ -418,6 +418,32 @@ def test_json_just_past_the_depth_limit_is_refused(alice, pending, api_for, sett
     assert refused.status_code == 400 and "deep" in refused.json()["detail"]
 
 
+def bury(levels: int) -> dict:
+    """A bad text under `levels` objects, as the code before the bound stored it."""
+    return {"note": SURROGATE} if levels == 1 else {"a": bury(levels - 1)}
+
+
+def test_a_deep_row_stored_before_the_bound_still_reads(alice, pending, api_for):
+    session, call_id = pending(alice)
+    deep = bury(300)
+    row = Event.objects.get(session_id=session, kind="function_call")
+    row.data["content"]["parts"][0]["function_call"]["args"] = deep
+    row.save(update_fields=["data"])
+    LongRunningCall.objects.filter(session_id=session).update(response=deep)
+    client = api_for(alice)
+
+    events = client.get(f"/api/sessions/{session}/events/")
+
+    assert events.status_code == 200
+    frames = events.json()
+    assert [f["seq"] for f in frames] == list(range(1, len(frames) + 1))
+    call = next(f["event"] for f in frames if f["event"]["kind"] == "function_call")
+    assert call["function_calls"] == [
+        {"id": call_id, "name": "start_export", "args": {}}
+    ]
+    reads_fine(client, session)
+
+
 @pytest.mark.parametrize("body", [DEEP_ARRAY, DEEP_OBJECT], ids=["array", "object"])
 async def test_deeply_nested_json_on_the_socket_gets_bad_json_and_stays_open(
     alice, pending, body
