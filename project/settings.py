@@ -5,6 +5,7 @@ The README lists every variable. Nothing else in the code base reads os.environ.
 
 import json
 import os
+import tempfile
 import warnings
 from datetime import timedelta
 from pathlib import Path
@@ -321,8 +322,29 @@ TOOLCRIB_BUILTIN_SHELL_TIMEOUT = float(env("TOOLCRIB_BUILTIN_SHELL_TIMEOUT", "10
 TOOLCRIB_BUILTIN_SHELL_MAX_OUTPUT = int(
     env("TOOLCRIB_BUILTIN_SHELL_MAX_OUTPUT", "65536")
 )
+# One folder per user under it; never inside DATA_DIR, MEDIA_ROOT or the project
+# (a call refuses), since the sandbox shows a command nothing but its own folder.
 TOOLCRIB_BUILTIN_SHELL_WORKDIR = env(
-    "TOOLCRIB_BUILTIN_SHELL_WORKDIR", str(DATA_DIR / "shell")
+    "TOOLCRIB_BUILTIN_SHELL_WORKDIR",
+    str(Path(tempfile.gettempdir()) / "toolcrib-shell"),
+)
+# The sandbox every command runs in (toolsets/builtin/sandbox.py): bubblewrap, the
+# user it runs as when the server is root, and its hard resource limits.
+TOOLCRIB_BUILTIN_SHELL_BWRAP = env("TOOLCRIB_BUILTIN_SHELL_BWRAP", "bwrap")
+TOOLCRIB_BUILTIN_SHELL_UID = int(env("TOOLCRIB_BUILTIN_SHELL_UID", "65534"))
+TOOLCRIB_BUILTIN_SHELL_GID = int(env("TOOLCRIB_BUILTIN_SHELL_GID", "65534"))
+TOOLCRIB_BUILTIN_SHELL_MAX_MEMORY = int(
+    env("TOOLCRIB_BUILTIN_SHELL_MAX_MEMORY", str(1024**3))
+)
+TOOLCRIB_BUILTIN_SHELL_MAX_CPU = int(env("TOOLCRIB_BUILTIN_SHELL_MAX_CPU", "10"))
+TOOLCRIB_BUILTIN_SHELL_MAX_FILE_BYTES = int(
+    env("TOOLCRIB_BUILTIN_SHELL_MAX_FILE_BYTES", str(64 * 1024**2))
+)
+TOOLCRIB_BUILTIN_SHELL_MAX_PROCESSES = int(
+    env("TOOLCRIB_BUILTIN_SHELL_MAX_PROCESSES", "64")
+)
+TOOLCRIB_BUILTIN_SHELL_TMP_BYTES = int(
+    env("TOOLCRIB_BUILTIN_SHELL_TMP_BYTES", str(64 * 1024**2))
 )
 # Imported toolsets (toolsets/imports/): the size of an OpenAPI spec, seconds for
 # a spec fetch, an API call or an MCP request, and the size of an API's answer.

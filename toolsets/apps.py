@@ -6,6 +6,11 @@ class ToolsetsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.core import checks
+
         from toolsets import signals
+        from toolsets.builtin import shell
 
         signals.connect()
+        # Warns when the shell toolset has no sandbox and will refuse every command.
+        checks.register(shell.check_shell_toolset)

@@ -1,42 +1,57 @@
-"""The shell toolset: run an allowlisted command, without a shell.
+"""The shell toolset: run an allowlisted command, without a shell, in a sandbox.
 
-Policy (Django settings, read on every call):
+Policy (Django settings, read on every call; docs/builtin-tools.md#shell):
 - TOOLCRIB_BUILTIN_SHELL_COMMANDS: the commands that may run, as names found on
   TOOLCRIB_BUILTIN_SHELL_PATH (`ls`) or absolute paths (`/usr/bin/ls`); empty, the
-  default, refuses everything.
+  default, refuses everything. A command must live under /usr (all the sandbox
+  shows of the host's programs).
 - TOOLCRIB_BUILTIN_SHELL_TIMEOUT: seconds before the command is killed.
 - TOOLCRIB_BUILTIN_SHELL_MAX_OUTPUT: bytes of output (stdout and stderr together)
   before the command is killed and the call refused.
-- TOOLCRIB_BUILTIN_SHELL_WORKDIR: the folder commands run in.
+- TOOLCRIB_BUILTIN_SHELL_WORKDIR: the folder that holds one working folder per
+  user. It must not be inside (or around) the data folder, the media folder or the
+  project: a call refuses to run otherwise.
+- The sandbox's own settings (bwrap, user, resource limits): see sandbox.py.
 
-The program gets its arguments as a list (no shell parses them), a minimal
-environment (none of Toolcrib's variables or secrets), no standard input, and its
-own process group, killed whole on timeout or oversized output. Arguments with
-shell metacharacters or quotes are refused, so a model that meant a pipeline or
-a glob learns it got none, and so are arguments that name paths outside the
-working folder (absolute, `~` or `..`).
+Two layers. The first is a string check: the program gets its arguments as a list
+(no shell parses them), and arguments with shell metacharacters, quotes or a path
+that leaves the working folder (absolute, `..`, also glued to a short option like
+`-f/etc/x` or after `=`, `:`, `,`, `@`) are refused, so a model that meant a
+pipeline learns it got none. No list of patterns knows every program's option
+syntax, so the second layer is the one that holds: the command runs in a
+bubblewrap sandbox (sandbox.py) that sees only the user's own folder, /usr and a
+private /tmp, as a user without rights, with no network and resource limits. With
+no working sandbox on the machine, every call is refused and `manage.py check`
+warns.
 
 The catalog row of this toolset starts disabled (`catalog_defaults`): an
 administrator enables it and lists the commands. Allowing a command grants what
-that command can do: prefer read-only, single-purpose ones.
+that command can do inside the sandbox: prefer read-only, single-purpose ones.
 """
 
-import asyncio
+import hashlib
 import os
 import re
 import shutil
-import signal
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.core import checks
+from google.adk.tools import ToolContext
 
+from toolsets.builtin import sandbox
 from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal
 
 METACHARACTERS = frozenset(";&|$`<>(){}[]*?!~#\\'\"")
 MAX_ARGS = 100
 MAX_ARG_CHARS = 4096
-READ_CHUNK = 65536
+# Where a path value can start: the argument itself, after `=`, `:`, `,` or `@`
+# (`--file=/x`, `file:///x`, `host:/x`, `@/x`), or after a short option's letters
+# (`-f/x`, `-xzC..`).
+_VALUE_START = r"(?:^-[A-Za-z0-9]*|^|[=:,@])"
+OUTSIDE = re.compile(rf"{_VALUE_START}/|(?:{_VALUE_START}|/)\.\.(?:$|[/=:,@])")
+SAFE_USER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class CommandRefused(Refusal):
@@ -55,15 +70,24 @@ def resolve_command(command: Any) -> str:
         raise CommandRefused(
             f"{command!r} is not an allowed command; allowed: {', '.join(allowed)}"
         )
-    if "/" in command:
-        path = (
-            command if os.path.isabs(command) and os.access(command, os.X_OK) else None
-        )
-    else:
-        path = shutil.which(command, path=settings.TOOLCRIB_BUILTIN_SHELL_PATH)
+    path = _installed(command)
     if path is None:
         raise CommandRefused(f"{command!r} is allowed but not installed")
+    real = os.path.realpath(path)
+    if not sandbox.is_visible(real):
+        raise CommandRefused(
+            f"{command!r} is installed at {real}, outside /usr: the sandbox cannot "
+            "see it"
+        )
     return path
+
+
+def _installed(command: str) -> str | None:
+    if "/" not in command:
+        return shutil.which(command, path=settings.TOOLCRIB_BUILTIN_SHELL_PATH)
+    if os.path.isabs(command) and os.access(command, os.X_OK):
+        return command
+    return None
 
 
 def checked_args(args: Any) -> list[str]:
@@ -78,17 +102,11 @@ def checked_args(args: Any) -> list[str]:
         if len(arg) > MAX_ARG_CHARS:
             raise CommandRefused(f"an argument is longer than {MAX_ARG_CHARS}")
         _check_characters(arg, "argument")
-        if _leaves_workdir(arg):
+        if OUTSIDE.search(arg):
             raise CommandRefused(
                 f"argument {arg!r} names a path outside the working folder"
             )
     return list(args)
-
-
-def _leaves_workdir(arg: str) -> bool:
-    """An absolute path (maybe after `--option=`) or a `..` step."""
-    absolute = any(value.startswith("/") for value in arg.split("="))
-    return absolute or ".." in re.split(r"[/=]", arg)
 
 
 def _check_characters(value: str, what: str) -> None:
@@ -103,97 +121,103 @@ def _check_characters(value: str, what: str) -> None:
         )
 
 
-def workdir() -> Path:
-    folder = Path(settings.TOOLCRIB_BUILTIN_SHELL_WORKDIR)
-    folder.mkdir(parents=True, exist_ok=True)
+def user_workdir(user_id: str) -> Path:
+    """The user's own working folder, created, owned by the sandbox's user."""
+    root = _workdir_root()
+    folder = root / _folder_name(user_id)
+    sandbox.prepare_folder(folder)
     return folder
 
 
-def environment(folder: Path) -> dict[str, str]:
-    """The whole environment a command sees."""
-    return {
-        "PATH": settings.TOOLCRIB_BUILTIN_SHELL_PATH,
-        "HOME": str(folder),
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-    }
+def _workdir_root() -> Path:
+    root = Path(settings.TOOLCRIB_BUILTIN_SHELL_WORKDIR).resolve()
+    problem = workdir_problem(root)
+    if problem is not None:
+        raise CommandRefused(problem)
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = root.stat()
+    if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise CommandRefused(
+            f"the shell's working folder {root} must belong to the server and be "
+            "writable by nobody else"
+        )
+    return root
 
 
-async def run_command(command: str, args: list[str] | None = None) -> dict:
+def workdir_problem(root: Path) -> str | None:
+    """Why a working folder may not hold the users' folders, or None."""
+    for name, other in (
+        ("the data folder", settings.DATA_DIR),
+        ("the media folder", settings.MEDIA_ROOT),
+        ("the project", settings.BASE_DIR),
+    ):
+        kept = Path(other).resolve()
+        if root == kept or kept in root.parents or root in kept.parents:
+            return (
+                f"the shell's working folder {root} must not be inside {name} "
+                f"({kept}), nor hold it: set TOOLCRIB_BUILTIN_SHELL_WORKDIR to a "
+                "folder of its own"
+            )
+    return None
+
+
+def _folder_name(user_id: str) -> str:
+    if SAFE_USER_ID.fullmatch(user_id):
+        return f"user-{user_id}"
+    return "hashed-" + hashlib.sha256(user_id.encode()).hexdigest()[:32]
+
+
+async def run_command(
+    command: str, tool_context: ToolContext, args: list[str] | None = None
+) -> dict:
     """Run an allowed command with arguments, without a shell.
 
     No pipes, redirects, globs, variables or quotes: each argument is passed to
-    the program exactly as given. Commands run in a working folder, with a time
-    limit and an output limit.
+    the program exactly as given. Commands run in your own working folder (and
+    see nothing else but the system's programs and a private /tmp), with no
+    network, a time limit and an output limit.
 
     Args:
         command: The program, e.g. "ls"; it must be on the administrator's list.
-        args: Its arguments, one per item, e.g. ["-l", "reports"].
+        args: Its arguments, one per item, e.g. ["-l", "reports"]; paths are
+            relative to the working folder.
 
     Returns:
         The exit code and the output (stdout and stderr together).
     """
     path = resolve_command(command)
     argv = checked_args(args)
-    folder = workdir()
-    process = await asyncio.create_subprocess_exec(
-        path,
-        *argv,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        cwd=folder,
-        env=environment(folder),
-        start_new_session=True,
-    )
-    output = await _finish(process)
+    folder = user_workdir(tool_context.user_id)
+    completed = await sandbox.run_sandboxed(path, argv, folder)
     return {
         "status": "success",
         "command": command,
         "args": argv,
-        "exit_code": process.returncode,
-        "output": output.decode("utf-8", errors="replace"),
+        "exit_code": completed.exit_code,
+        "output": completed.output.decode("utf-8", errors="replace"),
     }
 
 
-async def _finish(process: asyncio.subprocess.Process) -> bytes:
-    """The output of a process that ends in time and within the output limit."""
-    timeout = float(settings.TOOLCRIB_BUILTIN_SHELL_TIMEOUT)
-    limit = int(settings.TOOLCRIB_BUILTIN_SHELL_MAX_OUTPUT)
-    try:
-        async with asyncio.timeout(timeout):
-            output = await _read(process, limit)
-            await process.wait()
-            return output
-    except TimeoutError as exc:
-        raise Refusal(f"the command ran longer than {timeout} seconds") from exc
-    finally:
-        if process.returncode is None:
-            _kill(process)
-            await process.wait()
-
-
-async def _read(process: asyncio.subprocess.Process, limit: int) -> bytes:
-    output = bytearray()
-    if process.stdout is None:
-        return b""
-    while chunk := await process.stdout.read(READ_CHUNK):
-        output += chunk
-        if len(output) > limit:
-            raise Refusal(f"the command's output exceeded {limit} bytes")
-    return bytes(output)
-
-
-def _kill(process: asyncio.subprocess.Process) -> None:
-    """Kill the command and everything it started."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+def check_shell_toolset(app_configs: Any = None, **kwargs: Any) -> list[Any]:
+    """System check: a configured shell toolset has a sandbox and a safe folder."""
+    configured = "toolsets.builtin.shell.toolset" in settings.TOOLCRIB_TOOLSETS.values()
+    if not configured or not settings.TOOLCRIB_BUILTIN_SHELL_COMMANDS:
+        return []
+    root = Path(settings.TOOLCRIB_BUILTIN_SHELL_WORKDIR).resolve()
+    problems = [sandbox.sandbox_problem(), workdir_problem(root)]
+    return [
+        checks.Warning(
+            f"The shell toolset refuses every command: {problem}",
+            hint="See docs/builtin-tools.md, section shell.",
+            id="toolsets.W001",
+        )
+        for problem in problems
+        if problem is not None
+    ]
 
 
 class ShellToolset(BuiltinToolset):
-    """Run commands from an administrator's allowlist, without a shell."""
+    """Run commands from an administrator's allowlist, without a shell, sandboxed."""
 
     # What a new catalog row for this toolset starts with.
     catalog_defaults = {"enabled": False, "default_policy": "granted_only"}

@@ -3,6 +3,7 @@
 import pytest
 
 from agents.adk.builder import sync_code_agents
+from tests.toolsets.builtin.sandboxes import require_sandbox
 from toolsets import access
 from toolsets.catalog import sync_catalog
 from toolsets.models import ToolCall, Toolset
@@ -44,6 +45,7 @@ def test_builtin_tools_run_and_are_audited_under_their_catalog_names(
 def test_an_enabled_and_granted_shell_runs_an_allowed_command(
     toolbox, alice, start_session, say, events_of
 ):
+    require_sandbox()
     shell = Toolset.objects.get(name="shell")
     access.update_toolset(toolset=shell, enabled=True, default_policy="granted_only")
     access.grant_tool(target=shell, effect="allow", user=alice)

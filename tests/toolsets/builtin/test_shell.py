@@ -3,15 +3,22 @@ import time
 import pytest
 
 from tests.toolsets.builtin.adk import call_tool
+from tests.toolsets.builtin.sandboxes import require_sandbox
 from toolsets.builtin import catalog_defaults
-from toolsets.builtin.base import Refusal
-from toolsets.builtin.shell import CommandRefused, checked_args, run_command, toolset
+from toolsets.builtin.shell import (
+    CommandRefused,
+    checked_args,
+    resolve_command,
+    toolset,
+    user_workdir,
+)
 
 pytestmark = pytest.mark.django_db  # tests/toolsets/conftest.py needs the db
 
 
 @pytest.fixture
 def commands(settings, tmp_path):
+    require_sandbox()
     settings.TOOLCRIB_BUILTIN_SHELL_COMMANDS = ["echo", "ls", "sleep", "yes", "env"]
     settings.TOOLCRIB_BUILTIN_SHELL_WORKDIR = str(tmp_path / "work")
     settings.TOOLCRIB_BUILTIN_SHELL_TIMEOUT = 5
@@ -33,22 +40,31 @@ async def test_runs_an_allowed_command_through_a_runner(commands):
 
 
 async def test_arguments_reach_the_program_unparsed(commands):
-    response = await run_command("echo", ["two  spaces", "a b"])
+    response = await call_tool(
+        [toolset], "run_command", command="echo", args=["two  spaces", "a b"]
+    )
     assert response["output"] == "two  spaces a b\n"
 
 
-async def test_commands_run_in_the_working_folder(commands, tmp_path):
-    (tmp_path / "work").mkdir()
-    (tmp_path / "work" / "report.txt").write_text("x")
-    response = await run_command("ls", [])
+async def test_commands_run_in_the_users_own_working_folder(commands, tmp_path):
+    (user_workdir("alice") / "report.txt").write_text("x")
+    response = await call_tool([toolset], "run_command", command="ls", args=[])
     assert response["output"] == "report.txt\n"
+    assert sorted(p.name for p in (tmp_path / "work").iterdir()) == ["user-alice"]
+
+
+def test_a_user_id_that_is_not_a_plain_name_gets_a_hashed_folder(commands):
+    folder = user_workdir("../../etc")
+    assert folder.parent.name == "work"
+    assert folder.name.startswith("hashed-")
 
 
 async def test_the_command_sees_none_of_toolcribs_environment(commands, monkeypatch):
     monkeypatch.setenv("SECRET_KEY", "do-not-leak")
-    response = await run_command("env")
+    response = await call_tool([toolset], "run_command", command="env")
     names = {line.split("=", 1)[0] for line in response["output"].splitlines()}
-    assert names == {"PATH", "HOME", "LANG", "LC_ALL"}
+    assert names == {"PATH", "HOME", "LANG", "LC_ALL", "PWD"}
+    assert "HOME=/work\n" in response["output"]
 
 
 async def test_nothing_runs_until_an_admin_lists_commands(settings):
@@ -90,7 +106,8 @@ async def test_shell_metacharacters_are_refused(commands, arg):
 
 
 @pytest.mark.parametrize(
-    "arg", ["/etc/passwd", "../secret", "a/../../b", "--file=/etc/x"]
+    "arg",
+    ["/etc/passwd", "../secret", "a/../../b", "--file=/etc/x", "-C..", "-f/etc/x"],
 )
 def test_arguments_naming_paths_outside_the_working_folder_are_refused(commands, arg):
     with pytest.raises(CommandRefused, match="outside the working folder"):
@@ -115,9 +132,20 @@ async def test_an_oversized_output_is_refused_and_the_command_killed(commands):
 async def test_a_slow_command_is_killed_at_the_timeout(commands):
     commands.TOOLCRIB_BUILTIN_SHELL_TIMEOUT = 0.3
     started = time.monotonic()
-    with pytest.raises(Refusal, match="longer than 0.3 seconds"):
-        await run_command("sleep", ["5"])
+    response = await call_tool([toolset], "run_command", command="sleep", args=["5"])
+    assert response["error_message"] == "the command ran longer than 0.3 seconds"
     assert time.monotonic() - started < 2
+
+
+def test_a_command_outside_usr_is_refused_since_the_sandbox_cannot_see_it(
+    commands, tmp_path
+):
+    program = tmp_path / "tool"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    commands.TOOLCRIB_BUILTIN_SHELL_COMMANDS = [str(program)]
+    with pytest.raises(CommandRefused, match="outside /usr"):
+        resolve_command(str(program))
 
 
 def test_the_shell_toolset_starts_disabled_and_granted_only():
