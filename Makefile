@@ -15,6 +15,7 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 run: install
+	scripts/ensure-sandbox.sh
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo_setup
 	@echo "Toolcrib on http://$(HOST):$(PORT)/  (API docs: /api/docs/, admin: /admin/)"

@@ -22,6 +22,9 @@ run_pytest() {
 }
 
 "$VENV/bin/ruff" check .
+# The shell tool's sandbox (bubblewrap), installed with apt when missing; on CI its
+# tests must run, so a missing sandbox is an error there.
+scripts/ensure-sandbox.sh
 run_pytest -q tests --ignore=tests/integration --ignore=tests/browser
 if [[ -d tests/integration ]]; then
   # PostgreSQL, Redis, Celery workers and Daphne processes for real (each run on a
