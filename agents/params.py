@@ -55,6 +55,11 @@ def whole_number_param(
     return parse_whole_number(raw, name=name, minimum=minimum, maximum=maximum)
 
 
+def given(params: Mapping[str, str]) -> dict[str, str]:
+    """The query parameters that have a value: a blank one is the same as none."""
+    return {name: value for name, value in params.items() if value != ""}
+
+
 def bool_param(params: Mapping[str, str], name: str) -> bool:
     """The query parameter `name` as a boolean (1/true/yes, 0/false/no); absent: False."""
     raw = params.get(name)

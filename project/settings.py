@@ -430,7 +430,8 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Every error status of every operation, with its body (agents/api/schema.py).
+    "DEFAULT_SCHEMA_CLASS": "agents.api.schema.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": None,
     "EXCEPTION_HANDLER": "agents.api.errors.exception_handler",
     # The one input rule and depth bound of agents/inputs.py, on every body.
@@ -451,6 +452,13 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"ImportKindEnum": "toolsets.models.ToolImport.Kind"},
+    # Path ids typed as their converters take them (agents/params.py): a row id is
+    # 1 to the bigint maximum; a name is anything but a slash.
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "minimum": 1, "maximum": 9223372036854775807},
+        "str": {"type": "string", "pattern": "^[^/]+$"},
+        "path": {"type": "string", "pattern": "^.+$"},
+    },
 }
 
 AUTH_PASSWORD_VALIDATORS = []

@@ -15,3 +15,6 @@ urlpatterns = [
     path("api/", include("agents.api.urls")),
     path("", include("frontend.urls")),
 ]
+# Errors under /api/ answer JSON, like every other API error (agents/api/errors.py).
+handler400 = "agents.api.errors.bad_request"
+handler404 = "agents.api.errors.not_found"

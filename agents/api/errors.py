@@ -1,5 +1,11 @@
-"""The one exception handler of the API: domain errors become clear 4xx answers."""
+"""The one exception handler of the API: domain errors become clear 4xx answers.
 
+Django's own 400 and 404 (a URL no route matches, such as a path id its converter
+refuses) answer JSON under /api/ too, as the schema says every error does.
+"""
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -16,3 +22,21 @@ def _domain_response(exc: DomainError) -> Response:
     message = str(exc)
     body = {exc.field: [message]} if exc.field else {"detail": message}
     return Response(body, status=exc.status_code)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's handler400: JSON for the API, the usual page elsewhere."""
+    if _is_api(request):
+        return JsonResponse({"detail": "Bad request."}, status=400)
+    return defaults.bad_request(request, exception)
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's handler404: JSON for the API, the usual page elsewhere."""
+    if _is_api(request):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path_info.startswith("/api/")

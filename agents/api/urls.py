@@ -13,8 +13,16 @@ from agents.api.views import (
     SessionViewSet,
 )
 
+
+class Router(DefaultRouter):
+    """The API root at /api/, without `.json` suffix routes: a name may hold a dot,
+    and the schema has one path per operation."""
+
+    include_format_suffixes = False
+
+
 # Path converters type each id: <id:pk> is ASCII digits in the bigint range.
-router = DefaultRouter(use_regex_path=False)
+router = Router(use_regex_path=False)
 router.register("agents", AgentViewSet, basename="agent")
 router.register("sessions", SessionViewSet, basename="session")
 router.register("budgets", BudgetViewSet, basename="budget")

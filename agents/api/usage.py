@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from agents.api.views import IsStaffOrReadOnly
 from agents.models import Budget
-from agents.params import ID_CONVERTER
+from agents.params import ID_CONVERTER, given
 from agents.usage import budget_status, usage_totals, visible_budgets, visible_runs
 
 GROUP_BY = ["user", "agent", "day"]
@@ -60,7 +60,7 @@ class UsageView(APIView):
         responses=UsageTotalsSerializer,
     )
     def get(self, request: Request) -> Response:
-        query = UsageQuerySerializer(data=request.query_params)
+        query = UsageQuerySerializer(data=given(request.query_params))
         query.is_valid(raise_exception=True)
         group_by = query.validated_data["group_by"]
         since: date | None = query.validated_data.get("since")

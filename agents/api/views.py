@@ -6,7 +6,7 @@ from django.conf import settings
 from django.http import HttpResponse
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -48,6 +48,10 @@ from agents.sessions import (
 )
 
 MAX_EVENTS = 5000
+TOO_MANY_TURNS = (
+    "Too many turns queued or running: in this session"
+    " (TOOLCRIB_MAX_QUEUED_TURNS_PER_SESSION) or yours (..._PER_USER)."
+)
 
 
 class IsStaffOrReadOnly(permissions.BasePermission):
@@ -117,7 +121,11 @@ class SessionViewSet(
 
     @extend_schema(
         request=MessageInput,
-        responses={202: RunSerializer, 200: RunSerializer},
+        responses={
+            202: RunSerializer,
+            200: RunSerializer,
+            429: OpenApiResponse(description=TOO_MANY_TURNS),
+        },
         parameters=[
             OpenApiParameter(
                 "wait", bool, description="Answer when the turn has ended."

@@ -68,6 +68,7 @@ def test_a_bad_integer_id_is_404(request, api_for, value, method, route, body, w
     response = getattr(client, method)(route.format(id=value), body, format="json")
 
     assert response.status_code == 404, response.content
+    assert response.json() == {"detail": "Not found."}
 
 
 @pytest.mark.django_db

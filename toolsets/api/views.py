@@ -256,7 +256,12 @@ class ToolCallViewSet(
             if renderer.format in {"csv", "jsonl"}:
                 request.accepted_renderer = JSONRenderer()
                 request.accepted_media_type = JSONRenderer.media_type
-        return super().finalize_response(request, response, *args, **kwargs)
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if renderer is not None and renderer.format == "jsonl":
+            # DRF drops the Content-Type of an empty body; no calls is still JSON lines.
+            response.render()
+            response.setdefault("Content-Type", f"{renderer.media_type}; charset=utf-8")
+        return response
 
 
 def _filter_calls(calls: QuerySet[ToolCall], request: Request) -> QuerySet[ToolCall]:
