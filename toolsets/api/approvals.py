@@ -60,7 +60,9 @@ class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     def get_queryset(self):
         session = self.request.query_params.get("session")
         if session:
-            rows = approvals.session_approvals(user=self.request.user, session_id=session)
+            rows = approvals.session_approvals(
+                user=self.request.user, session_id=session
+            )
         else:
             rows = approvals.visible_approvals(user=self.request.user)
         wanted = self.request.query_params.get("status")
