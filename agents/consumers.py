@@ -33,7 +33,7 @@ from agents.frames import (
 )
 from agents.inputs import BadJson, BadText
 from agents.models import AgentSpec, Event, Session
-from agents.params import BadParameter, parse_whole_number
+from agents.params import BadParameter, is_name, parse_whole_number
 from agents.sessions import access_session
 from agents.wsauth import origin_allowed
 from toolsets import approvals
@@ -311,6 +311,8 @@ def _list_param(scope, name: str) -> set[str]:
 
 @database_sync_to_async
 def _access_session(user, session_id: str) -> Session | None:
+    if not is_name(session_id):  # a NUL: no session has it, and PostgreSQL refuses it
+        return None
     try:
         return access_session(user=user, session_id=session_id)
     except NotFound:
@@ -328,4 +330,4 @@ def _rows_after(session_id: str, after: int, limit: int) -> list[Event]:
 
 @database_sync_to_async
 def _agent_exists(name: str) -> bool:
-    return AgentSpec.objects.filter(name=name).exists()
+    return is_name(name) and AgentSpec.objects.filter(name=name).exists()

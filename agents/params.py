@@ -1,20 +1,31 @@
-"""Whole numbers a client types, in a URL path or a query string: one rule for all.
+"""What a client types in a URL, path or query string: one rule for each kind.
 
-ASCII digits only, within the database's bigint range. Python's int() and
-str.isdigit() also take Unicode digits ("²", "٣"), and a number past the bigint
-range overflows the database: either used to be a 500.
+- A whole number (a row id, `after`, `limit`): ASCII digits only, within the
+  database's bigint range. Python's int() and str.isdigit() also take Unicode
+  digits ("²", "٣"), and a number past the bigint range overflows the database:
+  either used to be a 500.
+- A name (a session id, an agent, a toolset, a tool): anything but a slash or a
+  NUL, which PostgreSQL refuses in any text it is asked to compare (an artifact's
+  name: anything but a NUL).
+- Any query parameter of the API: the text rule of agents.inputs (no NUL), by
+  QueryTextMiddleware, before a view reads it.
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import register_converter
 
 from agents.errors import DomainError
+from agents.inputs import text_problem
 
 BIGINT_MAX = 2**63 - 1
 DIGITS = "[0-9]+"  # not \d, which matches every Unicode digit
 _DIGITS = re.compile(DIGITS)
+NAME = "[^/\x00]+"
+_NAME = re.compile(NAME)
+FILENAME = "[^\x00]+"  # an artifact's name may hold slashes
 _TRUE = frozenset({"1", "true", "yes"})
 _FALSE = frozenset({"0", "false", "no"})
 
@@ -86,5 +97,55 @@ class IdConverter:
         return str(value)
 
 
+class NameConverter:
+    """`<name:pk>`: a session id or a name in a URL; with a NUL, no such page (404)."""
+
+    regex = NAME
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+class FilenameConverter(NameConverter):
+    """`<filename:filename>`: an artifact's name, slashes included; with a NUL, 404."""
+
+    regex = FILENAME
+
+
+def is_name(value: str) -> bool:
+    """Whether `value` may name something (as NameConverter takes it)."""
+    return bool(_NAME.fullmatch(value))
+
+
 ID_CONVERTER = "id"
+NAME_CONVERTER = "name"
 register_converter(IdConverter, ID_CONVERTER)
+register_converter(NameConverter, NAME_CONVERTER)
+register_converter(FilenameConverter, "filename")
+
+
+class QueryTextMiddleware:
+    """Refuse (400) an API request whose query string breaks the text rule."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path_info.startswith("/api/"):
+            errors = _query_errors(request.GET)
+            if errors:
+                return JsonResponse(errors, status=400)
+        return self.get_response(request)
+
+
+def _query_errors(params) -> dict[str, list[str]]:
+    errors: dict[str, list[str]] = {}
+    for name, values in params.lists():
+        for text in (name, *values):
+            problem = text_problem(text)
+            if problem:
+                errors[name.replace("\x00", "")] = [problem]
+    return errors

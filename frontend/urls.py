@@ -3,6 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+import agents.params  # noqa: F401 - registers the <name:...> path converter
 from frontend import views
 
 app_name = "frontend"
@@ -17,7 +18,7 @@ urlpatterns = [
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("sessions/<str:session_id>/", views.session, name="session"),
+    path("sessions/<name:session_id>/", views.session, name="session"),
     path("inbox/", views.inbox, name="inbox"),
     path("overview/", views.overview, name="overview"),
     path("staff/access/", views.access, name="access"),

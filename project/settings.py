@@ -72,6 +72,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # An API query string with a NUL is a 400 before any view reads it.
+    "agents.params.QueryTextMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -453,11 +455,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"ImportKindEnum": "toolsets.models.ToolImport.Kind"},
     # Path ids typed as their converters take them (agents/params.py): a row id is
-    # 1 to the bigint maximum; a name is anything but a slash.
+    # 1 to the bigint maximum; a name is anything but a slash or a NUL.
     "PATH_CONVERTER_OVERRIDES": {
         "id": {"type": "integer", "minimum": 1, "maximum": 9223372036854775807},
-        "str": {"type": "string", "pattern": "^[^/]+$"},
-        "path": {"type": "string", "pattern": "^.+$"},
+        "name": {"type": "string", "pattern": "^[^/\\x00]+$"},
+        "filename": {"type": "string", "pattern": "^[^\\x00]+$"},
     },
 }
 

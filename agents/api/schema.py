@@ -15,7 +15,8 @@ rules that follow the API's one exception handler (agents/api/errors.py) and DRF
   is declared on the view, like its successes.
 
 409 is documented nowhere because no operation answers it. A blank optional query
-parameter is the same as none (agents/params.py): `allowEmptyValue` says so. And a
+parameter is the same as none, and no query parameter may hold a NUL
+(agents/params.py): `allowEmptyValue` and a `pattern` say so. And a
 field declared on a serializer reads null where its model field may be null (a
 grant's `tool`, an approval's `decided_by`), as the model's own fields do.
 """
@@ -28,6 +29,7 @@ from drf_spectacular.plumbing import ResolvedComponent
 from rest_framework import serializers
 
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
+NO_NUL = "^[^\\x00]*$"
 
 ERROR_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -69,8 +71,8 @@ class AutoSchema(SpectacularAutoSchema):
         if operation is None:
             return None
         for parameter in operation.get("parameters", []):
-            if parameter["in"] == "query" and not parameter.get("required"):
-                parameter["allowEmptyValue"] = True
+            if parameter["in"] == "query":
+                _describe_query(parameter)
         responses = operation["responses"]
         for code in self._error_statuses(operation):
             responses.setdefault(code, {"description": DESCRIPTIONS[code]})
@@ -109,6 +111,15 @@ class AutoSchema(SpectacularAutoSchema):
         )
         self.registry.register_on_missing(component)
         return component.ref
+
+
+def _describe_query(parameter: dict[str, Any]) -> None:
+    """Blank is none, and no text holds a NUL (agents.params.QueryTextMiddleware)."""
+    if not parameter.get("required"):
+        parameter["allowEmptyValue"] = True
+    schema = parameter.get("schema", {})
+    if schema.get("type") == "string" and "enum" not in schema:
+        schema.setdefault("pattern", NO_NUL)
 
 
 def _reads_null(field: serializers.Field) -> bool:

@@ -36,7 +36,12 @@ from agents.events import EventFrameList, frame_from_row, frame_json, frame_sche
 from agents.frames import client_frame_schema, server_frame_schemas
 from agents.inputs import FunctionResponseInput, MessageInput
 from agents.models import AgentSpec, Artifact, Event, Run
-from agents.params import bool_param, parse_whole_number, whole_number_param
+from agents.params import (
+    NAME_CONVERTER,
+    bool_param,
+    parse_whole_number,
+    whole_number_param,
+)
 from agents.sessions import (
     AgentNotAvailable,
     access_run,
@@ -65,6 +70,7 @@ class AgentViewSet(viewsets.ModelViewSet):
     serializer_class = AgentSerializer
     permission_classes = [permissions.IsAuthenticated, IsStaffOrReadOnly]
     lookup_field = "name"
+    lookup_value_converter = NAME_CONVERTER
 
     def get_queryset(self):
         if self.request.user.is_staff and self.action != "list":
@@ -92,6 +98,7 @@ class SessionViewSet(
     """My sessions. The ADK user id is always the signed-in user."""
 
     serializer_class = SessionSerializer
+    lookup_value_converter = NAME_CONVERTER
 
     def get_queryset(self):
         return visible_sessions(user=self.request.user)
@@ -208,7 +215,7 @@ class SessionViewSet(
     @action(
         detail=True,
         methods=["get"],
-        url_path="artifacts/<path:filename>",
+        url_path="artifacts/<filename:filename>",
         url_name="artifact",
     )
     def artifact(self, request: Request, pk: str, filename: str) -> HttpResponse:

@@ -159,6 +159,82 @@ async def test_a_bad_user_on_the_firehose_handshake_is_refused(staff):
     assert closed == {"type": "websocket.close", "code": 4400}
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "status"),
+    [
+        ("until=2026-13-45T00:00", 400),  # a 13th month: a 500 on any database
+        ("since=0001-01-01T00:00%2B20:00", 400),  # before year 1 in UTC
+        ("until=0056-01-19T13:09:08.1180%2B20:11", 200),  # PostgreSQL: +20:11, a 500
+    ],
+)
+def test_an_audit_date_is_read_or_refused(staff, api_for, query, status):
+    response = api_for(staff).get(f"/api/tool-calls/?{query}")
+
+    assert response.status_code == status, response.content
+
+
+# NUL in a path or a query: PostgreSQL refuses it in any text it compares (a 500)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/sessions/%00/",
+        "/api/sessions/a%00b/events/",
+        "/api/sessions/%00/toolsets/",
+        "/api/agents/%00/",
+        "/api/agents/%00/tools/",
+        "/api/toolsets/%00/",
+        "/api/tools/math.%00/",
+    ],
+)
+def test_a_nul_in_a_path_name_is_404(staff, api_for, path):
+    response = api_for(staff).get(path)
+
+    assert response.status_code == 404, response.content
+    assert response.json() == {"detail": "Not found."}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("/api/tool-calls/?user=a%00", "user"),
+        ("/api/tools/?toolset=%00", "toolset"),
+        ("/api/approvals/?session=%00", "session"),
+        ("/api/grants/?user=%00", "user"),
+        ("/api/memory/?agent=%00&q=x", "agent"),
+    ],
+)
+def test_a_nul_in_a_query_parameter_is_400(staff, api_for, query, field):
+    response = api_for(staff).get(query)
+
+    assert response.status_code == 400, response.content
+    assert field in response.json()
+
+
+@pytest.mark.django_db
+def test_the_session_page_of_a_nul_id_is_404(client, alice):
+    client.force_login(alice)
+
+    assert client.get("/sessions/%00/").status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("path", ["/ws/sessions/%00/", "/ws/agents/%00/"])
+async def test_a_nul_in_a_socket_path_is_4404(alice, path):
+    token = await sync(token_of)(alice)
+    socket = WebsocketCommunicator(application, f"{path}?token={token}")
+    connected, _ = await socket.connect(timeout=TIMEOUT)
+    assert connected
+
+    closed = await socket.receive_output(timeout=TIMEOUT)
+
+    assert closed == {"type": "websocket.close", "code": 4404}
+
+
 # 11. Queued turns
 
 

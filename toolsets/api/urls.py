@@ -1,6 +1,7 @@
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
+import agents.params  # noqa: F401 - registers the <id:...> and <name:...> converters
 from toolsets.api.activation import SessionToolsetsView, SessionToolsetView
 from toolsets.api.approvals import ApprovalViewSet
 from toolsets.api.imports import ImportViewSet
@@ -24,14 +25,14 @@ router.register("imports", ImportViewSet, basename="import")
 
 urlpatterns = [
     path("access/", AccessView.as_view(), name="access"),
-    path("agents/<str:name>/tools/", AgentToolsView.as_view(), name="agent-tools"),
+    path("agents/<name:name>/tools/", AgentToolsView.as_view(), name="agent-tools"),
     path(
-        "sessions/<str:pk>/toolsets/",
+        "sessions/<name:pk>/toolsets/",
         SessionToolsetsView.as_view(),
         name="session-toolsets",
     ),
     path(
-        "sessions/<str:pk>/toolsets/<str:name>/",
+        "sessions/<name:pk>/toolsets/<name:name>/",
         SessionToolsetView.as_view(),
         name="session-toolset",
     ),

@@ -1,6 +1,6 @@
 """The toolsets API: the catalog, grants, effective access, the audit of calls."""
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
@@ -16,7 +16,12 @@ from rest_framework.views import APIView
 
 from agents.adk.builder import AgentBuildError, agent_for
 from agents.api.inputs import JSONRenderer
-from agents.params import ID_CONVERTER, parse_whole_number, whole_number_param
+from agents.params import (
+    ID_CONVERTER,
+    NAME_CONVERTER,
+    parse_whole_number,
+    whole_number_param,
+)
 from agents.sessions import AgentNotAvailable, get_usable_agent
 from toolsets import access, catalog, policies
 from toolsets.api.renderers import CSVRenderer, JSONLinesRenderer
@@ -51,7 +56,7 @@ class ToolsetViewSet(
     serializer_class = ToolsetSerializer
     permission_classes = [permissions.IsAuthenticated, IsStaffOrReadOnly]
     lookup_field = "name"
-    lookup_value_converter = "str"  # dots too: tools are <toolset>.<tool>
+    lookup_value_converter = NAME_CONVERTER  # dots too: <toolset>.<tool>
     queryset = Toolset.objects.prefetch_related("tools")
 
     def perform_update(self, serializer: ToolsetSerializer) -> None:
@@ -72,7 +77,7 @@ class ToolViewSet(
     serializer_class = ToolSerializer
     permission_classes = [permissions.IsAuthenticated, IsStaffOrReadOnly]
     lookup_field = "full_name"
-    lookup_value_converter = "str"  # dots too: tools are <toolset>.<tool>
+    lookup_value_converter = NAME_CONVERTER  # dots too: <toolset>.<tool>
 
     def get_queryset(self) -> QuerySet[Tool]:
         tools = Tool.objects.select_related("toolset", "approver_group")
@@ -293,10 +298,14 @@ def _filter_calls(calls: QuerySet[ToolCall], request: Request) -> QuerySet[ToolC
 
 
 def _datetime_param(params, name: str) -> datetime:
-    value = parse_datetime(params[name].replace(" ", "+"))
-    if value is None:
-        raise ValidationError({name: ["An ISO 8601 date and time."]})
-    return make_aware(value) if is_naive(value) else value
+    try:
+        value = parse_datetime(params[name].replace(" ", "+"))
+        if value is not None:
+            # In UTC: PostgreSQL refuses an offset past 15:59 ("+20:11").
+            return (make_aware(value) if is_naive(value) else value).astimezone(UTC)
+    except (ValueError, OverflowError):  # a 13th month; year 1 before UTC
+        pass
+    raise ValidationError({name: ["An ISO 8601 date and time."]})
 
 
 def _limit_param(params) -> int:
