@@ -453,6 +453,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # 3.1: the event frames' schemas come from pydantic, whose `null` type 3.0 lacks.
+    "OAS_VERSION": "3.1.0",
     "ENUM_NAME_OVERRIDES": {"ImportKindEnum": "toolsets.models.ToolImport.Kind"},
     # Path ids typed as their converters take them (agents/params.py): a row id is
     # 1 to the bigint maximum; a name is anything but a slash or a NUL.

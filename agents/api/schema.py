@@ -85,6 +85,10 @@ class AutoSchema(SpectacularAutoSchema):
         meta = super()._get_serializer_field_meta(field, direction)
         if _reads_null(field):
             meta["nullable"] = True
+        if isinstance(field, serializers.JSONField):
+            # Any JSON value, null included: OpenAPI 3.1's oneOf [{}, null] would
+            # match a null twice, and so refuse it.
+            meta.pop("nullable", None)
         return meta
 
     def _error_statuses(self, operation: dict[str, Any]) -> list[str]:
