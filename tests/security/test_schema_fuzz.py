@@ -17,6 +17,7 @@ from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.validation import validate_schema
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.parameters import ParameterLocation
@@ -210,3 +211,7 @@ def test_a_message_documents_the_queued_turn_cap():
     messages = RAW["paths"]["/api/sessions/{id}/messages/"]["post"]
 
     assert "429" in messages["responses"]
+
+
+def test_the_schema_is_valid_openapi():
+    validate_schema(RAW)  # raises on a schema no OpenAPI 3.1 tool would read
