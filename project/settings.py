@@ -89,6 +89,9 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 
+# Database sessions refusing a forged cookie before any query (project/session_store.py)
+SESSION_ENGINE = "project.session_store"
+
 ROOT_URLCONF = "project.urls"
 WSGI_APPLICATION = None
 ASGI_APPLICATION = "project.asgi.application"
