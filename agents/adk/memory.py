@@ -33,6 +33,7 @@ from google.adk.platform import time as platform_time
 from google.adk.sessions import Session as AdkSession
 from google.genai import types
 
+from agents.inputs import replace_surrogates
 from agents.models import MemoryEntry
 
 NO_SESSION = ""
@@ -280,7 +281,13 @@ def _row(
     content: types.Content,
     metadata: dict[str, Any],
 ) -> MemoryEntry:
-    texts = [p.text for p in content.parts or [] if p.text and not p.thought]
+    # A text stored before the input rule may hold a lone surrogate: no UTF-8 column
+    # takes one, so it is remembered as U+FFFD (agents.inputs).
+    texts = [
+        replace_surrogates(p.text)
+        for p in content.parts or []
+        if p.text and not p.thought
+    ]
     return MemoryEntry(
         **scope,
         session_key=session_key,

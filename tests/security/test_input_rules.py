@@ -502,3 +502,26 @@ async def test_a_nul_in_a_socket_message_is_refused_like_on_rest(alice, pending)
     assert error["error"]["code"] == "bad_frame"
     assert await sync(stored_counts)(session) == before
     await socket.disconnect()
+
+
+def test_a_session_poisoned_before_the_rule_is_remembered_and_goes_on(
+    alice, pending, api_for
+):
+    session, call_id = pending(alice)
+    poison_rows(session)
+    client = api_for(alice)
+    client.post(
+        f"/api/sessions/{session}/function-responses/",
+        {"call_id": call_id, "response": {"status": "done"}},
+        format="json",
+    )
+
+    turn = client.post(
+        f"/api/sessions/{session}/messages/?wait=1", {"text": "hello"}, format="json"
+    )
+    remembered = client.post(f"/api/sessions/{session}/memory/")
+
+    assert turn.status_code == 200
+    assert turn.json()["status"] == "succeeded"
+    assert remembered.status_code == 200
+    assert remembered.json()["remembered"] >= 1
