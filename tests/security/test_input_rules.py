@@ -12,6 +12,7 @@ import json
 import pytest
 from asgiref.sync import sync_to_async as sync
 from channels.testing import WebsocketCommunicator
+from django.db import connection
 from google.adk.agents import LlmAgent
 from google.adk.tools import LongRunningFunctionTool
 from rest_framework.test import APIClient
@@ -23,6 +24,12 @@ from project.asgi import application
 from toolsets.models import Tool, Toolset
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+# Rows written as the code before the rule let in: only SQLite ever stored them
+# (PostgreSQL's json refuses a lone surrogate and a NUL, and so do these writes).
+stored_before_the_rule = pytest.mark.skipif(
+    connection.vendor != "sqlite", reason="PostgreSQL never stored such rows"
+)
 
 TIMEOUT = 10
 SURROGATE = "\ud800"
@@ -315,6 +322,7 @@ def test_every_json_input_follows_the_one_rule(alice, staff, pending, tool, api_
     assert Session.objects.filter(owner=alice).count() == 1
 
 
+@stored_before_the_rule
 def test_a_session_poisoned_before_the_rule_still_reads(alice, pending, api_for):
     session, call_id = pending(alice)
     poison_rows(session)
@@ -333,6 +341,7 @@ def test_a_session_poisoned_before_the_rule_still_reads(alice, pending, api_for)
     assert calls.json()[0]["response"] == {REPLACEMENT: [f"a{REPLACEMENT}"]}
 
 
+@stored_before_the_rule
 async def test_a_poisoned_session_still_replays_on_the_socket(alice, pending):
     session, _ = await sync(pending)(alice)
     await sync(poison_rows)(session)
@@ -423,6 +432,7 @@ def bury(levels: int) -> dict:
     return {"note": SURROGATE} if levels == 1 else {"a": bury(levels - 1)}
 
 
+@stored_before_the_rule
 def test_a_deep_row_stored_before_the_bound_still_reads(alice, pending, api_for):
     session, call_id = pending(alice)
     deep = bury(300)
@@ -504,6 +514,7 @@ async def test_a_nul_in_a_socket_message_is_refused_like_on_rest(alice, pending)
     await socket.disconnect()
 
 
+@stored_before_the_rule
 def test_a_session_poisoned_before_the_rule_is_remembered_and_goes_on(
     alice, pending, api_for
 ):
