@@ -22,6 +22,9 @@ run_pytest() {
 }
 
 "$VENV/bin/ruff" check .
+# The dependency rule ([tool.importlinter] in pyproject.toml, docs/architecture.md);
+# no cache, so nothing is written to the tree.
+"$VENV/bin/lint-imports" --no-cache
 # The shell tool's sandbox (bubblewrap), installed with apt when missing; on CI its
 # tests must run, so a missing sandbox is an error there.
 scripts/ensure-sandbox.sh
