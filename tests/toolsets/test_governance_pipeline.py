@@ -1,0 +1,164 @@
+"""The governance pipeline's contract: each check that refuses a call writes one
+audit row for it, with that check's own status.
+
+The checks run in this order on every call (agents/runs.py): access and the
+catalog's approval gate (GovernancePlugin), activation, availability, policy
+(validation and the rate limit before the run; timeout, slots and retries around
+it). A call the first refusing check stops leaves exactly one ToolCall row,
+whichever plugins come after it. Each case drives a real turn over the API with a
+scripted offline model, then reads the refused call's id from the stored events.
+
+Left out, because today's status is what issue 15 calls wrong (a check's refusal
+gets its own status, never `error`): a call availability refuses as not offered at
+that step (forced first call, progressive exposure), a call the approval gate
+holds, and a call an agent's own before_tool_callback refuses. All three are
+audited as `error` today.
+"""
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+
+from agents.demo import inventory, records
+from tests.toolsets import policed
+from tests.toolsets.conftest import tool, toolset
+from toolsets import access, execution, policies
+from toolsets.models import ToolCall
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PIPELINE_AGENTS = [
+    "tests.toolsets.activated.retirer",
+    "tests.toolsets.exposed.reader",
+    "tests.toolsets.exposed.sneaky",
+    "tests.toolsets.policed.alarmist",
+    "tests.toolsets.policed.fetcher",
+    "tests.toolsets.policed.searcher",
+    "tests.toolsets.policed.renderer",
+]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A scenario: who sets what up, which agent is driven, what the audit says."""
+
+    agent: str
+    tool_name: str
+    status: str
+    refused_calls: int = 1
+    attempts: int = 0
+    turns: int = 1
+    arrange: Callable[..., None] = field(default=lambda user, settings: None)
+
+
+def deny_launch(user, settings) -> None:
+    access.grant_tool(target=tool("rocketeer.launch_rocket"), effect="deny", user=user)
+
+
+def grant_only(user, settings) -> None:
+    access.update_toolset(toolset=toolset("rocketeer"), default_policy="granted_only")
+
+
+def switch_off(user, settings) -> None:
+    access.grant_tool(target=tool("rocketeer.launch_rocket"), effect="allow", user=user)
+    access.update_toolset(toolset=toolset("rocketeer"), enabled=False)
+
+
+def limit_get_record(user, settings) -> None:
+    settings.TOOLCRIB_TOOL_POLICIES = {"reader.get_record": {"rate_limit": (1, 3600)}}
+
+
+def no_queue_for_renders(user, settings) -> None:
+    settings.TOOLCRIB_TOOL_POLICIES = {"renderer.render_video": {"queue_wait": 0}}
+
+
+def fail_every_fetch(user, settings) -> None:
+    policed.FAILURES_LEFT["count"] = 100
+
+
+REFUSALS = {
+    "access: a deny grant": Refusal(
+        "rocketeer", "launch_rocket", "denied", arrange=deny_launch
+    ),
+    "access: granted_only without a grant": Refusal(
+        "rocketeer", "launch_rocket", "denied", arrange=grant_only
+    ),
+    "access: toolset switched off (kill switch)": Refusal(
+        "rocketeer", "launch_rocket", "denied", arrange=switch_off
+    ),
+    "activation: toolset deactivated in the session": Refusal(
+        "retirer", "find_item", "inactive"
+    ),
+    "availability: a gate": Refusal("sneaky", "update_record", "gated"),
+    "policy: the rate limit": Refusal(
+        "reader", "get_record", "rate_limited", turns=2, arrange=limit_get_record
+    ),
+    "policy: invalid arguments": Refusal("alarmist", "set_alarm", "invalid_args"),
+    "policy: the timeout": Refusal("searcher", "slow_search", "timeout", attempts=1),
+    "policy: no concurrency slot in time": Refusal(
+        "renderer",
+        "render_video",
+        "busy",
+        refused_calls=2,
+        arrange=no_queue_for_renders,
+    ),
+    "policy: retries run out": Refusal(
+        "fetcher", "fetch_page", "error", attempts=4, arrange=fail_every_fetch
+    ),
+}
+
+
+@pytest.fixture(autouse=True)
+def _fresh(toolcrib_settings, monkeypatch):
+    # Counters, cached results and slots of another test (or run) are not ours.
+    fresh = uuid.uuid4().hex
+    monkeypatch.setattr(policies, "RATE_KEY", f"test:rate:{fresh}")
+    monkeypatch.setattr(policies, "RESULT_KEY", f"test:result:{fresh}")
+    monkeypatch.setattr(execution, "SLOT_KEY", f"test:slot:{fresh}")
+    toolcrib_settings.TOOLCRIB_AGENTS = [
+        *toolcrib_settings.TOOLCRIB_AGENTS,
+        *PIPELINE_AGENTS,
+    ]
+    toolcrib_settings.TOOLCRIB_TOOL_POLICIES = {}
+    policed.FAILURES_LEFT["count"] = 0
+    saved_records = {key: dict(value) for key, value in records.RECORDS.items()}
+    saved_stock = dict(inventory.STOCK)
+    yield
+    records.RECORDS.clear()
+    records.RECORDS.update(saved_records)
+    inventory.STOCK.clear()
+    inventory.STOCK.update(saved_stock)
+    policed.RUNNING.update(now=0, peak=0)
+
+
+def refused_call_ids(frames: list[dict], name: str) -> list[str]:
+    """The ids of the calls of `name` the model was answered with an error."""
+    return [
+        response["id"]
+        for frame in frames
+        for response in frame["event"]["function_responses"]
+        if response["name"] == name and response["status"] == "error"
+    ]
+
+
+@pytest.mark.parametrize("case", REFUSALS.values(), ids=REFUSALS.keys())
+def test_each_refusing_check_writes_one_audit_row_with_its_status(
+    case, catalog, alice, toolcrib_settings, start_session, say, events_of
+):
+    case.arrange(alice, toolcrib_settings)
+    session = start_session(alice, case.agent)
+
+    for _ in range(case.turns):
+        say(alice, session, "go")
+
+    refused = refused_call_ids(events_of(alice, session), case.tool_name)
+    assert len(refused) == case.refused_calls
+    audit = {
+        call_id: list(
+            ToolCall.objects.filter(call_id=call_id).values_list("status", "attempts")
+        )
+        for call_id in refused
+    }
+    assert audit == {call_id: [(case.status, case.attempts)] for call_id in refused}
