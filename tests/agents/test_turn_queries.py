@@ -1,0 +1,149 @@
+"""The SQL a turn and a replay cost today, pinned so a change to the hot path shows.
+
+A turn runs off the request's thread (agents/executors.py: the inline executor's
+event loop, each turn with an ORM thread of its own), where
+`django_assert_num_queries` cannot see: it reads one thread's connection. The
+`every_query` fixture counts at Django's cursor instead, on every thread, and
+passes each query through unchanged. The request thread's queries and the turn's
+are pinned apart, so a change says which side it is on. A sweep on a timer
+(executors.later: an approval's expiry, say, set by an earlier test) is no part of
+what is measured, and is left out.
+
+The counts are SQLite's (the suite's database): its `BEGIN IMMEDIATE` is a query of
+its own, which PostgreSQL does not send.
+"""
+
+import threading
+from collections.abc import Iterator, Sequence
+
+import pytest
+from asgiref.sync import sync_to_async as sync
+from channels.testing import WebsocketCommunicator
+from django.db import connection
+from django.db.backends.utils import CursorWrapper
+
+from project.asgi import application
+from tests.agents.test_consumers import auth
+from toolsets import access
+from toolsets.catalog import sync_catalog
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "sqlite", reason="the pinned counts are SQLite's"
+    ),
+]
+
+TIMEOUT = 10
+AGENT = "weather_sentiment"
+QUESTION = "weather in london?"  # one get_weather_report call, then an answer
+EVENTS_OF_A_TURN = 6  # run_started … run_finished, as tests/agents/api/test_turns.py
+REQUEST_THREAD = "MainThread"
+
+# A turn, read in order, is the request's 10 and the turn's 51:
+# - request: the token (2), the session, BEGIN IMMEDIATE, the user, the session
+#   again, the two queued-turn caps, INSERT the Run; after the wait, the Run.
+# - turn: claim the Run (4); record run_started (4); load the agent, the session,
+#   its events and its state (5); the budget (3); store each of ADK's 4 events (5
+#   each: BEGIN, the session, is the event new, UPDATE the session, INSERT it);
+#   the Run's invocation id and token counts (3); access (tools, grants: 2) and
+#   activation on each of the 2 model steps (2); the audit row (3); finish the Run
+#   (1) and record run_finished (4).
+TURN_QUERIES = {"request": 10, "turn": 51}
+REST_REPLAY_QUERIES = 4  # the token (2), the session, its events after seq
+SOCKET_BACKLOG_QUERIES = 4  # the token (2), the session, its events after seq
+
+
+@pytest.fixture
+def every_query(monkeypatch) -> list[tuple[str, str]]:
+    """Each statement sent from now on, on any thread but a timer's: (thread, sql)."""
+    seen: list[tuple[str, str]] = []
+    lock = threading.Lock()
+    plain = CursorWrapper._execute_with_wrappers
+
+    def counted(self, sql, params, many, executor):
+        thread = threading.current_thread()
+        if not isinstance(thread, threading.Timer):
+            with lock:
+                seen.append((thread.name, sql))
+        return plain(self, sql, params, many, executor)
+
+    monkeypatch.setattr(CursorWrapper, "_execute_with_wrappers", counted)
+    return seen
+
+
+@pytest.fixture
+def weather_session(demo_agents, alice, start_session) -> Iterator[str]:
+    """A session of the demo weather agent, its tools catalogued, no access cached."""
+    sync_catalog()
+    access.invalidate()
+    yield start_session(alice, AGENT)
+    access.invalidate()
+
+
+def listing(queries: Sequence[tuple[str, str]]) -> str:
+    return "\n".join(
+        f"{n:>3} {thread}: {sql}" for n, (thread, sql) in enumerate(queries)
+    )
+
+
+def by_side(queries: Sequence[tuple[str, str]]) -> dict[str, int]:
+    request = sum(1 for thread, _ in queries if thread == REQUEST_THREAD)
+    return {"request": request, "turn": len(queries) - request}
+
+
+def test_a_turn_with_one_tool_call_costs_its_pinned_queries(
+    alice, api_for, weather_session, every_query
+):
+    client = api_for(alice)
+    client.get("/api/sessions/")  # the token's first use is not the turn's cost
+    every_query.clear()
+
+    response = client.post(
+        f"/api/sessions/{weather_session}/messages/?wait=1",
+        {"text": QUESTION},
+        format="json",
+    )
+
+    assert response.json()["status"] == "succeeded", response.content
+    assert by_side(every_query) == TURN_QUERIES, listing(every_query)
+
+
+@pytest.mark.parametrize("after", [0, 3], ids=["the whole turn", "its last half"])
+def test_a_rest_replay_costs_the_same_queries_however_many_events(
+    alice, api_for, say, weather_session, django_assert_num_queries, after
+):
+    say(alice, weather_session, QUESTION)
+    client = api_for(alice)
+    client.get("/api/sessions/")
+
+    with django_assert_num_queries(REST_REPLAY_QUERIES):
+        response = client.get(f"/api/sessions/{weather_session}/events/?after={after}")
+
+    assert [frame["seq"] for frame in response.json()] == list(
+        range(after + 1, EVENTS_OF_A_TURN + 1)
+    )
+
+
+@pytest.mark.parametrize("after", [0, 3], ids=["the whole turn", "its last half"])
+async def test_a_socket_backlog_costs_the_same_queries_however_many_events(
+    alice, say, weather_session, every_query, after
+):
+    await sync(say)(alice, weather_session, QUESTION)
+    headers = await sync(auth)(alice)
+    every_query.clear()
+
+    socket = WebsocketCommunicator(
+        application, f"/ws/sessions/{weather_session}/?after={after}", headers
+    )
+    connected, _ = await socket.connect(timeout=TIMEOUT)
+    replayed = [
+        (await socket.receive_json_from(timeout=TIMEOUT))["seq"]
+        for _ in range(after, EVENTS_OF_A_TURN)
+    ]
+    assert await socket.receive_nothing(timeout=0.2)
+    await socket.disconnect()
+
+    assert connected
+    assert replayed == list(range(after + 1, EVENTS_OF_A_TURN + 1))
+    assert len(every_query) == SOCKET_BACKLOG_QUERIES, listing(every_query)
