@@ -27,18 +27,15 @@ from google.genai import types
 from agents import executors, recovery, streams
 from agents.adk import providers
 from agents.adk.artifacts import DjangoArtifactService
-from agents.adk.budget_plugin import BudgetPlugin
 from agents.adk.builder import agent_for
 from agents.adk.credentials import (
     DjangoCredentialService,
     ahydrate_message,
     record_auth_requests,
 )
-from agents.adk.handoffs import HandoffPlugin
 from agents.adk.long_running import answering_group, long_running_calls
 from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService, record_event
-from agents.adk.tool_auth import ToolAuthPlugin
 from agents.errors import SessionClosed, TooManyTurns
 from agents.events import (
     EventFrame,
@@ -50,12 +47,9 @@ from agents.events import (
     wire_from_adk,
 )
 from agents.models import LongRunningCall, Run, Session
+from agents.plugins import plugins_for
 from agents.usage import BudgetExceeded, acheck_budget
-from toolsets.activation import ActivationPlugin
 from toolsets.approvals import record_approvals
-from toolsets.availability import AvailabilityPlugin
-from toolsets.plugin import GovernancePlugin
-from toolsets.policies import PolicyPlugin
 
 logger = logging.getLogger(__name__)
 
@@ -249,15 +243,7 @@ async def _drive(run: Run) -> None:
     app = App(
         name=session.app_name,
         root_agent=root,
-        plugins=[
-            BudgetPlugin(run_id=run.pk, user_id=run.user_id),
-            HandoffPlugin(),
-            GovernancePlugin(),
-            ActivationPlugin(),  # after governance: it only narrows access
-            AvailabilityPlugin(),  # after governance: it only narrows access
-            PolicyPlugin(),  # shapes only calls the others let through
-            ToolAuthPlugin(),  # last: loads a credential only for a call that runs
-        ],
+        plugins=plugins_for(run=run),
     )
     runner = Runner(
         app=app,

@@ -288,6 +288,25 @@ TOOLCRIB_TOOLSETS: dict[str, str] = {
         if "=" in item
     ),
 }
+# What resolves the toolset names TOOLCRIB_TOOLSETS does not list (the imports an
+# administrator stored): a dotted path to an object with resolve(name),
+# versions(names) and names() (agents/adk/builder.py's ToolsetSource).
+TOOLCRIB_TOOLSET_SOURCE = "toolsets.source.STORED_IMPORTS"
+# The ADK plugins every turn runs, as dotted paths to BasePlugin classes, each
+# instantiated afresh per turn (agents/plugins.py). Order is policy: ADK calls
+# plugins in list order and the first to answer a callback decides.
+TOOLCRIB_PLUGINS: list[str] = [
+    "agents.adk.budget_plugin.BudgetPlugin",
+    "agents.adk.handoffs.HandoffPlugin",
+    "toolsets.plugin.GovernancePlugin",
+    # After governance: these two only narrow access.
+    "toolsets.activation.ActivationPlugin",
+    "toolsets.availability.AvailabilityPlugin",
+    # Shapes only the calls the others let through.
+    "toolsets.policies.PolicyPlugin",
+    # Last: loads a credential only for a call that runs.
+    "agents.adk.tool_auth.ToolAuthPlugin",
+]
 # Built-in toolsets' policies: each refuses what an administrator has not allowed.
 TOOLCRIB_BUILTIN_CALCULATOR_MAX_DIGITS = int(
     env("TOOLCRIB_BUILTIN_CALCULATOR_MAX_DIGITS", "1000")

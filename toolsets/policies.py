@@ -8,7 +8,7 @@ exponential backoff, run at most `max_concurrent` calls at once, allow
 then settings.TOOLCRIB_TOOL_POLICIES, then the admin's override on the Tool row
 (`Tool.policy`), key by key (docs/availability.md).
 
-PolicyPlugin runs after GovernancePlugin and AvailabilityPlugin (agents/runs.py):
+PolicyPlugin runs after GovernancePlugin and AvailabilityPlugin (TOOLCRIB_PLUGINS):
 a policy only ever shapes a call that access already allowed, never widens it.
 
 Validation, the rate limit and the cache are answered in PolicyPlugin's

@@ -6,16 +6,17 @@ budgets (see agents.usage): other runs' tokens from the database, this turn's ow
 from the model responses it has counted, since the stored ones may lag behind. When
 a budget is used up, the model is not called and the turn ends with an error.
 
-One instance per turn (runs.py builds a new App for every Run), so the count it
-keeps on itself belongs to that turn alone.
+One instance per turn (agents/plugins.py builds it with for_run() for every Run),
+so the count it keeps on itself belongs to that turn alone.
 """
 
-from typing import Any
+from typing import Any, Self
 
 from google.adk.agents.context import Context
 from google.adk.models import LlmRequest, LlmResponse
 from google.adk.plugins import BasePlugin
 
+from agents.models import Run
 from agents.usage import BudgetExceeded, acheck_budget
 
 
@@ -27,6 +28,11 @@ class BudgetPlugin(BasePlugin):
         self.run_id = run_id
         self.user_id = user_id
         self.tokens = 0
+
+    @classmethod
+    def for_run(cls, *, run: Run) -> Self:
+        """The plugin for one turn: its run's user's budgets, its own tokens apart."""
+        return cls(run_id=run.pk, user_id=run.user_id)
 
     async def before_model_callback(
         self, *, callback_context: Context, llm_request: LlmRequest

@@ -1,10 +1,10 @@
 """Agent specs (code or rows) -> ADK agent trees, cached and rebuilt when a spec changes."""
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from django.conf import settings
 from django.utils.module_loading import import_string
@@ -13,7 +13,6 @@ from google.adk.tools import BaseTool, FunctionTool
 from google.adk.tools.base_toolset import BaseToolset
 
 from agents.models import AgentSpec
-from toolsets.imports.stored import resolve_stored, stored_versions
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +33,24 @@ class BuiltAgent:
 _cache: dict[str, BuiltAgent] = {}
 
 
+class ToolsetSource(Protocol):
+    """What TOOLCRIB_TOOLSET_SOURCE names: the toolsets settings do not list."""
+
+    def resolve(self, name: str) -> list[Any] | None:
+        """The tools or toolsets for `name`; None if the source does not know it."""
+
+    def versions(self, names: Iterable[str]) -> str:
+        """A string that changes whenever one of these toolsets changes."""
+
+    def names(self) -> set[str]:
+        """Every name the source knows."""
+
+
+def toolset_source() -> ToolsetSource:
+    """The object settings.TOOLCRIB_TOOLSET_SOURCE names, imported when asked."""
+    return import_string(settings.TOOLCRIB_TOOLSET_SOURCE)
+
+
 def load_code_agent(dotted_path: str) -> BaseAgent:
     """Import an ADK agent defined in code, by dotted path."""
     try:
@@ -51,7 +68,7 @@ def resolve_toolset(name: str) -> list[Any]:
     """The ADK tools or toolsets registered in settings, or imported, as `name`."""
     paths = getattr(settings, "TOOLCRIB_TOOLSETS", {})
     if name not in paths:
-        stored = resolve_stored(name)  # an MCP / OpenAPI import an admin stored
+        stored = toolset_source().resolve(name)  # e.g. an MCP import an admin stored
         if stored is None:
             raise AgentBuildError(f"unknown toolset {name!r}")
         return stored
@@ -79,7 +96,7 @@ def fingerprint(spec: AgentSpec, depth: int = 0) -> str:
     code_toolsets = getattr(settings, "TOOLCRIB_TOOLSETS", {})
     imported = set(spec.toolsets or ()) - set(code_toolsets)
     if imported:
-        parts.append(stored_versions(imported))  # a refreshed import: a new toolset
+        parts.append(toolset_source().versions(imported))  # refreshed: a new toolset
     parts += [fingerprint(sub, depth + 1) for sub in spec.sub_agents.all()]
     return "|".join(parts)
 

@@ -6,10 +6,14 @@ import re
 from django.conf import settings
 from rest_framework import serializers
 
-from agents.adk.builder import AgentBuildError, agent_for, describe_agent
+from agents.adk.builder import (
+    AgentBuildError,
+    agent_for,
+    describe_agent,
+    toolset_source,
+)
 from agents.adk.providers import model_info
 from agents.models import AgentSpec, Artifact, LongRunningCall, Run, Session
-from toolsets.imports.stored import stored_names
 
 APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 
@@ -81,7 +85,7 @@ class AgentSerializer(serializers.ModelSerializer):
         known = getattr(settings, "TOOLCRIB_TOOLSETS", {})
         unknown = [name for name in value if name not in known]
         if unknown:  # or imported by an admin (an MCP server, an OpenAPI spec)
-            imported = stored_names()
+            imported = toolset_source().names()
             unknown = [name for name in unknown if name not in imported]
         if unknown:
             raise serializers.ValidationError(

@@ -1,7 +1,7 @@
 """The governance pipeline's contract: each check that refuses a call writes one
 audit row for it, with that check's own status.
 
-The checks run in this order on every call (agents/runs.py): access and the
+The checks run in this order on every call (settings.TOOLCRIB_PLUGINS): access and the
 catalog's approval gate (GovernancePlugin), activation, availability, policy
 (validation and the rate limit before the run; timeout, slots and retries around
 it). A call the first refusing check stops leaves exactly one ToolCall row,
