@@ -19,7 +19,7 @@ from rest_framework.exceptions import NotFound
 
 from agents import calls, credentials, runs, streams
 from agents.errors import DomainError
-from agents.events import frame_from_row, frame_json
+from agents.events import EVENTS_BATCH, events_after, frame_from_row, frame_json
 from agents.frames import (
     AccessChangedFrame,
     AckFrame,
@@ -32,7 +32,7 @@ from agents.frames import (
     parse_client_frame,
 )
 from agents.inputs import BadJson, BadText
-from agents.models import AgentSpec, Event, Session
+from agents.models import AgentSpec, Session
 from agents.params import BadParameter, is_name, parse_whole_number
 from agents.sessions import access_session
 from agents.wsauth import origin_allowed
@@ -44,7 +44,8 @@ CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
-REPLAY_BATCH = 500
+
+_events_after = database_sync_to_async(events_after)
 
 
 class StreamConsumer(AsyncWebsocketConsumer):
@@ -164,11 +165,13 @@ class SessionStreamConsumer(StreamConsumer):
     async def replay(self) -> None:
         """Send every stored event after last_seq, in order."""
         while True:
-            rows = await _rows_after(self.session.id, self.last_seq, REPLAY_BATCH)
+            rows = await _events_after(
+                session_id=self.session.id, after=self.last_seq, limit=EVENTS_BATCH
+            )
             for row in rows:
                 await self.send_json(frame_json(frame_from_row(row)))
                 self.last_seq = row.seq
-            if len(rows) < REPLAY_BATCH:
+            if len(rows) < EVENTS_BATCH:
                 return
 
     async def event_new(self, message: dict[str, Any]) -> None:
@@ -317,15 +320,6 @@ def _access_session(user, session_id: str) -> Session | None:
         return access_session(user=user, session_id=session_id)
     except NotFound:
         return None
-
-
-@database_sync_to_async
-def _rows_after(session_id: str, after: int, limit: int) -> list[Event]:
-    return list(
-        Event.objects.filter(session_id=session_id, seq__gt=after).order_by("seq")[
-            :limit
-        ]
-    )
 
 
 @database_sync_to_async

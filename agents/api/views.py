@@ -32,10 +32,17 @@ from agents.api.serializers import (
     SessionSerializer,
     StateSerializer,
 )
-from agents.events import EventFrameList, frame_from_row, frame_json, frame_schema
+from agents.events import (
+    EVENTS_BATCH,
+    EventFrameList,
+    events_after,
+    frame_from_row,
+    frame_json,
+    frame_schema,
+)
 from agents.frames import client_frame_schema, server_frame_schemas
 from agents.inputs import FunctionResponseInput, MessageInput
-from agents.models import AgentSpec, Artifact, Event, Run
+from agents.models import AgentSpec, Artifact, Run
 from agents.params import (
     NAME_CONVERTER,
     bool_param,
@@ -52,7 +59,6 @@ from agents.sessions import (
     visible_sessions,
 )
 
-MAX_EVENTS = 5000
 TOO_MANY_TURNS = (
     "Too many turns queued or running: in this session"
     " (TOOLCRIB_MAX_QUEUED_TURNS_PER_SESSION) or yours (..._PER_USER)."
@@ -154,7 +160,7 @@ class SessionViewSet(
                 "after", int, description="Only events with a greater seq."
             ),
             OpenApiParameter(
-                "limit", int, description=f"At most this many (max {MAX_EVENTS})."
+                "limit", int, description=f"At most this many (max {EVENTS_BATCH})."
             ),
         ],
     )
@@ -164,10 +170,10 @@ class SessionViewSet(
         session = self.get_object()
         params = request.query_params
         after = whole_number_param(params, "after", default=0)
-        limit = min(whole_number_param(params, "limit", default=MAX_EVENTS), MAX_EVENTS)
-        rows = Event.objects.filter(session=session, seq__gt=after).order_by("seq")[
-            :limit
-        ]
+        limit = min(
+            whole_number_param(params, "limit", default=EVENTS_BATCH), EVENTS_BATCH
+        )
+        rows = events_after(session_id=session.id, after=after, limit=limit)
         return Response([frame_json(frame_from_row(row)) for row in rows])
 
     @extend_schema(responses=StateSerializer)

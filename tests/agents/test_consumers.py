@@ -5,7 +5,7 @@ import json
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from agents import streams
+from agents import consumers, streams
 from agents.adk.sessions import record_event
 from agents.consumers import (
     CLOSE_FORBIDDEN,
@@ -217,6 +217,25 @@ async def test_oversized_frame_gets_an_error_and_the_socket_stays_open(
     assert (error["type"], error["error"]["code"]) == ("error", "too_big")
     await socket.send_json_to({"type": "ping"})
     assert (await socket.receive_json_from(timeout=TIMEOUT))["type"] == "pong"
+    await socket.disconnect()
+
+
+async def test_a_backlog_longer_than_a_batch_arrives_whole_and_in_order(
+    alice, session_of, say, monkeypatch
+):
+    session = await sync(session_of)(alice)
+    await sync(say)(alice, session, "weather in paris")
+    monkeypatch.setattr(consumers, "EVENTS_BATCH", 2)
+
+    socket = await open_socket(
+        f"/ws/sessions/{session}/?after=1", await sync(auth)(alice)
+    )
+
+    replayed = [
+        (await socket.receive_json_from(timeout=TIMEOUT))["seq"] for _ in range(5)
+    ]
+    assert replayed == [2, 3, 4, 5, 6]
+    assert await socket.receive_nothing(timeout=0.2)
     await socket.disconnect()
 
 
