@@ -7,7 +7,6 @@ download. A session shows its own artifacts and its user's `user:` ones.
 
 from dataclasses import dataclass
 
-from asgiref.sync import async_to_sync
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from google.genai import types
@@ -19,9 +18,7 @@ from agents.adk.artifacts import (
     load_artifact,
     save_artifact,
 )
-from agents.adk.sessions import record_event
 from agents.errors import DomainError, NotFoundError, SessionClosed
-from agents.events import frame_from_row, frame_json
 from agents.models import Artifact, Session
 
 UPLOAD_AUTHOR = "user"
@@ -65,7 +62,12 @@ def upload_artifact(
         session_id=session.adk_id,
         custom_metadata={"uploaded": True},
     )
-    _announce(session, {filename: version})
+    streams.record_and_publish(
+        session=session,
+        kind="artifact",
+        author=UPLOAD_AUTHOR,
+        data={"artifact_delta": {filename: version}},
+    )
     return session_artifacts(session=session).get(filename=filename, version=version)
 
 
@@ -119,20 +121,3 @@ def _version_row(session: Session, filename: str, version: int | None) -> Artifa
     if row is None:
         raise NotFoundError("No such artifact.")
     return row
-
-
-def _announce(session: Session, delta: dict[str, int]) -> None:
-    """Store an `artifact` event for the upload, then publish it."""
-    row = async_to_sync(record_event)(
-        session_id=session.id,
-        kind="artifact",
-        author=UPLOAD_AUTHOR,
-        invocation_id="",
-        data={"artifact_delta": delta},
-    )
-    streams.publish(
-        session_id=session.id,
-        agent_name=session.app_name,
-        owner_id=session.owner_id,
-        frame=frame_json(frame_from_row(row)),
-    )

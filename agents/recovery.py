@@ -25,7 +25,6 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from agents import streams
-from agents.adk.sessions import record_event
 from agents.events import RunOut
 from agents.models import Run
 
@@ -202,11 +201,6 @@ async def _status_of(run_id: UUID) -> str | None:
 
 
 async def _record(run: Run, kind: str, data: dict[str, Any]) -> None:
-    row = await record_event(
-        session_id=run.session_id,
-        kind=kind,
-        author="system",
-        invocation_id=run.invocation_id,
-        data=data,
+    await streams.arecord_and_publish(
+        session=run.session, kind=kind, invocation_id=run.invocation_id, data=data
     )
-    await streams.apublish_row(row, run.session)

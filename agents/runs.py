@@ -7,7 +7,6 @@ is yielded here and published.
 
 import asyncio
 import logging
-import time
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
@@ -35,7 +34,7 @@ from agents.adk.credentials import (
 )
 from agents.adk.long_running import answering_group, long_running_calls
 from agents.adk.memory import DjangoMemoryService
-from agents.adk.sessions import DjangoSessionService, record_event
+from agents.adk.sessions import DjangoSessionService
 from agents.errors import SessionClosed, TooManyTurns
 from agents.events import (
     EventFrame,
@@ -318,7 +317,7 @@ async def _on_event(
     await _record_handoffs(run, event)
     seq = None if event.partial else service.seq_of(event.id)
     frame = EventFrame(seq=seq, session=run.session_id, event=wire_from_adk(event))
-    await _publish(run, frame_json(frame))
+    await streams.apublish_frame(run.session, frame_json(frame))
 
 
 async def _record_calls(run: Run, event: AdkEvent, root: BaseAgent) -> None:
@@ -425,27 +424,6 @@ def _run_out(run: Run) -> dict[str, Any]:
 
 
 async def _record(run: Run, kind: str, data: dict[str, Any]) -> None:
-    row = await record_event(
-        session_id=run.session_id,
-        kind=kind,
-        author="system",
-        invocation_id=run.invocation_id,
-        data=data,
-        timestamp=time.time(),
+    await streams.arecord_and_publish(
+        session=run.session, kind=kind, invocation_id=run.invocation_id, data=data
     )
-    await streams.apublish_row(row, run.session)
-
-
-async def _publish(run: Run, frame: dict[str, Any]) -> None:
-    session = run.session
-    try:
-        await streams.apublish(
-            session_id=session.id,
-            agent_name=session.app_name,
-            owner_id=session.owner_id,
-            frame=frame,
-        )
-    except recovery.CACHE_ERRORS:
-        # The event is stored; clients replay it by seq. A doorbell that fails
-        # (Redis restarting) must not fail the turn.
-        logger.warning("publish failed run=%s", run.id, exc_info=True)

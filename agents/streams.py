@@ -1,4 +1,8 @@
-"""Channel-group names (one function per kind of group) and publish().
+"""Channel-group names (one function per kind of group) and publishing.
+
+record_and_publish() is the one way Toolcrib's own events (run_started, error,
+run_finished, tools_changed, artifact) are stored under the next seq and announced;
+apublish_frame() is the one doorbell for a frame, with the Redis error guard.
 
 The database is the log; the channel layer is only a doorbell. Publish after the
 event is committed, with its seq, so a client that misses a frame replays it.
@@ -12,7 +16,9 @@ from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from redis.exceptions import RedisError
 
+from agents.adk.sessions import record_event
 from agents.events import frame_from_row, frame_json
+from agents.models import Event, Session
 
 logger = logging.getLogger(__name__)
 
@@ -92,8 +98,8 @@ async def apublish(
     await asend_to_groups(groups, message)
 
 
-async def apublish_row(row, session) -> None:
-    """Ring the doorbell for a stored Event row of `session` (an agents Session).
+async def apublish_frame(session: Session, frame: dict[str, Any]) -> None:
+    """Ring the doorbell for one rendered frame of `session`.
 
     A doorbell that fails (Redis restarting) is logged, not raised: the event is
     stored, and clients replay it by seq; it must not fail what recorded it."""
@@ -102,18 +108,52 @@ async def apublish_row(row, session) -> None:
             session_id=session.id,
             agent_name=session.app_name,
             owner_id=session.owner_id,
-            frame=frame_json(frame_from_row(row)),
+            frame=frame,
         )
     except PUBLISH_ERRORS:
+        seq = frame.get("seq")
         logger.warning(
-            "publish failed session=%s seq=%s", session.id, row.seq, exc_info=True
+            "publish failed session=%s seq=%s", session.id, seq, exc_info=True
         )
 
 
-def publish(
-    *, session_id: str, agent_name: str, owner_id: int | None, frame: dict[str, Any]
-) -> None:
-    """See apublish()."""
-    async_to_sync(apublish)(
-        session_id=session_id, agent_name=agent_name, owner_id=owner_id, frame=frame
+async def arecord_and_publish(
+    *,
+    session: Session,
+    kind: str,
+    data: dict[str, Any],
+    invocation_id: str = "",
+    author: str = "system",
+) -> Event:
+    """Store one of Toolcrib's own events under the session's next seq, then publish it.
+
+    Called outside a transaction, the row is committed (record_event's own) before
+    the doorbell rings, so a client told of it can read it back by seq.
+    """
+    row = await record_event(
+        session_id=session.id,
+        kind=kind,
+        author=author,
+        invocation_id=invocation_id,
+        data=data,
+    )
+    await apublish_frame(session, frame_json(frame_from_row(row)))
+    return row
+
+
+def record_and_publish(
+    *,
+    session: Session,
+    kind: str,
+    data: dict[str, Any],
+    invocation_id: str = "",
+    author: str = "system",
+) -> Event:
+    """See arecord_and_publish()."""
+    return async_to_sync(arecord_and_publish)(
+        session=session,
+        kind=kind,
+        data=data,
+        invocation_id=invocation_id,
+        author=author,
     )

@@ -36,7 +36,7 @@ from google.adk.tools import BaseTool, FunctionTool
 
 from agents import streams
 from agents.adk.builder import agent_for
-from agents.adk.sessions import record_event, session_rows
+from agents.adk.sessions import session_rows
 from agents.models import Session
 from toolsets import execution
 from toolsets.bindings import abindings_for_invocation, is_internal
@@ -242,17 +242,15 @@ async def _tell(
     """Record and publish a `tools_changed` event: stored first, then the doorbell."""
     who = view.changed_by or author
     verb = "activated" if view.active else "deactivated"
-    row = await record_event(
-        session_id=session.id,
+    await streams.arecord_and_publish(
+        session=session,
         kind=EVENT_KIND,
-        author="system",
         invocation_id=invocation_id,
         data={
             "text": f"{who} {verb} toolset {view.name}.",
             "toolsets": {view.name: view.active},
         },
     )
-    await streams.apublish_row(row, session)
 
 
 # The model's tools.

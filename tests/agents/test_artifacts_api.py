@@ -4,7 +4,9 @@ import pytest
 from asgiref.sync import sync_to_async as sync
 from channels.testing import WebsocketCommunicator
 from django.core.files.uploadedfile import SimpleUploadedFile
+from redis.exceptions import RedisError
 
+from agents import streams
 from agents.adk.artifacts import artifact_storage
 from agents.events import EventFrame
 from agents.models import Artifact
@@ -93,6 +95,22 @@ def test_an_upload_is_an_artifact_event_of_the_session(
     assert [(f["event"]["author"], f["event"]["artifact_delta"]) for f in frames] == [
         ("user", {"hello.txt": 0})
     ]
+
+
+def test_an_upload_is_kept_and_announced_by_seq_when_the_doorbell_fails(
+    alice, analyst_session, upload, events_of, monkeypatch
+):
+    session = analyst_session(alice)
+
+    async def redis_away(**message):
+        raise RedisError("Connection refused")
+
+    monkeypatch.setattr(streams, "apublish", redis_away)
+    response = upload(alice, session, b"hello", filename="hello.txt")
+
+    assert response.status_code == 201, response.content
+    frames = [f for f in events_of(alice, session) if f["event"]["kind"] == "artifact"]
+    assert [f["event"]["artifact_delta"] for f in frames] == [{"hello.txt": 0}]
 
 
 def test_the_agent_loads_an_upload_and_saves_its_analysis(
