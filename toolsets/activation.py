@@ -346,7 +346,7 @@ def activation_tools() -> list[BaseTool]:
 class ActivationPlugin(BasePlugin):
     """Offer only active toolsets' tools; refuse a call to an inactive one's.
 
-    Runs after GovernancePlugin (agents/runs.py): what it offers is already what
+    Runs after GovernancePlugin (TOOLCRIB_PLUGINS): what it offers is already what
     access allows, and a call it refuses has already been audited as allowed by
     access, then ends as an error with the refusal in its summary. A call is
     judged by the toolsets active at the model step that asked for it, so a call
