@@ -14,6 +14,9 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
+# The demo agents and users (demo/): on for `make run` and the tests, never in production.
+run test test-browser: export TOOLCRIB_DEMO = 1
+
 run: install
 	scripts/ensure-sandbox.sh
 	$(PY) manage.py migrate --noinput

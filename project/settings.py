@@ -69,6 +69,11 @@ INSTALLED_APPS = [
     "toolsets",
     "frontend",
 ]
+# The demo agents and users (demo/, `manage.py demo_setup`): `make run` and the
+# tests set it; a production deployment leaves it unset.
+TOOLCRIB_DEMO = env_bool("TOOLCRIB_DEMO", False)
+if TOOLCRIB_DEMO:
+    INSTALLED_APPS.append("demo")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -253,21 +258,25 @@ TOOLCRIB_PROVIDER_ENV: dict[str, str] = {
 # Seconds one model call may take, and how often a failed call is retried.
 TOOLCRIB_MODEL_TIMEOUT = float(env("TOOLCRIB_MODEL_TIMEOUT", "120"))
 TOOLCRIB_MODEL_RETRIES = int(env("TOOLCRIB_MODEL_RETRIES", "2"))
+# The demo agents (demo/), registered when TOOLCRIB_DEMO is set.
+DEMO_AGENTS = [
+    "demo.weather.weather_sentiment",
+    "demo.support.customer_support",
+    "demo.preferences.preferences",
+    "demo.calculator.calculator",
+    "demo.documents.document_analyst",
+    "demo.reimbursement.reimbursement",
+    "demo.bank.bank",
+    "demo.quotes.quotes",
+    "demo.editor.editor_loop",
+    "demo.headlines.headlines",
+    "demo.summarizer.briefing",
+    "demo.records.records",
+    "demo.loader.loader",
+    "demo.inventory.inventory",
+]
 TOOLCRIB_AGENTS = [
-    "agents.demo.weather.weather_sentiment",
-    "agents.demo.support.customer_support",
-    "agents.demo.preferences.preferences",
-    "agents.demo.calculator.calculator",
-    "agents.demo.documents.document_analyst",
-    "agents.demo.reimbursement.reimbursement",
-    "agents.demo.bank.bank",
-    "agents.demo.quotes.quotes",
-    "agents.demo.editor.editor_loop",
-    "agents.demo.headlines.headlines",
-    "agents.demo.summarizer.briefing",
-    "agents.demo.records.records",
-    "agents.demo.loader.loader",
-    "agents.demo.inventory.inventory",
+    *(DEMO_AGENTS if TOOLCRIB_DEMO else []),
     *env_list("TOOLCRIB_EXTRA_AGENTS"),
 ]
 # Agent (AgentSpec name) -> the tool the first model call of each turn must call

@@ -7,6 +7,8 @@ VENV="${VENV:-.venv}"
 
 export SECRET_KEY="${SECRET_KEY:-toolcrib-test-only-secret-key}"
 export TOOLCRIB_FAST_HASHER=1
+# The suite runs the demo agents (demo/); pyproject's pytest env sets it too.
+export TOOLCRIB_DEMO=1
 if [[ "${CI:-}" == "true" ]]; then
   export TOOLCRIB_REQUIRE_SERVICES=1
 fi

@@ -11,8 +11,8 @@ from google.adk.sessions import Session as AdkSession
 
 from agents.adk.credentials import DjangoCredentialService, unseal
 from agents.credentials import build_credential
-from agents.demo.quotes import quotes_api
 from agents.models import Credential, CredentialRequest, Event, Run
+from demo.quotes import quotes_api
 from tests.agents.test_long_running import (
     drain_backlog,
     frames_until_finished,

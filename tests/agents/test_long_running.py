@@ -19,10 +19,10 @@ from agents.adk.offline import (
     trailing_function_responses,
 )
 from agents.adk.offline_matching import ChosenCall, describe_result
-from agents.demo.reimbursement import ask_for_approval, reimburse
 from agents.models import LongRunningCall, Run
 from agents.runs import wait_for_run
 from agents.tokens import issue_token
+from demo.reimbursement import ask_for_approval, reimburse
 from project.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)

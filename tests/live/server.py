@@ -32,7 +32,14 @@ def free_port() -> int:
 
 
 def server_env(extra: Mapping[str, str]) -> dict[str, str]:
-    env = {**os.environ, "SECRET_KEY": "live-test-secret", "TOOLCRIB_FAST_HASHER": "1"}
+    # TOOLCRIB_DEMO: prepare_database runs demo_setup, and the tests and bench/ use
+    # the demo agents and users.
+    env = {
+        **os.environ,
+        "SECRET_KEY": "live-test-secret",
+        "TOOLCRIB_FAST_HASHER": "1",
+        "TOOLCRIB_DEMO": "1",
+    }
     env.pop("DJANGO_SETTINGS_MODULE", None)
     env.update(extra)
     return env

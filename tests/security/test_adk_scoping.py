@@ -32,9 +32,9 @@ from google.genai import types
 from agents.adk.builder import sync_code_agents
 from agents.adk.credentials import DjangoCredentialService
 from agents.adk.sessions import DjangoSessionService
-from agents.demo.quotes import get_stock_quote, quotes_api
 from agents.models import AgentSpec, CredentialRequest
 from agents.models import Session as SessionRow
+from demo.quotes import get_stock_quote, quotes_api
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

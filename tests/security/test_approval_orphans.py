@@ -14,9 +14,9 @@ from google.adk.tools import FunctionTool
 
 from agents.adk.builder import sync_code_agents
 from agents.adk.sessions import DjangoSessionService
-from agents.demo.bank import wire_money
 from agents.models import Run, Session
 from agents.runs import wait_for_run
+from demo.bank import wire_money
 from toolsets.approvals import approval_timeout
 from toolsets.models import Approval
 

@@ -7,7 +7,7 @@ model notes what every request declares in tests.toolsets.scripted.OFFERED.
 from google.adk.agents import LlmAgent
 
 from agents.adk.offline import OfflineStep
-from agents.demo.inventory import InventoryAdmin, InventoryQuery
+from demo.inventory import InventoryAdmin, InventoryQuery
 from tests.toolsets.scripted import RecordingLlm
 from toolsets.activation import activation_tools
 

@@ -8,7 +8,7 @@ from google.adk.models import LlmRequest
 from google.adk.tools import ToolContext
 
 from agents.adk.offline import OfflineLlm, OfflineStep, calling_mode, declared_tools
-from agents.demo.records import get_record, update_record
+from demo.records import get_record, update_record
 from toolsets.availability import add_tools, remove_tools
 
 # One (declared names, mode, allowed names) per model call.
@@ -121,7 +121,7 @@ def exposer() -> LlmAgent:
 
 def loading() -> LlmAgent:
     """Loads the demo math tools, then computes a factorial."""
-    from agents.demo.loader import factorial, fibonacci, load_math_tools
+    from demo.loader import factorial, fibonacci, load_math_tools
 
     script = [
         OfflineStep.call("load_math_tools"),

@@ -4,9 +4,9 @@ import pytest
 from asgiref.sync import async_to_sync
 from google.adk.sessions import Session as AdkSession
 
-from agents.demo import inventory
 from agents.events import EventFrame
 from agents.models import Session
+from demo import inventory
 from tests.toolsets import scripted
 from tests.toolsets.conftest import toolset
 from toolsets import access, activation

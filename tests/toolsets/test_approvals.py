@@ -21,9 +21,9 @@ from agents.adk.offline import (
     trailing_function_responses,
 )
 from agents.adk.offline_matching import ChosenCall, describe_result
-from agents.demo.bank import wire_money
 from agents.models import LongRunningCall, Run, Session
 from agents.runs import wait_for_run
+from demo.bank import wire_money
 from tests.agents.test_long_running import (
     drain_backlog,
     frames_until_finished,

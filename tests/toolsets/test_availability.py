@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 from google.adk.tools import FunctionTool
 
-from agents.demo import records
+from demo import records
 from tests.toolsets import exposed
 from tests.toolsets.conftest import tool
 from toolsets import access, availability, policies

@@ -38,7 +38,7 @@ def test_unregistered_base_toolset_is_named_after_its_class_with_prefixed_tools(
     assert "calculator.greet_user" in catalog
     math = catalog["simple_math_toolset.calculator_add_numbers"]
     assert math.name == "calculator_add_numbers"
-    assert math.toolset.origin == "agents.demo.calculator.SimpleMathToolset"
+    assert math.toolset.origin == "demo.calculator.SimpleMathToolset"
     assert "simple_math_toolset.calculator_subtract_numbers" in catalog
     assert "gauge_toolset.dash_read_gauge" in catalog  # same class, other agent, prefix
 

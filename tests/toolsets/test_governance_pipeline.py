@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from agents.demo import inventory, records
+from demo import inventory, records
 from tests.toolsets import policed
 from tests.toolsets.conftest import tool, toolset
 from toolsets import access, execution, policies

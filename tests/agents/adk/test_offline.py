@@ -16,10 +16,10 @@ from google.genai import types
 
 from agents.adk.offline import OfflineLlm, OfflineStep
 from agents.adk.offline_matching import fill_args, stem
-from agents.demo.calculator import calculator
-from agents.demo.preferences import preferences
-from agents.demo.support import customer_support
-from agents.demo.weather import get_weather_report, weather_sentiment
+from demo.calculator import calculator
+from demo.preferences import preferences
+from demo.support import customer_support
+from demo.weather import get_weather_report, weather_sentiment
 
 APP = "demo"
 LONDON = "The current weather in London is cloudy"

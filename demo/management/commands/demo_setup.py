@@ -2,7 +2,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from agents.adk.builder import sync_code_agents
-from agents.demo.users import ensure_demo_users
+from demo.users import ensure_demo_users
 
 
 class Command(BaseCommand):
