@@ -18,8 +18,8 @@ from agents.adk.artifacts import (
     load_artifact,
     save_artifact,
 )
-from agents.errors import DomainError, NotFoundError, SessionClosed
 from agents.models import Artifact, Session
+from project.errors import DomainError, NotFoundError, SessionClosed
 
 UPLOAD_AUTHOR = "user"
 

@@ -23,12 +23,11 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from google.genai import types
-from rest_framework.exceptions import NotFound
 
 from agents import runs
-from agents.errors import DomainError, ForbiddenError, NotFoundError
 from agents.models import LongRunningCall, Run, Session
 from agents.sessions import access_session
+from project.errors import DomainError, ForbiddenError, NotFoundError
 
 
 class CallNotFound(DomainError):
@@ -168,6 +167,6 @@ def _complete(call: LongRunningCall, *, response: Mapping[str, Any], user) -> Ru
 def _sees_session(user, session_id: str) -> bool:
     try:
         access_session(user=user, session_id=session_id)
-    except NotFound:
+    except NotFoundError:
         return False
     return True

@@ -15,10 +15,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from pydantic import BaseModel, ValidationError
-from rest_framework.exceptions import NotFound
 
 from agents import calls, credentials, runs, streams
-from agents.errors import DomainError
 from agents.events import EVENTS_BATCH, events_after, frame_from_row, frame_json
 from agents.frames import (
     AccessChangedFrame,
@@ -36,6 +34,7 @@ from agents.models import AgentSpec, Session
 from agents.params import BadParameter, is_name, parse_whole_number
 from agents.sessions import access_session
 from agents.wsauth import origin_allowed
+from project.errors import DomainError, NotFoundError
 from toolsets import approvals
 
 logger = logging.getLogger(__name__)
@@ -318,7 +317,7 @@ def _access_session(user, session_id: str) -> Session | None:
         return None
     try:
         return access_session(user=user, session_id=session_id)
-    except NotFound:
+    except NotFoundError:
         return None
 
 

@@ -32,8 +32,8 @@ from google.genai import types
 from agents import runs
 from agents.adk.auth import AUTH_CALL
 from agents.adk.credentials import CREDENTIAL_REF, store_credential
-from agents.errors import DomainError, NotFoundError
 from agents.models import Credential, CredentialRequest, Run
+from project.errors import DomainError, NotFoundError
 
 ANSWER_FIELDS = (
     "api_key",

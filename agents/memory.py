@@ -15,9 +15,9 @@ from google.adk.sessions import Session as AdkSession
 from agents.adk.memory import add_session, search
 from agents.adk.sessions import DjangoSessionService
 from agents.calls import has_pending_calls
-from agents.errors import DomainError, NotFoundError
 from agents.models import AgentSpec, Run, Session
 from agents.sessions import adk_user_id
+from project.errors import DomainError, NotFoundError
 
 
 class SessionBusy(DomainError):

@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import register_converter
 
-from agents.errors import DomainError
 from agents.inputs import text_problem
+from project.errors import DomainError
 
 BIGINT_MAX = 2**63 - 1
 DIGITS = "[0-9]+"  # not \d, which matches every Unicode digit

@@ -35,7 +35,6 @@ from agents.adk.credentials import (
 from agents.adk.long_running import answering_group, long_running_calls
 from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService
-from agents.errors import SessionClosed, TooManyTurns
 from agents.events import (
     EventFrame,
     Handoff,
@@ -48,6 +47,7 @@ from agents.events import (
 from agents.models import LongRunningCall, Run, Session
 from agents.plugins import plugins_for
 from agents.usage import BudgetExceeded, acheck_budget
+from project.errors import SessionClosed, TooManyTurns
 from toolsets.approvals import record_approvals
 
 logger = logging.getLogger(__name__)

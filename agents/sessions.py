@@ -1,12 +1,12 @@
 """Sessions as users see them: create, and fetch with an access check in one call."""
 
 from django.db.models import QuerySet
-from rest_framework.exceptions import NotFound
 
 from agents.models import AgentSpec, Run, Session, new_session_id
+from project.errors import NotFoundError
 
 
-class AgentNotAvailable(Exception):
+class AgentNotAvailable(NotFoundError):
     """The agent does not exist, is inactive, or its code no longer loads."""
 
 
@@ -48,22 +48,22 @@ def visible_sessions(*, user) -> QuerySet[Session]:
 
 
 def access_session(*, user, session_id: str) -> Session:
-    """The session if `user` owns it (or is staff), else NotFound."""
+    """The session if `user` owns it (or is staff), else NotFoundError."""
     queryset = Session.objects.select_related("agent", "owner")
     if not user.is_staff:
         queryset = queryset.filter(owner=user)
     session = queryset.filter(pk=session_id).first()
     if session is None:
-        raise NotFound("No such session.")
+        raise NotFoundError("No such session.")
     return session
 
 
 def access_run(*, user, run_id) -> Run:
-    """The run if `user` owns its session (or is staff), else NotFound."""
+    """The run if `user` owns its session (or is staff), else NotFoundError."""
     queryset = Run.objects.select_related("session")
     if not user.is_staff:
         queryset = queryset.filter(session__owner=user)
     run = queryset.filter(pk=run_id).first()
     if run is None:
-        raise NotFound("No such run.")
+        raise NotFoundError("No such run.")
     return run

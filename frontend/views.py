@@ -14,9 +14,9 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import Group
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from rest_framework.exceptions import NotFound
 
 from agents.sessions import access_session
+from project.errors import NotFoundError
 
 
 def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -52,7 +52,7 @@ def session(request: HttpRequest, session_id: str) -> HttpResponse:
     """One session, for its owner and staff; anyone else gets a 404."""
     try:
         found = access_session(user=request.user, session_id=session_id)
-    except NotFound:
+    except NotFoundError:
         raise Http404("No such session.") from None
     return render(
         request, "frontend/session.html", {"nav": "home", "session_id": found.id}

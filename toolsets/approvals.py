@@ -40,8 +40,8 @@ from google.genai import types
 
 from agents import executors
 from agents.adk.long_running import answering_group
-from agents.errors import DomainError, ForbiddenError, NotFoundError
 from agents.models import Run, Session
+from project.errors import DomainError, ForbiddenError, NotFoundError
 from toolsets import access
 from toolsets.models import Approval, Tool
 

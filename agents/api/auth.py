@@ -10,8 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.errors import SignInLockedOut
 from agents.tokens import issue_token
+from project.errors import SignInLockedOut
 from project.lockout import lockout_message
 
 BAD_CREDENTIALS = "Unable to log in with provided credentials."

@@ -9,7 +9,7 @@ from django.views import defaults
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from agents.errors import DomainError
+from project.errors import DomainError
 
 
 def exception_handler(exc, context):

@@ -1,7 +1,11 @@
 """Domain errors: a service refused an action, and says why in words a user reads.
 
-The API's exception handler turns them into 4xx answers and the consumers into
-error frames, so a view or consumer never has to know each one.
+The one hierarchy every service raises (DESIGN.md rule 5); services never raise or
+import DRF's exceptions. Two edges translate it: agents/api/errors.py (the API's
+exception handler: `status_code`, and `{"detail": ...}` or `{field: [...]}`) and the
+consumers (an error frame with `code` and the message). A refusal that belongs to one
+concept subclasses these beside that concept (`calls.CallNotFound`); the ones here
+are shared by several.
 """
 
 
