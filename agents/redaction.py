@@ -1,4 +1,5 @@
-"""Secret values out of what Toolcrib stores and shows: auth payloads, state, logs.
+"""Secret values out of what Toolcrib stores and shows: auth payloads, state, logs,
+and the tool-call audit. One rule, is_secret_key(), decides for all of them.
 
 Pure Python (no ADK, no Django models): settings' LOGGING loads the log filter
 before any app is ready.
@@ -31,6 +32,32 @@ SECRET_FIELDS = frozenset(
         "serviceaccountcredential",
     }
 )
+# Any other key whose name ends so names a secret too ("openai_api_key",
+# "x-api-key", "db_password", "github_token", "Authorization", "basic_auth"), the
+# same way the tool-call audit always read them. Endings, not substrings: an
+# AuthConfig's "auth_scheme", "token_url" and "credential_key", an event's "author"
+# and usage's "prompt_token_count" or "max_tokens" are not secrets, and the session
+# page needs them.
+SECRET_ENDINGS = (
+    "secret",
+    "secrets",
+    "password",
+    "passwords",
+    "passwd",
+    "passphrase",
+    "token",
+    "apikey",
+    "privatekey",
+    "auth",
+    "authorization",
+    "authheader",
+    "credential",
+    "credentials",
+)
+# A mapping under a credential's name is a credential object (ADK's
+# raw_auth_credential, HttpAuth.credentials): shown with its own secret fields
+# hidden, so a client still sees its type, client id and sign-in URL.
+CREDENTIAL_ENDINGS = ("credential", "credentials")
 
 
 # ADK's ToolContextCredentialStore key for a REST tool's credential (current and
@@ -49,16 +76,32 @@ def redact_secrets(value: Any) -> Any:
     return value
 
 
+def is_secret_key(key: Any) -> bool:
+    """True if a key names a secret: the one rule for state, events, logs and audit."""
+    name = _normalized(key)
+    return name in SECRET_FIELDS or name.endswith(SECRET_ENDINGS)
+
+
 def _redacted_value(key: Any, item: Any) -> Any:
-    if item in (None, "", {}) or not _is_secret(key):
+    # An empty value holds no secret, and callers compare a redacted copy with the
+    # original to learn whether anything secret is there at all.
+    if item in (None, "", {}) or not is_secret_key(key):
+        return redact_secrets(item)
+    if isinstance(item, Mapping) and _is_credential_object(key):
         return redact_secrets(item)
     return REDACTED
 
 
-def _is_secret(key: Any) -> bool:
-    # A state key's scope prefix ("user:api_key") does not hide its name.
+def _is_credential_object(key: Any) -> bool:
+    name = _normalized(key)
+    return name not in SECRET_FIELDS and name.endswith(CREDENTIAL_ENDINGS)
+
+
+def _normalized(key: Any) -> str:
+    # A state key's scope prefix ("user:api_key") does not hide its name, nor do
+    # case, underscores or dashes (camelCase dumps, HTTP header names).
     name = str(key).rpartition(":")[2]
-    return name.replace("_", "").lower() in SECRET_FIELDS
+    return name.replace("_", "").replace("-", "").replace(" ", "").lower()
 
 
 def is_credential_state(key: str, value: Any) -> bool:

@@ -19,7 +19,6 @@ ADK's own machinery (transfer_to_agent, adk_request_*, ...) is never governed.
 import asyncio
 import json
 import logging
-import re
 import time
 import uuid
 from collections.abc import Iterable, Mapping
@@ -39,6 +38,7 @@ from google.genai import types
 
 from agents.adk.sessions import session_rows
 from agents.models import Run
+from agents.redaction import redact_secrets
 from toolsets import access, catalog, execution
 from toolsets.access import Decision, Reason
 from toolsets.approvals import acatalog_gate
@@ -48,10 +48,6 @@ from toolsets.models import Tool, ToolCall
 logger = logging.getLogger(__name__)
 
 PLUGIN_NAME = "toolcrib_governance"
-SECRET_KEY_PATTERN = re.compile(
-    r"secret|passw|token|credential|api[_-]?key|auth|private[_-]?key", re.IGNORECASE
-)
-REDACTED = "[redacted]"
 SUMMARY_CHARS = 1000
 
 
@@ -190,7 +186,7 @@ class GovernancePlugin(BasePlugin):
             call_id=context.function_call_id or "",
             tool_name=tool.name,
             tool_full_name=binding.full_name if binding else "",
-            args=redact(dict(args)),
+            args=redact_secrets(dict(args)),
             result_summary=summarize(result),
             status=status,
             decided_by=pending.decision.rule,
@@ -288,24 +284,12 @@ def _is_error_result(result: Any) -> bool:
     )
 
 
-def redact(value: Any) -> Any:
-    """A copy with the values of secret-looking keys replaced, at any depth."""
-    if isinstance(value, Mapping):
-        return {
-            key: REDACTED if SECRET_KEY_PATTERN.search(str(key)) else redact(item)
-            for key, item in value.items()
-        }
-    if isinstance(value, (list, tuple)):
-        return [redact(item) for item in value]
-    return value
-
-
 def summarize(result: Any) -> str:
     """The result as short JSON (secrets redacted), for the audit."""
     if isinstance(result, str):
         text = result
     else:
-        text = json.dumps(redact(result), default=str, ensure_ascii=False)
+        text = json.dumps(redact_secrets(result), default=str, ensure_ascii=False)
     if len(text) > SUMMARY_CHARS:
         return text[: SUMMARY_CHARS - 1] + "…"
     return text
