@@ -1,6 +1,6 @@
 """Long-running calls: a tool's call that waits for a result someone posts later.
 
-runs.py records each call of a long-running tool as a LongRunningCall row, keyed
+turns/drive.py records each call of a long-running tool as a LongRunningCall row, keyed
 by its function-call id, before the call's event is published. The result comes:
 
 - from a person, over the API (`POST /api/sessions/{id}/function-responses/`) or
@@ -9,7 +9,7 @@ by its function-call id, before the call's event is published. The result comes:
 - from trusted code (a Celery task, a service): complete_call(), which does not.
 
 Either way one new Run resumes the invocation that made the call
-(runs.start_function_response), and a call is answered exactly once.
+(start.start_function_response), and a call is answered exactly once.
 
 Who may answer: the session owner (or staff). A tool marked with
 `answered_by(tool, group=...)` is answered by that group's members or staff, and
@@ -24,9 +24,9 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 from google.genai import types
 
-from agents import runs
 from agents.models import LongRunningCall, Run, Session
 from agents.sessions import access_session
+from agents.turns import start
 from project.errors import DomainError, ForbiddenError, NotFoundError
 
 
@@ -144,7 +144,7 @@ def _complete(call: LongRunningCall, *, response: Mapping[str, Any], user) -> Ru
     answer = types.FunctionResponse(
         id=call.call_id, name=call.name, response=dict(response)
     )
-    run = runs.start_function_response(
+    run = start.start_function_response(
         session=call.session, user=user, responses=[answer]
     )
     locked.status = LongRunningCall.Status.ANSWERED

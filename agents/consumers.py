@@ -16,7 +16,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from pydantic import BaseModel, ValidationError
 
-from agents import calls, credentials, runs, streams
+from agents import calls, credentials, streams
 from agents.events import EVENTS_BATCH, events_after, frame_from_row, frame_json
 from agents.frames import (
     AccessChangedFrame,
@@ -33,6 +33,7 @@ from agents.inputs import BadJson, BadText
 from agents.models import AgentSpec, Session
 from agents.params import BadParameter, is_name, parse_whole_number
 from agents.sessions import access_session
+from agents.turns import start
 from agents.wsauth import origin_allowed
 from project.errors import DomainError, NotFoundError
 from toolsets import approvals
@@ -198,7 +199,7 @@ class SessionStreamConsumer(StreamConsumer):
         if frame.type == "message":
             await self.session.arefresh_from_db(fields=["closed_at"])
             await self._act(
-                runs.start_turn, session=self.session, user=self.user, text=frame.text
+                start.start_turn, session=self.session, user=self.user, text=frame.text
             )
             return
         if frame.type == "function_response":
@@ -230,10 +231,10 @@ class SessionStreamConsumer(StreamConsumer):
             return
         await super().handle_frame(frame)
 
-    async def _act(self, start, **kwargs: Any) -> None:
+    async def _act(self, service, **kwargs: Any) -> None:
         """Start a turn through a service; ack with its Run, or refuse with why."""
         try:
-            run = await database_sync_to_async(start)(**kwargs)
+            run = await database_sync_to_async(service)(**kwargs)
         except DomainError as exc:
             await self.send_error(exc.code, str(exc))
             return

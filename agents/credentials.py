@@ -1,7 +1,7 @@
 """Credentials a tool asks for: answered by the session owner, kept sealed, revocable.
 
 A tool's `request_credential(...)` leaves a pending CredentialRequest (recorded by
-runs.py through agents.adk.credentials) and an `auth_request` event. The session
+turns/drive.py through agents.adk.credentials) and an `auth_request` event. The session
 owner answers it, over the API (`POST /api/auth-requests/{id}/answer/`) or the
 session socket (a `credential` frame): answer_auth_request(). The secret is sealed
 into the owner's Credential for the request's credential key in the session's app
@@ -29,10 +29,10 @@ from google.adk.auth.auth_credential import (
 )
 from google.genai import types
 
-from agents import runs
 from agents.adk.auth import AUTH_CALL
 from agents.adk.credentials import CREDENTIAL_REF, store_credential
 from agents.models import Credential, CredentialRequest, Run
+from agents.turns import start
 from project.errors import DomainError, NotFoundError
 
 ANSWER_FIELDS = (
@@ -150,7 +150,7 @@ def _answer(request: CredentialRequest, *, user, answer: Mapping[str, str]) -> R
     reply = types.FunctionResponse(
         id=locked.call_id, name=AUTH_CALL, response={CREDENTIAL_REF: row.pk}
     )
-    run = runs.start_function_response(
+    run = start.start_function_response(
         session=request.session, user=user, responses=[reply]
     )
     locked.status = CredentialRequest.Status.ANSWERED

@@ -8,4 +8,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 
 app = Celery("toolcrib")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
+app.autodiscover_tasks()  # every app's tasks.py
+# The turn's tasks live with the turns (agents/turns/tasks.py).
+app.autodiscover_tasks(["agents.turns"])

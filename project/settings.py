@@ -203,7 +203,7 @@ if CELERY_BROKER_URL and not REDIS_URL:
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 # A task is acknowledged when it ends: a worker that dies mid-turn leaves its
-# message to the broker, which delivers it again (agents/recovery.py makes that
+# message to the broker, which delivers it again (agents/turns/queue.py makes that
 # harmless: the Run ends failed once its lease runs out, and never runs twice).
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -3,7 +3,7 @@
 A tool built with `FunctionTool(func, require_confirmation=True)` (or one that calls
 `tool_context.request_confirmation(...)`) does not run at first: ADK emits an
 `adk_request_confirmation` long-running call (an `approval_request` event) and the
-invocation pauses. runs.py records that call here as an Approval (record_approvals),
+invocation pauses. turns/drive.py records that call here as an Approval (record_approvals),
 before the event is published, keyed by the confirmation call's id.
 
 A decision (decide()) is that call's FunctionResponse `{"confirmed": bool}`, posted
@@ -38,9 +38,9 @@ from google.adk.events import Event as AdkEvent
 from google.adk.tools import BaseTool
 from google.genai import types
 
-from agents import executors
 from agents.adk.long_running import answering_group
 from agents.models import Run, Session
+from agents.turns import timers
 from project.errors import DomainError, ForbiddenError, NotFoundError
 from toolsets import access
 from toolsets.models import Approval, Tool
@@ -168,7 +168,7 @@ def _expire_at(when) -> None:
     from toolsets.tasks import expire_approvals_task  # tasks imports this module.
 
     delay = max((when - timezone.now()).total_seconds(), 0) + 0.2
-    executors.later(delay, expire_approvals_task)
+    timers.later(delay, expire_approvals_task)
 
 
 def _expiry(timeout: float | None):
@@ -268,7 +268,7 @@ def expire_due() -> int:
 
 def _resume(locked: Approval, *, user, status: str) -> Run:
     """Answer the confirmation call (confirmed only if approved) and store the decision."""
-    from agents import runs  # runs imports this module.
+    from agents.turns import start  # start -> executors -> drive imports this module.
 
     session = Session.objects.select_related("owner").get(pk=locked.session_id)
     answer = types.FunctionResponse(
@@ -276,7 +276,7 @@ def _resume(locked: Approval, *, user, status: str) -> Run:
         name=CONFIRMATION_CALL,
         response={"confirmed": status == Approval.Status.APPROVED},
     )
-    run = runs.start_function_response(
+    run = start.start_function_response(
         session=session, user=user or session.owner, responses=[answer]
     )
     locked.status = status

@@ -1,6 +1,6 @@
 """BudgetPlugin: a turn that uses up a daily token budget stops before its next model call.
 
-runs.py refuses a turn that would start over budget; this plugin covers the turn
+turns/drive.py refuses a turn that would start over budget; this plugin covers the turn
 that crosses the budget mid-way. Before every model call it checks the user's
 budgets (see agents.usage): other runs' tokens from the database, this turn's own
 from the model responses it has counted, since the stored ones may lag behind. When

@@ -2,7 +2,7 @@
 
 A tool calls `tool_context.request_credential(auth_config)`; ADK answers the call
 with an `adk_request_credential` long-running call (an `auth_request` event).
-runs.py records that call here as a CredentialRequest (record_auth_requests),
+turns/drive.py records that call here as a CredentialRequest (record_auth_requests),
 before the event is published. The owner's answer (agents.credentials) is sealed
 into a Credential row (Fernet, key from TOOLCRIB_CREDENTIAL_KEY or SECRET_KEY)
 and the resuming Run's message names that row instead of carrying the secret.

@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents import artifacts, calls, memory, runs
+from agents import artifacts, calls, memory
 from agents.adk.artifacts import USER_SCOPE
 from agents.adk.sessions import session_state
 from agents.api.inputs import FormParser, JSONParser, MultiPartParser, validated
@@ -58,6 +58,7 @@ from agents.sessions import (
     usable_agents,
     visible_sessions,
 )
+from agents.turns import start
 
 TOO_MANY_TURNS = (
     "Too many turns queued or running: in this session"
@@ -150,7 +151,7 @@ class SessionViewSet(
         """Send a message; the turn runs in the background (or wait for it with ?wait=1)."""
         session = self.get_object()
         message = validated(MessageInput, request.data)
-        run = runs.start_turn(session=session, user=request.user, text=message.text)
+        run = start.start_turn(session=session, user=request.user, text=message.text)
         return _run_response(request, run)
 
     @extend_schema(
@@ -324,7 +325,7 @@ class RunView(APIView):
 
 def _run_response(request: Request, run: Run) -> Response:
     if bool_param(request.query_params, "wait"):
-        run = runs.wait_for_run(run=run, timeout=settings.TOOLCRIB_WAIT_TIMEOUT)
+        run = start.wait_for_run(run=run, timeout=settings.TOOLCRIB_WAIT_TIMEOUT)
     code = status.HTTP_200_OK if run.is_finished else status.HTTP_202_ACCEPTED
     return Response(RunSerializer(run).data, status=code)
 

@@ -20,8 +20,8 @@ from agents.adk.offline import (
 )
 from agents.adk.offline_matching import ChosenCall, describe_result
 from agents.models import LongRunningCall, Run
-from agents.runs import wait_for_run
 from agents.tokens import issue_token
+from agents.turns.start import wait_for_run
 from demo.reimbursement import ask_for_approval, reimburse
 from project.asgi import application
 

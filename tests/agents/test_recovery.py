@@ -7,9 +7,9 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.utils import timezone
 
-from agents import recovery, runs
 from agents.models import Run, Session
-from agents.recovery import LOST_CODE, LOST_MESSAGE
+from agents.turns import drive, queue
+from agents.turns.queue import LOST_CODE, LOST_MESSAGE
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -54,7 +54,7 @@ def test_a_running_run_whose_lease_is_gone_ends_failed_with_an_error_event(
 ):
     run = running_run(session)
 
-    ended = async_to_sync(recovery.afail_lost_runs)()
+    ended = async_to_sync(queue.afail_lost_runs)()
 
     run.refresh_from_db()
     frames = events_of(alice, session.id)
@@ -73,12 +73,12 @@ def test_a_held_lease_outlives_its_duration_while_renewed(leases, session):
     run = running_run(session)
 
     async def lost_after_holding() -> bool:
-        await recovery.ahold_lease(run.id)
+        await queue.ahold_lease(run.id)
         try:
-            await asyncio.sleep(3 * recovery.lease_seconds())
-            return await recovery.ais_lost(run.id)
+            await asyncio.sleep(3 * queue.lease_seconds())
+            return await queue.ais_lost(run.id)
         finally:
-            await recovery.arelease_lease(run.id)
+            await queue.arelease_lease(run.id)
 
     assert async_to_sync(lost_after_holding)() is False
 
@@ -105,7 +105,7 @@ def test_a_second_delivery_of_an_ended_run_adds_nothing(
 ):
     run = say(alice, session.id, "weather in london?")
 
-    async_to_sync(runs.execute_turn)(UUID(run["id"]))
+    async_to_sync(drive.execute_turn)(UUID(run["id"]))
 
     assert kinds(events_of(alice, session.id)) == WEATHER_TURN
 
@@ -114,7 +114,7 @@ def test_without_a_shared_cache_no_run_is_taken_for_lost(settings, session):
     settings.TOOLCRIB_RUN_LEASE = 0
     run = running_run(session)
 
-    assert async_to_sync(recovery.afail_lost_runs)() == 0
+    assert async_to_sync(queue.afail_lost_runs)() == 0
     run.refresh_from_db()
     assert run.status == Run.Status.RUNNING
 
@@ -127,11 +127,11 @@ def test_a_turn_that_outlives_its_lease_does_not_undo_the_failure(
     run = Run.objects.create(session=session, user=alice, text="weather in oslo?")
 
     async def stalled_past_its_lease(run: Run) -> None:
-        await recovery.arelease_lease(run.id)
-        assert await recovery.afail_if_lost(run.id)
+        await queue.arelease_lease(run.id)
+        assert await queue.afail_if_lost(run.id)
 
-    monkeypatch.setattr(runs, "_drive", stalled_past_its_lease)
-    async_to_sync(runs.execute_turn)(run.id)
+    monkeypatch.setattr(drive, "_drive", stalled_past_its_lease)
+    async_to_sync(drive.execute_turn)(run.id)
 
     run.refresh_from_db()
     assert (run.status, run.error) == (Run.Status.FAILED, LOST_MESSAGE)

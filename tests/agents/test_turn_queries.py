@@ -1,12 +1,12 @@
 """The SQL a turn and a replay cost today, pinned so a change to the hot path shows.
 
-A turn runs off the request's thread (agents/executors.py: the inline executor's
+A turn runs off the request's thread (agents/turns/executors.py: the inline executor's
 event loop, each turn with an ORM thread of its own), where
 `django_assert_num_queries` cannot see: it reads one thread's connection. The
 `every_query` fixture counts at Django's cursor instead, on every thread, and
 passes each query through unchanged. The request thread's queries and the turn's
 are pinned apart, so a change says which side it is on. A sweep on a timer
-(executors.later: an approval's expiry, say, set by an earlier test) is no part of
+(timers.later: an approval's expiry, say, set by an earlier test) is no part of
 what is measured, and is left out.
 
 The counts are SQLite's (the suite's database): its `BEGIN IMMEDIATE` is a query of

@@ -8,7 +8,7 @@ from contextlib import ExitStack
 
 import pytest
 
-from agents.recovery import (
+from agents.turns.queue import (
     LOST_CODE,
     LOST_MESSAGE,
     UNQUEUED_CODE,

@@ -15,7 +15,7 @@ from google.adk.tools import FunctionTool
 from agents.adk.builder import sync_code_agents
 from agents.adk.sessions import DjangoSessionService
 from agents.models import Run, Session
-from agents.runs import wait_for_run
+from agents.turns.start import wait_for_run
 from demo.bank import wire_money
 from toolsets.approvals import approval_timeout
 from toolsets.models import Approval

@@ -22,7 +22,7 @@ from agents.adk.offline import (
 )
 from agents.adk.offline_matching import ChosenCall, describe_result
 from agents.models import LongRunningCall, Run, Session
-from agents.runs import wait_for_run
+from agents.turns.start import wait_for_run
 from demo.bank import wire_money
 from tests.agents.test_long_running import (
     drain_backlog,

@@ -133,10 +133,10 @@ def test_message_without_wait_is_accepted_and_finishes(
     assert response.status_code == 202
     run = response.json()
     assert run["status"] in {"queued", "running", "succeeded"}
-    from agents import runs
     from agents.models import Run
+    from agents.turns import start
 
-    finished = runs.wait_for_run(run=Run.objects.get(pk=run["id"]), timeout=30)
+    finished = start.wait_for_run(run=Run.objects.get(pk=run["id"]), timeout=30)
     assert finished.status == "succeeded"
     detail = client.get(f"/api/runs/{run['id']}/").json()
     assert detail["status"] == "succeeded"
@@ -147,8 +147,8 @@ def test_message_without_wait_is_accepted_and_finishes(
 def test_two_messages_at_once_make_two_whole_turns(
     alice, demo_agents, start_session, api_for, events_of
 ):
-    from agents import runs
     from agents.models import Run
+    from agents.turns import start
 
     session = start_session(alice, "weather_sentiment")
     client = api_for(alice)
@@ -160,7 +160,7 @@ def test_two_messages_at_once_make_two_whole_turns(
     ]
     for run_id in ids:
         assert (
-            runs.wait_for_run(run=Run.objects.get(pk=run_id), timeout=30).status
+            start.wait_for_run(run=Run.objects.get(pk=run_id), timeout=30).status
             == "succeeded"
         )
 

@@ -1,8 +1,9 @@
 """Where a turn runs: inline (a background event loop in this process) or Celery.
 
-Both call runs.execute_turn() by run id. Inline is the embedded default; with
-CELERY_BROKER_URL set, turns are queued for workers once the Run row is committed
-(a broker that does not answer fails the run, rather than leaving it queued).
+Both call drive.execute_turn() by run id (a worker through tasks.py). Inline is
+the embedded default; with CELERY_BROKER_URL set, turns are queued for workers once
+the Run row is committed (a broker that does not answer fails the run, rather than
+leaving it queued). Sweeps scheduled for later are in timers.py.
 """
 
 import asyncio
@@ -11,17 +12,15 @@ import logging
 import threading
 import time
 from concurrent.futures import Future
-from importlib import import_module
 from uuid import UUID
 
-from celery import Task
-from django import db
 from django.conf import settings
 from django.db import transaction
 from kombu.exceptions import OperationalError
 
-from agents import recovery
 from agents.models import Run
+from agents.turns import drive, queue
+from agents.turns.tasks import execute_turn_task
 
 logger = logging.getLogger(__name__)
 
@@ -50,14 +49,12 @@ def _inline_loop() -> asyncio.AbstractEventLoop:
 
 
 def _execute(run_id: UUID) -> None:
-    # runs imports executors; reaching it by name here keeps the import graph acyclic.
-    runs = import_module("agents.runs")
     loop = _inline_loop()
     future: Future = Future()
     _futures[run_id] = future
 
     def start() -> None:
-        task = loop.create_task(runs.execute_turn(run_id))
+        task = loop.create_task(drive.execute_turn(run_id))
         task.add_done_callback(lambda done: _settle(run_id, future, done))
 
     # An empty context: the caller's context variables (a consumer's thread-sensitive
@@ -86,40 +83,12 @@ def submit(*, run_id: UUID) -> None:
 
 def _enqueue(run_id: UUID) -> None:
     """Queue a committed run for the workers; a run no broker takes ends failed."""
-    # tasks imports runs, which imports executors: reached by name, like runs above.
-    tasks = import_module("agents.tasks")
     try:
-        tasks.execute_turn_task.delay(run_id=str(run_id))
+        execute_turn_task.delay(run_id=str(run_id))
     except OperationalError:
         # Left queued, the run would hold up every later turn of its session.
         logger.exception("turn not queued run=%s", run_id)
-        recovery.fail_unqueued(run_id)
-
-
-def later(delay: float, task: Task) -> None:
-    """Run a Celery task (one that takes no arguments, such as a sweep) in `delay`
-    seconds: on a worker when there is a broker, else on a timer of this process.
-
-    A timer is lost with its process; each sweep also runs at other moments (see
-    the task), so a lost timer only delays it."""
-    if settings.TOOLCRIB_EXECUTOR == "celery":
-        try:
-            task.apply_async(countdown=delay)
-        except OperationalError:
-            logger.exception("not scheduled task=%s", task.name)
-        return
-    timer = threading.Timer(delay, _run_sweep, args=(task,))
-    timer.daemon = True
-    timer.start()
-
-
-def _run_sweep(task: Task) -> None:
-    try:
-        task()
-    except Exception:  # noqa: BLE001 - a timer thread has nobody else to tell
-        logger.exception("sweep failed task=%s", task.name)
-    finally:
-        db.connections.close_all()
+        queue.fail_unqueued(run_id)
 
 
 def wait(*, run_id: UUID, timeout: float) -> None:

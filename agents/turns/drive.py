@@ -1,4 +1,5 @@
-"""Turns: start_turn() records a Run; execute_turn() drives ADK's Runner, persists, publishes.
+"""Driving a turn: execute_turn() claims the Run (queue.py), drives ADK's Runner with
+the plugins of TOOLCRIB_PLUGINS, persists, publishes.
 
 Inline and Celery executions share execute_turn(). Persist first, publish second:
 every non-partial event is stored by DjangoSessionService (with its seq) before it
@@ -7,14 +8,11 @@ is yielded here and published.
 
 import asyncio
 import logging
-from collections.abc import Sequence
-from datetime import timedelta
 from typing import Any
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 from google.adk.agents import BaseAgent
 from google.adk.agents.run_config import RunConfig, StreamingMode, ToolThreadPoolConfig
@@ -23,7 +21,7 @@ from google.adk.events import Event as AdkEvent
 from google.adk.runners import Runner
 from google.genai import types
 
-from agents import executors, recovery, streams
+from agents import streams
 from agents.adk import providers
 from agents.adk.artifacts import DjangoArtifactService
 from agents.adk.builder import agent_for
@@ -46,15 +44,11 @@ from agents.events import (
 )
 from agents.models import LongRunningCall, Run, Session
 from agents.plugins import plugins_for
+from agents.turns import queue
 from agents.usage import BudgetExceeded, acheck_budget
-from project.errors import SessionClosed, TooManyTurns
 from toolsets.approvals import record_approvals
 
 logger = logging.getLogger(__name__)
-
-POLL_START = 0.02
-UNFINISHED = (Run.Status.QUEUED, Run.Status.RUNNING)
-POLL_MAX = 0.5
 
 
 class TurnError(Exception):
@@ -63,75 +57,6 @@ class TurnError(Exception):
     def __init__(self, message: str, *, code: str = "TURN_ERROR") -> None:
         super().__init__(message)
         self.code = code
-
-
-def start_turn(*, session: Session, user, text: str) -> Run:
-    """Record a queued Run for a user message and hand it to the executor.
-
-    Raises:
-        SessionClosed: The session takes no new turns.
-        TooManyTurns: The session, or the user, already has as many turns queued
-            or running as the settings allow.
-    """
-    with transaction.atomic():
-        _lock_for_new_turn(session=session, user=user)
-        run = Run.objects.create(session=session, user=user, text=text)
-        executors.submit(run_id=run.id)
-    return run
-
-
-def _lock_for_new_turn(*, session: Session, user) -> None:
-    """Lock the user and the session, then check there is room for one more turn.
-
-    Counted under the locks, two messages sent at once cannot both take the last
-    place (on SQLite the IMMEDIATE transaction already serializes writers).
-    """
-    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-    locked = Session.objects.select_for_update().filter(pk=session.pk).first()
-    if locked is None or locked.closed_at:
-        raise SessionClosed()
-    unfinished = Run.objects.filter(status__in=UNFINISHED)
-    per_session = settings.TOOLCRIB_MAX_QUEUED_TURNS_PER_SESSION
-    if unfinished.filter(session_id=session.pk).count() >= per_session:
-        raise TooManyTurns(
-            f"This session already has {per_session} turns waiting or running;"
-            " send your message when one has ended."
-        )
-    per_user = settings.TOOLCRIB_MAX_QUEUED_TURNS_PER_USER
-    if unfinished.filter(user_id=user.pk).count() >= per_user:
-        raise TooManyTurns(
-            f"You already have {per_user} turns waiting or running;"
-            " send your message when one has ended."
-        )
-
-
-def start_function_response(
-    *, session: Session, user, responses: Sequence[types.FunctionResponse]
-) -> Run:
-    """Record a queued Run whose message is function responses, and hand it over.
-
-    ADK resumes the invocation that made the calls (found by their ids). The
-    caller checks the ids first: see calls.answer_call().
-    """
-    if session.closed_at:
-        raise SessionClosed()
-    parts = [types.Part(function_response=response) for response in responses]
-    message = types.Content(role="user", parts=parts)
-    with transaction.atomic():
-        run = Run.objects.create(
-            session=session,
-            user=user,
-            message=message.model_dump(mode="json", exclude_none=True),
-        )
-        executors.submit(run_id=run.id)
-    return run
-
-
-def wait_for_run(*, run: Run, timeout: float) -> Run:
-    """Block until the run has ended (or the timeout passes); return it fresh."""
-    executors.wait(run_id=run.id, timeout=timeout)
-    run.refresh_from_db()
-    return run
 
 
 async def execute_turn(run_id) -> None:
@@ -156,12 +81,12 @@ async def _execute_turn(run_id) -> None:
     run = await Run.objects.select_related("session__agent", "session__owner").aget(
         pk=run_id
     )
-    if not await _acquire_turn(run):
+    if not await queue.aclaim(run):
         logger.info("turn skipped run=%s status=%s", run.id, run.status)
         # Delivered again: the turn runs (or ran) elsewhere; fail it if that died.
-        await recovery.await_run_end(run.id)
+        await queue.await_run_end(run.id)
         return
-    await recovery.ahold_lease(run.id)
+    await queue.ahold_lease(run.id)
     try:
         await _record(run, "run_started", {"run": _run_out(run)})
         async with asyncio.timeout(settings.TOOLCRIB_TURN_TIMEOUT):
@@ -181,55 +106,7 @@ async def _execute_turn(run_id) -> None:
     else:
         await _finish(run)
     finally:
-        await recovery.arelease_lease(run.id)
-
-
-async def _acquire_turn(run: Run) -> bool:
-    """Wait until every earlier run of the session has ended, then claim this one.
-
-    One turn at a time per session across processes: the Run rows are the queue,
-    and the conditional UPDATE is the claim, so a redelivered run never runs twice.
-    """
-    delay = POLL_START
-    while True:
-        head = await _queue_head(run.session_id)
-        if head is None or head.pk != run.pk:
-            if not await Run.objects.filter(
-                pk=run.pk, status=Run.Status.QUEUED
-            ).aexists():
-                return False
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, POLL_MAX)
-            continue
-        now = timezone.now()
-        claimed = await Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).aupdate(
-            status=Run.Status.RUNNING, started_at=now
-        )
-        run.status, run.started_at = Run.Status.RUNNING, now
-        return bool(claimed)
-
-
-async def _queue_head(session_id: str) -> Run | None:
-    """The oldest unfinished run of a session, after failing runs that died silently."""
-    stale = timezone.now() - timedelta(seconds=settings.TOOLCRIB_TURN_TIMEOUT * 2)
-    await Run.objects.filter(
-        session_id=session_id, status=Run.Status.RUNNING, started_at__lt=stale
-    ).aupdate(
-        status=Run.Status.FAILED,
-        finished_at=timezone.now(),
-        error="The worker running this turn stopped answering.",
-    )
-    head = (
-        await Run.objects.filter(
-            session_id=session_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]
-        )
-        .order_by("created_at", "id")
-        .afirst()
-    )
-    if head and head.status == Run.Status.RUNNING:
-        if await recovery.afail_if_lost(head.pk):
-            return await _queue_head(session_id)
-    return head
+        await queue.arelease_lease(run.id)
 
 
 async def _drive(run: Run) -> None:
@@ -402,7 +279,7 @@ async def _fail(run: Run, code: str, message: str) -> None:
 
 async def _save_end(run: Run) -> bool:
     """Store how the turn ended; False (nothing stored) when the Run had already
-    been ended elsewhere, e.g. failed by recovery.py because its lease ran out while
+    been ended elsewhere, e.g. failed by queue.py because its lease ran out while
     this process was stalled: the first ending stands, and is told only once."""
     ended = await Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).aupdate(
         status=run.status,

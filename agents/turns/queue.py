@@ -1,13 +1,18 @@
-"""Turns whose process died: a lease shows a turn is alive, a lost turn ends failed.
+"""The session's queue of turns: the Run rows are the queue, its head is claimed by
+one conditional UPDATE, and a turn whose process died ends failed.
 
-A running turn holds a short-lived key in the shared cache (Redis), renewed by one
+One turn at a time per session across processes: a turn waits until every earlier
+run of its session has ended, then claims its own (aclaim), so a redelivered run
+never runs twice.
+
+A lease shows a turn is alive: a running turn holds a short-lived key in the shared cache (Redis), renewed by one
 thread per process three times per lease. A key that is missing twice, a renewal
 apart, belongs to a turn whose process died (a worker killed, a machine lost):
 the Run ends failed, with an error event a user can read, and the session's next
 turn may start. Everything stored before stays as it was.
 
 Leases need a cache every process shares: with no REDIS_URL they are off, and
-runs._queue_head() fails a silent turn after twice the turn timeout instead.
+_queue_head() fails a silent turn after twice the turn timeout instead.
 A run that no broker would take ends failed the same way (fail_unqueued).
 """
 
@@ -15,6 +20,7 @@ import asyncio
 import logging
 import threading
 import time
+from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
@@ -43,10 +49,61 @@ UNQUEUED_MESSAGE = (
 # A cache that cannot answer says nothing about the turn: it is assumed alive.
 CACHE_ERRORS = (RedisError, OSError)
 POLL_SECONDS = 0.5
+# How often a turn looks whether it heads its session's queue: doubling, up to the max.
+POLL_START = 0.02
+POLL_MAX = 0.5
 
 _held: set[UUID] = set()
 _renewer: threading.Thread | None = None
 _renewer_lock = threading.Lock()
+
+
+async def aclaim(run: Run) -> bool:
+    """Wait until every earlier run of the session has ended, then claim this one.
+
+    One turn at a time per session across processes: the Run rows are the queue,
+    and the conditional UPDATE is the claim, so a redelivered run never runs twice.
+    """
+    delay = POLL_START
+    while True:
+        head = await _queue_head(run.session_id)
+        if head is None or head.pk != run.pk:
+            if not await Run.objects.filter(
+                pk=run.pk, status=Run.Status.QUEUED
+            ).aexists():
+                return False
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, POLL_MAX)
+            continue
+        now = timezone.now()
+        claimed = await Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).aupdate(
+            status=Run.Status.RUNNING, started_at=now
+        )
+        run.status, run.started_at = Run.Status.RUNNING, now
+        return bool(claimed)
+
+
+async def _queue_head(session_id: str) -> Run | None:
+    """The oldest unfinished run of a session, after failing runs that died silently."""
+    stale = timezone.now() - timedelta(seconds=settings.TOOLCRIB_TURN_TIMEOUT * 2)
+    await Run.objects.filter(
+        session_id=session_id, status=Run.Status.RUNNING, started_at__lt=stale
+    ).aupdate(
+        status=Run.Status.FAILED,
+        finished_at=timezone.now(),
+        error="The worker running this turn stopped answering.",
+    )
+    head = (
+        await Run.objects.filter(
+            session_id=session_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]
+        )
+        .order_by("created_at", "id")
+        .afirst()
+    )
+    if head and head.status == Run.Status.RUNNING:
+        if await afail_if_lost(head.pk):
+            return await _queue_head(session_id)
+    return head
 
 
 def lease_seconds() -> float:

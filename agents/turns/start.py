@@ -1,0 +1,87 @@
+"""Starting a turn: record a queued Run, within the queued-turn caps, and hand it
+to the executor; resume an invocation with function responses; wait for a run.
+
+The Run rows are the queue (see queue.py); drive.py runs a turn to its end.
+"""
+
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from google.genai import types
+
+from agents.models import Run, Session
+from agents.turns import executors
+from project.errors import SessionClosed, TooManyTurns
+
+UNFINISHED = (Run.Status.QUEUED, Run.Status.RUNNING)
+
+
+def start_turn(*, session: Session, user, text: str) -> Run:
+    """Record a queued Run for a user message and hand it to the executor.
+
+    Raises:
+        SessionClosed: The session takes no new turns.
+        TooManyTurns: The session, or the user, already has as many turns queued
+            or running as the settings allow.
+    """
+    with transaction.atomic():
+        _lock_for_new_turn(session=session, user=user)
+        run = Run.objects.create(session=session, user=user, text=text)
+        executors.submit(run_id=run.id)
+    return run
+
+
+def _lock_for_new_turn(*, session: Session, user) -> None:
+    """Lock the user and the session, then check there is room for one more turn.
+
+    Counted under the locks, two messages sent at once cannot both take the last
+    place (on SQLite the IMMEDIATE transaction already serializes writers).
+    """
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    locked = Session.objects.select_for_update().filter(pk=session.pk).first()
+    if locked is None or locked.closed_at:
+        raise SessionClosed()
+    unfinished = Run.objects.filter(status__in=UNFINISHED)
+    per_session = settings.TOOLCRIB_MAX_QUEUED_TURNS_PER_SESSION
+    if unfinished.filter(session_id=session.pk).count() >= per_session:
+        raise TooManyTurns(
+            f"This session already has {per_session} turns waiting or running;"
+            " send your message when one has ended."
+        )
+    per_user = settings.TOOLCRIB_MAX_QUEUED_TURNS_PER_USER
+    if unfinished.filter(user_id=user.pk).count() >= per_user:
+        raise TooManyTurns(
+            f"You already have {per_user} turns waiting or running;"
+            " send your message when one has ended."
+        )
+
+
+def start_function_response(
+    *, session: Session, user, responses: Sequence[types.FunctionResponse]
+) -> Run:
+    """Record a queued Run whose message is function responses, and hand it over.
+
+    ADK resumes the invocation that made the calls (found by their ids). The
+    caller checks the ids first: see calls.answer_call().
+    """
+    if session.closed_at:
+        raise SessionClosed()
+    parts = [types.Part(function_response=response) for response in responses]
+    message = types.Content(role="user", parts=parts)
+    with transaction.atomic():
+        run = Run.objects.create(
+            session=session,
+            user=user,
+            message=message.model_dump(mode="json", exclude_none=True),
+        )
+        executors.submit(run_id=run.id)
+    return run
+
+
+def wait_for_run(*, run: Run, timeout: float) -> Run:
+    """Block until the run has ended (or the timeout passes); return it fresh."""
+    executors.wait(run_id=run.id, timeout=timeout)
+    run.refresh_from_db()
+    return run
