@@ -11,13 +11,13 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from google.genai import types
 
-from agents import streams
 from agents.adk.artifacts import (
     USER_SCOPE,
     delete_files,
     load_artifact,
     save_artifact,
 )
+from agents.events.log import record_and_publish
 from agents.models import Artifact, Session
 from project.errors import DomainError, NotFoundError, SessionClosed
 
@@ -62,7 +62,7 @@ def upload_artifact(
         session_id=session.adk_id,
         custom_metadata={"uploaded": True},
     )
-    streams.record_and_publish(
+    record_and_publish(
         session=session,
         kind="artifact",
         author=UPLOAD_AUTHOR,

@@ -1,8 +1,9 @@
 """What a client may send: one model per message and one rule for text, on both edges.
 
 A REST view and a socket frame that carry the same message validate it with the
-same model from here (agents.frames wraps them in a `type`), so a rule holds on
-both edges at once. The rule for every text that will be stored (`text_problem`):
+same model from here (agents.realtime.frames wraps them in a `type`), so a rule
+holds on both edges at once. The rule for every text that will be stored
+(`text_problem`):
 
 - no NUL: PostgreSQL stores it neither in text nor in jsonb;
 - no lone surrogate (half of a UTF-16 pair, which JSON's `"\\ud800"` escape makes):

@@ -11,8 +11,8 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from agents.routing import websocket_urlpatterns  # noqa: E402
-from agents.wsauth import WebsocketAuthStack  # noqa: E402
+from agents.realtime.routing import websocket_urlpatterns  # noqa: E402
+from agents.realtime.wsauth import WebsocketAuthStack  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

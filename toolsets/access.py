@@ -31,7 +31,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from agents import streams
+from agents.realtime import streams
 from toolsets.models import Grant, Tool, Toolset
 
 logger = logging.getLogger(__name__)

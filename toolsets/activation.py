@@ -34,9 +34,9 @@ from google.adk.plugins import BasePlugin
 from google.adk.sessions import Session as AdkSession
 from google.adk.tools import BaseTool, FunctionTool
 
-from agents import streams
 from agents.adk.builder import agent_for
 from agents.adk.sessions import session_rows
+from agents.events.log import arecord_and_publish
 from agents.models import Session
 from toolsets import execution
 from toolsets.bindings import abindings_for_invocation, is_internal
@@ -242,7 +242,7 @@ async def _tell(
     """Record and publish a `tools_changed` event: stored first, then the doorbell."""
     who = view.changed_by or author
     verb = "activated" if view.active else "deactivated"
-    await streams.arecord_and_publish(
+    await arecord_and_publish(
         session=session,
         kind=EVENT_KIND,
         invocation_id=invocation_id,

@@ -11,7 +11,7 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.events import Event as AdkEvent
 from google.adk.plugins import BasePlugin
 
-from agents.events import ESCALATED_TO
+from agents.events.wire import ESCALATED_TO
 
 PLUGIN_NAME = "toolcrib_handoffs"
 

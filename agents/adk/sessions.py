@@ -49,7 +49,7 @@ from google.adk.sessions.base_session_service import (
 )
 
 from agents.adk.auth import redacted_event
-from agents.events import event_kind
+from agents.events.wire import event_kind
 from agents.models import AppState, Event, Session, UserState, new_session_id
 from agents.redaction import is_credential_state, redact_state
 

@@ -32,15 +32,13 @@ from agents.api.serializers import (
     SessionSerializer,
     StateSerializer,
 )
-from agents.events import (
-    EVENTS_BATCH,
+from agents.events.log import EVENTS_BATCH, events_after
+from agents.events.wire import (
     EventFrameList,
-    events_after,
     frame_from_row,
     frame_json,
     frame_schema,
 )
-from agents.frames import client_frame_schema, server_frame_schemas
 from agents.inputs import FunctionResponseInput, MessageInput
 from agents.models import AgentSpec, Artifact, Run
 from agents.params import (
@@ -49,6 +47,7 @@ from agents.params import (
     parse_whole_number,
     whole_number_param,
 )
+from agents.realtime.frames import client_frame_schema, server_frame_schemas
 from agents.sessions import (
     AgentNotAvailable,
     access_run,

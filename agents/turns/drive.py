@@ -21,7 +21,6 @@ from google.adk.events import Event as AdkEvent
 from google.adk.runners import Runner
 from google.genai import types
 
-from agents import streams
 from agents.adk import providers
 from agents.adk.artifacts import DjangoArtifactService
 from agents.adk.builder import agent_for
@@ -33,7 +32,8 @@ from agents.adk.credentials import (
 from agents.adk.long_running import answering_group, long_running_calls
 from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService
-from agents.events import (
+from agents.events.log import arecord_and_publish
+from agents.events.wire import (
     EventFrame,
     Handoff,
     RunOut,
@@ -44,6 +44,7 @@ from agents.events import (
 )
 from agents.models import LongRunningCall, Run, Session
 from agents.plugins import plugins_for
+from agents.realtime import streams
 from agents.turns import queue
 from agents.usage import BudgetExceeded, acheck_budget
 from toolsets.approvals import record_approvals
@@ -301,6 +302,6 @@ def _run_out(run: Run) -> dict[str, Any]:
 
 
 async def _record(run: Run, kind: str, data: dict[str, Any]) -> None:
-    await streams.arecord_and_publish(
+    await arecord_and_publish(
         session=run.session, kind=kind, invocation_id=run.invocation_id, data=data
     )

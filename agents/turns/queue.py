@@ -30,8 +30,8 @@ from django.core.cache import cache
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from agents import streams
-from agents.events import RunOut
+from agents.events.log import arecord_and_publish
+from agents.events.wire import RunOut
 from agents.models import Run
 
 logger = logging.getLogger(__name__)
@@ -258,6 +258,6 @@ async def _status_of(run_id: UUID) -> str | None:
 
 
 async def _record(run: Run, kind: str, data: dict[str, Any]) -> None:
-    await streams.arecord_and_publish(
+    await arecord_and_publish(
         session=run.session, kind=kind, invocation_id=run.invocation_id, data=data
     )

@@ -6,10 +6,10 @@ from channels.testing import WebsocketCommunicator
 from django.core.files.uploadedfile import SimpleUploadedFile
 from redis.exceptions import RedisError
 
-from agents import streams
 from agents.adk.artifacts import artifact_storage
-from agents.events import EventFrame
+from agents.events.wire import EventFrame
 from agents.models import Artifact
+from agents.realtime import streams
 from agents.tokens import issue_token
 from project.asgi import application
 

@@ -5,14 +5,14 @@ import json
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from agents import consumers, streams
 from agents.adk.sessions import record_event
-from agents.consumers import (
+from agents.events.wire import EventFrame
+from agents.realtime import consumers, streams
+from agents.realtime.consumers import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
     CLOSE_UNAUTHENTICATED,
 )
-from agents.events import EventFrame
 from agents.tokens import issue_token
 from project.asgi import application
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agents.events import events_after
+from agents.events.log import events_after
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -10,7 +10,7 @@ from channels.testing import WebsocketCommunicator
 from google.adk.agents import LlmAgent
 
 from agents.adk.offline import OfflineLlm
-from agents.events import EventFrame
+from agents.events.wire import EventFrame
 from agents.models import Run
 from agents.tokens import issue_token
 from project.asgi import application

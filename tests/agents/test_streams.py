@@ -4,9 +4,9 @@ import pytest
 from channels.layers import get_channel_layer
 from redis.exceptions import RedisError
 
-from agents import streams
-from agents.events import events_after
+from agents.events.log import arecord_and_publish, events_after, record_and_publish
 from agents.models import Session
+from agents.realtime import streams
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,10 +23,10 @@ async def test_a_recorded_event_takes_the_next_seq_and_rings_with_it(session):
     channel = await layer.new_channel()
     await layer.group_add(streams.session_group(session.id), channel)
 
-    first = await streams.arecord_and_publish(
+    first = await arecord_and_publish(
         session=session, kind="tools_changed", data=TOOLS_CHANGED
     )
-    second = await streams.arecord_and_publish(
+    second = await arecord_and_publish(
         session=session, kind="tools_changed", data=TOOLS_CHANGED
     )
 
@@ -44,9 +44,7 @@ def test_a_failed_doorbell_is_logged_and_the_event_kept(session, monkeypatch, ca
 
     monkeypatch.setattr(streams, "apublish", redis_away)
 
-    row = streams.record_and_publish(
-        session=session, kind="tools_changed", data=TOOLS_CHANGED
-    )
+    row = record_and_publish(session=session, kind="tools_changed", data=TOOLS_CHANGED)
 
     assert [r.pk for r in events_after(session_id=session.id, after=row.seq - 1)] == [
         row.pk

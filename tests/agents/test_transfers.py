@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from agents.adk.builder import sync_code_agents
 from agents.adk.offline import OfflineLlm, OfflineStep
-from agents.events import EventFrame
+from agents.events.wire import EventFrame
 from agents.models import AgentSpec, Event
 from agents.sessions import create_session
 from agents.tokens import issue_token

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import httpx
 import websockets
 
-from agents.events import EventFrame
+from agents.events.wire import EventFrame
 from tests.live.server import LiveServer
 
 TIMEOUT = 30.0

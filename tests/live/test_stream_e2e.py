@@ -6,7 +6,7 @@ import httpx
 import pytest
 import websockets
 
-from agents.events import EventFrame
+from agents.events.wire import EventFrame
 
 TIMEOUT = 20
 

@@ -11,7 +11,7 @@ import json
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from agents.consumers import CLOSE_FORBIDDEN
+from agents.realtime.consumers import CLOSE_FORBIDDEN
 from project.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)

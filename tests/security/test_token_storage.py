@@ -17,7 +17,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.db.migrations.operations import RunPython
 
-from agents.consumers import CLOSE_UNAUTHENTICATED
+from agents.realtime.consumers import CLOSE_UNAUTHENTICATED
 from project.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)

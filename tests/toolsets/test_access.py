@@ -9,8 +9,8 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
-from agents import streams
 from agents.models import AgentSpec
+from agents.realtime import streams
 from agents.sessions import create_session
 from agents.tokens import issue_token
 from project.asgi import application

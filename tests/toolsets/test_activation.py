@@ -4,7 +4,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from google.adk.sessions import Session as AdkSession
 
-from agents.events import EventFrame
+from agents.events.wire import EventFrame
 from agents.models import Session
 from demo import inventory
 from tests.toolsets import scripted

@@ -123,7 +123,9 @@ class AccessChangedFrame(BaseModel):
 
 
 def server_frame_schemas() -> dict[str, dict]:
-    """JSON schema of every control frame the server sends (events: see agents.events)."""
+    """JSON schema of every control frame the server sends.
+
+    Events: see agents.events.wire."""
     models = [PongFrame, AckFrame, ErrorFrame, LaggedFrame, AccessChangedFrame]
     return {
         model.model_fields["type"].default: model.model_json_schema()

@@ -2,8 +2,7 @@
 
 ADK events are stored as ADK dumps them (snake_case); this module turns a stored row
 or a live ADK event into the frame clients see. docs/events.md documents it.
-events_after() is the one read of what a client missed, for the REST list and a
-socket's backlog alike.
+agents.events.log stores and reads the rows this renders.
 """
 
 from collections.abc import Mapping
@@ -15,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from agents.adk.auth import redacted_event
 from agents.inputs import replace_surrogates
-from agents.models import Event
 
 Kind = Literal[
     "user_message",
@@ -40,9 +38,6 @@ CONFIRMATION_CALL = "adk_request_confirmation"
 # Written by agents.adk.handoffs.HandoffPlugin on escalation events.
 ESCALATED_TO = "toolcrib_escalated_to"
 TOO_DEEP_TO_SHOW = "Not shown: nested deeper than events are rendered."
-# The most stored events read at once: the REST list's largest page, and one batch
-# of a socket's backlog.
-EVENTS_BATCH = 5000
 
 
 class FunctionCallOut(BaseModel):
@@ -286,15 +281,6 @@ def wire_from_row(row) -> WireEvent:
 
 def frame_from_row(row) -> EventFrame:
     return EventFrame(seq=row.seq, session=row.session_id, event=wire_from_row(row))
-
-
-def events_after(
-    *, session_id: str, after: int, limit: int = EVENTS_BATCH
-) -> list[Event]:
-    """The session's stored events with a seq above `after`, in seq order, at most
-    `limit`: what a client that has seen up to `after` has missed."""
-    rows = Event.objects.filter(session_id=session_id, seq__gt=after).order_by("seq")
-    return list(rows[:limit])
 
 
 def frame_json(frame: EventFrame) -> dict[str, Any]:

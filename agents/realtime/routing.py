@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from agents.consumers import (
+from agents.realtime.consumers import (
     AgentStreamConsumer,
     FirehoseConsumer,
     SessionStreamConsumer,

@@ -1,8 +1,7 @@
 """Channel-group names (one function per kind of group) and publishing.
 
-record_and_publish() is the one way Toolcrib's own events (run_started, error,
-run_finished, tools_changed, artifact) are stored under the next seq and announced;
-apublish_frame() is the one doorbell for a frame, with the Redis error guard.
+apublish_frame() is the one doorbell for a frame, with the Redis error guard;
+agents.events.log.record_and_publish() stores an event and rings it.
 
 The database is the log; the channel layer is only a doorbell. Publish after the
 event is committed, with its seq, so a client that misses a frame replays it.
@@ -12,13 +11,10 @@ import asyncio
 import logging
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from redis.exceptions import RedisError
 
-from agents.adk.sessions import record_event
-from agents.events import frame_from_row, frame_json
-from agents.models import Event, Session
+from agents.models import Session
 
 logger = logging.getLogger(__name__)
 
@@ -115,45 +111,3 @@ async def apublish_frame(session: Session, frame: dict[str, Any]) -> None:
         logger.warning(
             "publish failed session=%s seq=%s", session.id, seq, exc_info=True
         )
-
-
-async def arecord_and_publish(
-    *,
-    session: Session,
-    kind: str,
-    data: dict[str, Any],
-    invocation_id: str = "",
-    author: str = "system",
-) -> Event:
-    """Store one of Toolcrib's own events under the session's next seq, then publish it.
-
-    Called outside a transaction, the row is committed (record_event's own) before
-    the doorbell rings, so a client told of it can read it back by seq.
-    """
-    row = await record_event(
-        session_id=session.id,
-        kind=kind,
-        author=author,
-        invocation_id=invocation_id,
-        data=data,
-    )
-    await apublish_frame(session, frame_json(frame_from_row(row)))
-    return row
-
-
-def record_and_publish(
-    *,
-    session: Session,
-    kind: str,
-    data: dict[str, Any],
-    invocation_id: str = "",
-    author: str = "system",
-) -> Event:
-    """See arecord_and_publish()."""
-    return async_to_sync(arecord_and_publish)(
-        session=session,
-        kind=kind,
-        data=data,
-        invocation_id=invocation_id,
-        author=author,
-    )

@@ -16,9 +16,14 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from pydantic import BaseModel, ValidationError
 
-from agents import calls, credentials, streams
-from agents.events import EVENTS_BATCH, events_after, frame_from_row, frame_json
-from agents.frames import (
+from agents import calls, credentials
+from agents.events.log import EVENTS_BATCH, events_after
+from agents.events.wire import frame_from_row, frame_json
+from agents.inputs import BadJson, BadText
+from agents.models import AgentSpec, Session
+from agents.params import BadParameter, is_name, parse_whole_number
+from agents.realtime import streams
+from agents.realtime.frames import (
     AccessChangedFrame,
     AckFrame,
     AckRun,
@@ -29,12 +34,9 @@ from agents.frames import (
     PongFrame,
     parse_client_frame,
 )
-from agents.inputs import BadJson, BadText
-from agents.models import AgentSpec, Session
-from agents.params import BadParameter, is_name, parse_whole_number
+from agents.realtime.wsauth import origin_allowed
 from agents.sessions import access_session
 from agents.turns import start
-from agents.wsauth import origin_allowed
 from project.errors import DomainError, NotFoundError
 from toolsets import approvals
 

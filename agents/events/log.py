@@ -1,0 +1,75 @@
+"""The event log: record one of Toolcrib's own events and publish it, and read what a
+client missed.
+
+record_and_publish() is the one way Toolcrib's own events (run_started, error,
+run_finished, tools_changed, artifact) are stored under the next seq and announced;
+events_after() is the one read of what a client missed, for the REST list and a
+socket's backlog alike.
+
+The database is the log; the channel layer is only a doorbell. Publish after the
+event is committed, with its seq, so a client that misses a frame replays it.
+"""
+
+from typing import Any
+
+from asgiref.sync import async_to_sync
+
+from agents.adk.sessions import record_event
+from agents.events.wire import frame_from_row, frame_json
+from agents.models import Event, Session
+from agents.realtime.streams import apublish_frame
+
+# The most stored events read at once: the REST list's largest page, and one batch
+# of a socket's backlog.
+EVENTS_BATCH = 5000
+
+
+async def arecord_and_publish(
+    *,
+    session: Session,
+    kind: str,
+    data: dict[str, Any],
+    invocation_id: str = "",
+    author: str = "system",
+) -> Event:
+    """Store one of Toolcrib's own events under the session's next seq, then publish it.
+
+    Called outside a transaction, the row is committed (record_event's own) before
+    the doorbell rings, so a client told of it can read it back by seq.
+    """
+    row = await record_event(
+        session_id=session.id,
+        kind=kind,
+        author=author,
+        invocation_id=invocation_id,
+        data=data,
+    )
+    await apublish_frame(session, frame_json(frame_from_row(row)))
+    return row
+
+
+def record_and_publish(
+    *,
+    session: Session,
+    kind: str,
+    data: dict[str, Any],
+    invocation_id: str = "",
+    author: str = "system",
+) -> Event:
+    """See arecord_and_publish()."""
+    return async_to_sync(arecord_and_publish)(
+        session=session,
+        kind=kind,
+        data=data,
+        invocation_id=invocation_id,
+        author=author,
+    )
+
+
+def events_after(
+    *, session_id: str, after: int, limit: int = EVENTS_BATCH
+) -> list[Event]:
+    """The session's stored events with a seq above `after`, in seq order, at most
+    `limit`: what a client that has seen up to `after` has missed."""
+    rows = Event.objects.filter(session_id=session_id, seq__gt=after).order_by("seq")
+    return list(rows[:limit])
