@@ -13,12 +13,9 @@ import pytest
 from asgiref.sync import sync_to_async as sync
 from channels.testing import WebsocketCommunicator
 from django.db import connection
-from google.adk.agents import LlmAgent
-from google.adk.tools import LongRunningFunctionTool
 from rest_framework.test import APIClient
 
 from agents.adk.builder import sync_code_agents
-from agents.adk.offline import OfflineLlm, OfflineStep
 from agents.models import Event, LongRunningCall, Run, Session
 from project.asgi import application
 from toolsets.models import Tool, Toolset
@@ -40,33 +37,11 @@ DEEP_OBJECT = '{"a":' * 1000 + "1" + "}" * 1000
 REPLACEMENT = "\ufffd"
 
 
-def start_export(dataset: str) -> None:
-    """Starts exporting a dataset; the result is posted when the export is done.
-
-    Args:
-        dataset: The dataset to export.
-    """
-    return None
-
-
-def exporter() -> LlmAgent:
-    """A long-running tool whose result the session owner posts later."""
-    script = [
-        OfflineStep.call("start_export", dataset="sales"),
-        OfflineStep.say("The export is ready."),
-    ]
-    return LlmAgent(
-        name="exporter",
-        model=OfflineLlm(script=script),
-        tools=[LongRunningFunctionTool(start_export)],
-    )
-
-
 @pytest.fixture
 def agents(db, settings):
     settings.TOOLCRIB_AGENTS = [
         *settings.TOOLCRIB_AGENTS,
-        "tests.security.test_input_rules.exporter",
+        "tests.agents.test_long_running.exporter",
     ]
     return {spec.name: spec for spec in sync_code_agents()}
 
