@@ -76,6 +76,8 @@ class CatalogTool:
     policy: str  # the toolset's default policy
     requires_approval: bool
     policy_override: dict  # Tool.policy: an admin's execution policy override
+    approver_group: str | None  # who decides its approvals (blank: the requester)
+    approval_timeout: float | None  # seconds until its approvals expire
 
 
 @dataclass(frozen=True)
@@ -183,6 +185,8 @@ def _load_catalog(current: Versions) -> _Catalog:
         "toolset__default_policy",
         "requires_approval",
         "policy",
+        "approver_group__name",
+        "approval_timeout",
     )
     _catalog = _Catalog(current.catalog, {row[1]: CatalogTool(*row) for row in rows})
     return _catalog

@@ -33,37 +33,16 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from google.adk.agents import BaseAgent
-from google.adk.agents.context import Context
 from google.adk.events import Event as AdkEvent
-from google.adk.tools import BaseTool
 from google.genai import types
 
-from agents.adk.long_running import answering_group
+from agents.adk.long_running import approval_rule, approval_timeout  # noqa: F401
 from agents.models import Run, Session
 from agents.turns import timers
 from project.errors import DomainError, ForbiddenError, NotFoundError
-from toolsets import access
-from toolsets.models import Approval, Tool
+from toolsets.models import Approval
 
 CONFIRMATION_CALL = "adk_request_confirmation"
-APPROVAL_TIMEOUT = "toolcrib_approval_timeout"
-# In a catalog-asked confirmation's payload: the Tool row that asked.
-CATALOG_TOOL = "toolcrib_catalog_tool"
-
-
-def approval_timeout(tool: BaseTool, *, seconds: float) -> BaseTool:
-    """Mark a tool's approvals as expiring (rejected) `seconds` after they are asked."""
-    tool.custom_metadata = {**(tool.custom_metadata or {}), APPROVAL_TIMEOUT: seconds}
-    return tool
-
-
-def _timeout_of(root: BaseAgent, *, author: str, tool_name: str) -> float | None:
-    agent = root.find_agent(author)
-    for tool in getattr(agent, "tools", None) or []:
-        if isinstance(tool, BaseTool) and tool.name == tool_name:
-            seconds = (tool.custom_metadata or {}).get(APPROVAL_TIMEOUT)
-            return float(seconds) if seconds is not None else None
-    return None
 
 
 class ApprovalAlreadyDecided(DomainError):
@@ -81,47 +60,6 @@ class ApprovalNotYours(ForbiddenError):
         )
 
 
-async def acatalog_gate(
-    *, tool: BaseTool, tool_context: Context, full_name: str
-) -> dict | None:
-    """Hold a call of a tool the catalog marks as needing approval; None lets it run.
-
-    The first call asks (ADK's request_confirmation) and does not run; the call
-    ADK re-runs once approved carries the decision, so it is not asked twice.
-    """
-    row = await access.acatalog_tool(full_name)
-    if row is None or not row.requires_approval:
-        return None
-    confirmation = tool_context.tool_confirmation
-    if confirmation is None:
-        tool_context.request_confirmation(
-            hint=f"An administrator requires approval for each call of {tool.name}.",
-            payload={CATALOG_TOOL: full_name},
-        )
-        # A pause, not a result: the model must not be asked to go on.
-        tool_context.actions.skip_summarization = True
-        return {"error": "This tool call requires approval, please approve or reject."}
-    if not confirmation.confirmed:
-        return {"error": "This tool call is rejected."}
-    return None
-
-
-async def _catalog_rule(confirmation: dict) -> tuple[str, float | None]:
-    """The approver group and timeout a catalog-asked confirmation's Tool row sets."""
-    full_name = (confirmation.get("payload") or {}).get(CATALOG_TOOL)
-    if not full_name:
-        return "", None
-    row = (
-        await Tool.objects.filter(full_name=full_name)
-        .select_related("approver_group")
-        .afirst()
-    )
-    if row is None:
-        return "", None
-    group = row.approver_group.name if row.approver_group else ""
-    return group, row.approval_timeout
-
-
 def confirmation_requests(event: AdkEvent) -> list[types.FunctionCall]:
     """The `adk_request_confirmation` calls of a (complete) event."""
     if event.partial:
@@ -137,9 +75,12 @@ async def record_approvals(run: Run, event: AdkEvent, root: BaseAgent) -> None:
         original = args.get("originalFunctionCall") or {}
         confirmation = args.get("toolConfirmation") or {}
         name = str(original.get("name") or "")
-        timeout = _timeout_of(root, author=event.author, tool_name=name)
-        group = answering_group(root, author=event.author, tool_name=name)
-        catalog_group, catalog_timeout = await _catalog_rule(dict(confirmation))
+        group, timeout = approval_rule(
+            root,
+            author=event.author,
+            tool_name=name,
+            payload=dict(confirmation.get("payload") or {}),
+        )
         rows.append(
             Approval(
                 session_id=run.session_id,
@@ -152,8 +93,8 @@ async def record_approvals(run: Run, event: AdkEvent, root: BaseAgent) -> None:
                 tool_name=name,
                 args=dict(original.get("args") or {}),
                 hint=str(confirmation.get("hint") or ""),
-                approver_group=group or catalog_group,
-                expires_at=_expiry(timeout if timeout is not None else catalog_timeout),
+                approver_group=group,
+                expires_at=_expiry(timeout),
             )
         )
     if rows:

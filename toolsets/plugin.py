@@ -41,7 +41,7 @@ from agents.models import Run
 from agents.redaction import redact_secrets
 from toolsets import access, catalog, execution
 from toolsets.access import Decision, Reason
-from toolsets.approvals import acatalog_gate
+from toolsets.approval_gate import acatalog_gate
 from toolsets.bindings import Binding, abindings_for_invocation, is_internal
 from toolsets.models import Tool, ToolCall
 
