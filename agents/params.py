@@ -15,17 +15,19 @@ import re
 from collections.abc import Callable, Mapping
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import register_converter
 
 from agents.inputs import text_problem
+from project.converters import (  # noqa: F401 - the URL rule, re-exported
+    BIGINT_MAX,
+    DIGITS,
+    ID_CONVERTER,
+    NAME,
+    NAME_CONVERTER,
+)
 from project.errors import DomainError
 
-BIGINT_MAX = 2**63 - 1
-DIGITS = "[0-9]+"  # not \d, which matches every Unicode digit
 _DIGITS = re.compile(DIGITS)
-NAME = "[^/\x00]+"
 _NAME = re.compile(NAME)
-FILENAME = "[^\x00]+"  # an artifact's name may hold slashes
 _TRUE = frozenset({"1", "true", "yes"})
 _FALSE = frozenset({"0", "false", "no"})
 
@@ -82,49 +84,9 @@ def bool_param(params: Mapping[str, str], name: str) -> bool:
     return value in _TRUE
 
 
-class IdConverter:
-    """`<id:pk>`: a row id in a URL. Anything else is no such page (404)."""
-
-    regex = DIGITS
-
-    def to_python(self, value: str) -> int:
-        number = int(value)
-        if not 1 <= number <= BIGINT_MAX:
-            raise ValueError(value)  # Django then tries the next pattern: a 404
-        return number
-
-    def to_url(self, value: int) -> str:
-        return str(value)
-
-
-class NameConverter:
-    """`<name:pk>`: a session id or a name in a URL; with a NUL, no such page (404)."""
-
-    regex = NAME
-
-    def to_python(self, value: str) -> str:
-        return value
-
-    def to_url(self, value: str) -> str:
-        return value
-
-
-class FilenameConverter(NameConverter):
-    """`<filename:filename>`: an artifact's name, slashes included; with a NUL, 404."""
-
-    regex = FILENAME
-
-
 def is_name(value: str) -> bool:
     """Whether `value` may name something (as NameConverter takes it)."""
     return bool(_NAME.fullmatch(value))
-
-
-ID_CONVERTER = "id"
-NAME_CONVERTER = "name"
-register_converter(IdConverter, ID_CONVERTER)
-register_converter(NameConverter, NAME_CONVERTER)
-register_converter(FilenameConverter, "filename")
 
 
 class QueryTextMiddleware:

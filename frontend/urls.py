@@ -1,28 +1,40 @@
-"""The frontend's pages, at the root: `/`, `/login/`, `/sessions/<id>/`, `/staff/...`."""
+"""The frontend's pages, at the root: `/`, `/login/`, `/sessions/<id>/`, `/staff/...`.
+
+The frontend knows the apps only over HTTP and websockets; the one thing a page
+needs from them on the server, whether the signed-in user may see a session, is
+handed in by the root URLconf (project/urls.py), the composition root.
+"""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-import agents.params  # noqa: F401 - registers the <name:...> path converter
+import project.converters  # noqa: F401 - registers the <name:...> path converter
 from frontend import views
 
 app_name = "frontend"
 
-urlpatterns = [
-    path("", views.home, name="home"),
-    path(
-        "login/",
-        auth_views.LoginView.as_view(
-            template_name="frontend/login.html", redirect_authenticated_user=True
+
+def pages(*, session_access: views.SessionAccess) -> tuple[list, str]:
+    """The pages, for include(); `session_access` decides who sees a session page."""
+    return _patterns(views.session_page(session_access)), app_name
+
+
+def _patterns(session: views.View) -> list:
+    return [
+        path("", views.home, name="home"),
+        path(
+            "login/",
+            auth_views.LoginView.as_view(
+                template_name="frontend/login.html", redirect_authenticated_user=True
+            ),
+            name="login",
         ),
-        name="login",
-    ),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("sessions/<name:session_id>/", views.session, name="session"),
-    path("inbox/", views.inbox, name="inbox"),
-    path("overview/", views.overview, name="overview"),
-    path("staff/access/", views.access, name="access"),
-    path("staff/audit/", views.audit, name="audit"),
-    path("staff/firehose/", views.firehose, name="firehose"),
-    path("staff/agents/", views.agents, name="agents"),
-]
+        path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+        path("sessions/<name:session_id>/", session, name="session"),
+        path("inbox/", views.inbox, name="inbox"),
+        path("overview/", views.overview, name="overview"),
+        path("staff/access/", views.access, name="access"),
+        path("staff/audit/", views.audit, name="audit"),
+        path("staff/firehose/", views.firehose, name="firehose"),
+        path("staff/agents/", views.agents, name="agents"),
+    ]

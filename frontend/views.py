@@ -2,8 +2,8 @@
 
 No business logic lives here: access is decided by the API each page calls; these
 views only require a signed-in user (or staff) so nobody gets an empty shell, and
-the session page asks the API's own access_session() so it is there only for
-someone who may see the session.
+the session page asks the access check the root URLconf hands it (the API's own
+access_session()) so it is there only for someone who may see the session.
 """
 
 from collections.abc import Callable
@@ -15,8 +15,11 @@ from django.contrib.auth.models import Group
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from agents.sessions import access_session
 from project.errors import NotFoundError
+
+View = Callable[..., HttpResponse]
+# The session if `user` may see it; else raises NotFoundError.
+SessionAccess = Callable[..., object]
 
 
 def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -47,16 +50,20 @@ firehose = staff_required(_page("frontend/firehose.html", "firehose"))
 agents = staff_required(_page("frontend/agents.html", "agents"))
 
 
-@login_required
-def session(request: HttpRequest, session_id: str) -> HttpResponse:
-    """One session, for its owner and staff; anyone else gets a 404."""
-    try:
-        found = access_session(user=request.user, session_id=session_id)
-    except NotFoundError:
-        raise Http404("No such session.") from None
-    return render(
-        request, "frontend/session.html", {"nav": "home", "session_id": found.id}
-    )
+def session_page(access: SessionAccess) -> View:
+    """One session's page, for whoever `access` lets see it; anyone else gets a 404."""
+
+    @login_required
+    def session(request: HttpRequest, session_id: str) -> HttpResponse:
+        try:
+            access(user=request.user, session_id=session_id)
+        except NotFoundError:
+            raise Http404("No such session.") from None
+        return render(
+            request, "frontend/session.html", {"nav": "home", "session_id": session_id}
+        )
+
+    return session
 
 
 @staff_required

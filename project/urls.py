@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from agents.sessions import access_session
+from frontend.urls import pages
 from project.health import healthz
 
 urlpatterns = [
@@ -13,7 +15,8 @@ urlpatterns = [
     ),
     path("api/", include("toolsets.api.urls")),
     path("api/", include("agents.api.urls")),
-    path("", include("frontend.urls")),
+    # The composition root: the pages get the runtime's session access check.
+    path("", include(pages(session_access=access_session))),
 ]
 # Errors under /api/ answer JSON, like every other API error (agents/api/errors.py).
 handler400 = "agents.api.errors.bad_request"
