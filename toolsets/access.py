@@ -24,7 +24,6 @@ from datetime import datetime
 from typing import Any
 
 from asgiref.sync import async_to_sync, sync_to_async
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.db import transaction
@@ -488,14 +487,15 @@ def _notify_grant(grant: Grant) -> None:
 def notify(*, user_ids: Collection[int] | None, tools: Sequence[str]) -> None:
     """Once committed, tell the users' sockets that their tools changed.
 
-    `None` means every active user (a toolset or tool changed for everyone).
+    `None` means everyone (a toolset or tool changed for all): one send to the
+    group every user's sockets are in, however many users there are.
     """
     if user_ids is None:
-        users = get_user_model().objects.filter(is_active=True)
-        user_ids = list(users.values_list("pk", flat=True))
-    if not user_ids:
+        groups = [streams.everyone_group()]
+    else:
+        groups = [streams.user_group(pk) for pk in sorted(set(user_ids))]
+    if not groups:
         return
-    groups = [streams.user_group(pk) for pk in sorted(set(user_ids))]
     message = {
         "type": streams.ACCESS_MESSAGE,
         "kind": "tools_changed",

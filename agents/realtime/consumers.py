@@ -159,7 +159,9 @@ class SessionStreamConsumer(StreamConsumer):
             await self._refuse_parameter(exc)
             return
         await self.join(
-            streams.session_group(session.id), streams.user_group(self.user.pk)
+            streams.session_group(session.id),
+            streams.user_group(self.user.pk),
+            streams.everyone_group(),
         )
         await self.accept()
         await self.replay()

@@ -44,6 +44,11 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
+def everyone_group() -> str:
+    """Every user's sockets: a change for everyone is one send here."""
+    return "users"
+
+
 _home_loop: asyncio.AbstractEventLoop | None = None
 
 

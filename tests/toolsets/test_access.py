@@ -7,6 +7,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from agents.models import AgentSpec
@@ -401,8 +402,10 @@ async def test_grant_change_rings_the_users_socket_group(world):
     layer = get_channel_layer()
     alice, bob = world["alice"], world["bob"]
     alice_channel, bob_channel = await layer.new_channel(), await layer.new_channel()
-    await layer.group_add(streams.user_group(alice.pk), alice_channel)
-    await layer.group_add(streams.user_group(bob.pk), bob_channel)
+    # The groups a session socket joins (agents.realtime.consumers).
+    for user, channel in ((alice, alice_channel), (bob, bob_channel)):
+        await layer.group_add(streams.user_group(user.pk), channel)
+        await layer.group_add(streams.everyone_group(), channel)
 
     await sync_to_async(access.grant_tool)(
         target=world["t1"], effect="deny", group=world["ops"]
@@ -419,6 +422,42 @@ async def test_grant_change_rings_the_users_socket_group(world):
     assert (await _next_message(bob_channel))["tools"] == [
         "ts"
     ]  # everyone: not ops-only
+    # Each socket heard it once: one message, not one per group it is in.
+    assert await _nothing_more(alice_channel)
+    assert await _nothing_more(bob_channel)
+
+
+async def _nothing_more(channel: str) -> bool:
+    import asyncio
+
+    try:
+        await asyncio.wait_for(get_channel_layer().receive(channel), timeout=0.3)
+    except TimeoutError:
+        return True
+    return False
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_change_for_everyone_is_one_send_however_many_users(world):
+    """Disabling a toolset rings every socket with one group send, not one per user."""
+    user_model = get_user_model()
+    await user_model.objects.abulk_create(
+        [user_model(username=f"extra{i}") for i in range(50)]
+    )
+    layer = get_channel_layer()
+    sent: list[str] = []
+    real_send = layer.group_send
+
+    async def counting_send(group, message):
+        sent.append(group)
+        await real_send(group, message)
+
+    layer.group_send = counting_send
+    try:
+        await sync_to_async(access.update_toolset)(toolset=world["ts"], enabled=False)
+    finally:
+        layer.group_send = real_send
+    assert sent == [streams.everyone_group()]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -447,8 +486,14 @@ async def test_tools_changed_reaches_an_open_session_socket(world, catalog):
     connected, _ = await socket.connect(timeout=5)
     assert connected
 
-    weather = await Tool.objects.aget(full_name="weather_sentiment.get_weather_report")
+    weather = await Tool.objects.select_related("toolset").aget(
+        full_name="weather_sentiment.get_weather_report"
+    )
     await sync_to_async(access.grant_tool)(target=weather, effect="deny", user=alice)
 
     assert await socket.receive_json_from(timeout=5) == {"type": "access_changed"}
+    # A change for everyone (a toolset disabled) reaches it too, once.
+    await sync_to_async(access.update_toolset)(toolset=weather.toolset, enabled=False)
+    assert await socket.receive_json_from(timeout=5) == {"type": "access_changed"}
+    assert await socket.receive_nothing(timeout=0.3)
     await socket.disconnect()
