@@ -297,6 +297,10 @@ TOOLCRIB_TOOLSETS: dict[str, str] = {
         if "=" in item
     ),
 }
+# Execution policies set in code for whole tools: "<toolset>.<tool>" -> the fields
+# of a policy (timeout, retries, max_concurrent, rate_limit, cache_ttl; see
+# docs/availability.md). An administrator's override in the catalog wins.
+TOOLCRIB_TOOL_POLICIES: dict[str, dict] = {}
 # What resolves the toolset names TOOLCRIB_TOOLSETS does not list (the imports an
 # administrator stored): a dotted path to an object with resolve(name),
 # versions(names) and names() (agents/adk/builder.py's ToolsetSource).

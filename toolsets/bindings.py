@@ -113,7 +113,7 @@ _registered: tuple[tuple, dict[int, tuple[str, ...]]] | None = None
 def registered_names() -> dict[int, tuple[str, ...]]:
     """id() of every registered toolset object or function -> its settings names."""
     global _registered
-    items = tuple(sorted(getattr(settings, "TOOLCRIB_TOOLSETS", {}).items()))
+    items = tuple(sorted(settings.TOOLCRIB_TOOLSETS.items()))
     if _registered is not None and _registered[0] == items:
         return _registered[1]
     index: dict[int, tuple[str, ...]] = {}
@@ -391,7 +391,7 @@ def bindings_of_tree(root: BaseAgent, *, app_name: str) -> list[Binding]:
 async def abindings_of_settings(failed: list[str]) -> list[Binding]:
     """Every tool of every toolset registered in settings."""
     found: list[Binding] = []
-    for name in getattr(settings, "TOOLCRIB_TOOLSETS", {}):
+    for name in settings.TOOLCRIB_TOOLSETS:
         info = settings_toolset(name)
         for entry in resolve_toolset(name):
             if isinstance(entry, BaseToolset):

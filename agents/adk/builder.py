@@ -66,7 +66,7 @@ def load_code_agent(dotted_path: str) -> BaseAgent:
 
 def resolve_toolset(name: str) -> list[Any]:
     """The ADK tools or toolsets registered in settings, or imported, as `name`."""
-    paths = getattr(settings, "TOOLCRIB_TOOLSETS", {})
+    paths = settings.TOOLCRIB_TOOLSETS
     if name not in paths:
         stored = toolset_source().resolve(name)  # e.g. an MCP import an admin stored
         if stored is None:
@@ -93,7 +93,7 @@ def fingerprint(spec: AgentSpec, depth: int = 0) -> str:
     if depth > MAX_DEPTH:
         raise AgentBuildError(f"agent {spec.name}: sub-agents nest too deep or loop")
     parts = [f"{spec.pk}:{spec.updated_at.timestamp()}"]
-    code_toolsets = getattr(settings, "TOOLCRIB_TOOLSETS", {})
+    code_toolsets = settings.TOOLCRIB_TOOLSETS
     imported = set(spec.toolsets or ()) - set(code_toolsets)
     if imported:
         parts.append(toolset_source().versions(imported))  # refreshed: a new toolset

@@ -84,7 +84,7 @@ def _openapi(document: dict[str, Any], registration: Registration) -> BaseToolse
 
 def check_name_free(name: str) -> None:
     """Refuse a name that a code toolset or another import already uses."""
-    if name in getattr(settings, "TOOLCRIB_TOOLSETS", {}):
+    if name in settings.TOOLCRIB_TOOLSETS:
         raise ImportNameTaken(f"a toolset in settings is already named {name!r}")
     if ToolImport.objects.filter(name=name).exists():
         raise ImportNameTaken(f"an import is already named {name!r}")
