@@ -26,8 +26,8 @@ from google.adk.models import LlmRequest
 from google.genai import types
 
 from toolsets import access
+from toolsets.governance.checks import prune_request
 from toolsets.models import Grant, Tool, Toolset
-from toolsets.plugin import prune_request
 
 USERS, GROUPS, TOOLSETS, TOOLS_PER_TOOLSET, GRANTS = 1000, 200, 50, 20, 10_000
 

@@ -1,9 +1,9 @@
 """Benchmark: what the execution policies add to one tool call.
 
-Times, per call, the pieces PolicyPlugin and the run wrapper add on top of a
-tool's own work: reading the policy (code, settings, the Tool row's override),
-validating the arguments against the schema, counting the rate limit, and
-taking and releasing a concurrency slot, in the configured cache (locmem, or
+Times, per call, the pieces governance's policy checks and the run wrapper add on
+top of a tool's own work: reading the policy (code, settings, the Tool row's
+override), validating the arguments against the schema, counting the rate limit,
+and taking and releasing a concurrency slot, in the configured cache (locmem, or
 Redis with REDIS_URL). Rows it makes are rolled back; its cache keys expire.
 
     .venv/bin/python -m bench.policies [--calls 2000]
@@ -23,8 +23,10 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from google.adk.tools import FunctionTool
 
-from toolsets import execution, policies
+from toolsets import policies
 from toolsets.catalog import declaration_of
+from toolsets.governance import execution
+from toolsets.governance import policies as enforcement
 from toolsets.models import Tool, Toolset
 
 
@@ -75,10 +77,10 @@ class Command(BaseCommand):
             await policies.apolicy_for(full_name, tool)
 
         async def validate() -> None:
-            policies.argument_errors(schema, args)
+            enforcement.argument_errors(schema, args)
 
         async def count() -> None:
-            await policies.rate_limit_feedback(user, full_name, (1_000_000, 3600))
+            await enforcement.rate_limit_feedback(user, full_name, (1_000_000, 3600))
 
         async def slot() -> None:
             held = await execution.acquire_slot(full_name, 4, 1.0, 60)

@@ -311,12 +311,9 @@ TOOLCRIB_TOOLSET_SOURCE = "toolsets.source.STORED_IMPORTS"
 TOOLCRIB_PLUGINS: list[str] = [
     "agents.adk.budget_plugin.BudgetPlugin",
     "agents.adk.handoffs.HandoffPlugin",
-    "toolsets.plugin.GovernancePlugin",
-    # After governance: these two only narrow access.
-    "toolsets.activation.ActivationPlugin",
-    "toolsets.availability.AvailabilityPlugin",
-    # Shapes only the calls the others let through.
-    "toolsets.policies.PolicyPlugin",
+    # Access, activation, availability, approval gate, policy: in the order of
+    # toolsets.governance.checks.CHECKS.
+    "toolsets.governance.plugin.GovernancePlugin",
     # Last: loads a credential only for a call that runs.
     "agents.adk.tool_auth.ToolAuthPlugin",
 ]

@@ -3,8 +3,9 @@
 Every toolset of an agent is active or inactive per session: a session's own choice
 (a SessionToolset row) or else the toolset's `active_by_default`. Only an active
 toolset's tools are offered to the model, from the next model step after a change;
-a call to an inactive toolset's tool is refused without running (and audited by
-GovernancePlugin, which runs first). docs/availability.md#toolset-activation.
+a call to an inactive toolset's tool is refused without running, audited
+`inactive` (governance's activation check, toolsets.governance.checks, right
+after access). docs/availability.md#toolset-activation.
 
 Who may switch: the model, through `list_toolsets` / `activate_toolset` /
 `deactivate_toolset` (offered to an agent that puts `activation_tools()` in its
@@ -29,8 +30,6 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from google.adk.agents import BaseAgent
 from google.adk.agents.context import Context
-from google.adk.models import LlmRequest, LlmResponse
-from google.adk.plugins import BasePlugin
 from google.adk.sessions import Session as AdkSession
 from google.adk.tools import BaseTool, FunctionTool
 
@@ -38,15 +37,11 @@ from agents.adk.builder import agent_for
 from agents.adk.sessions import session_rows
 from agents.events.log import arecord_and_publish
 from agents.models import Session
-from toolsets import execution
-from toolsets.bindings import abindings_for_invocation, is_internal
 from toolsets.catalog import usable_tools
-from toolsets.models import SessionToolset, ToolCall, Toolset
-from toolsets.plugin import prune_request
+from toolsets.models import SessionToolset, Toolset
 
 logger = logging.getLogger(__name__)
 
-PLUGIN_NAME = "toolcrib_activation"
 EVENT_KIND = "tools_changed"
 
 
@@ -338,71 +333,3 @@ def activation_tools() -> list[BaseTool]:
         ActivationTool(activate_toolset),
         ActivationTool(deactivate_toolset),
     ]
-
-
-# The plugin.
-
-
-class ActivationPlugin(BasePlugin):
-    """Offer only active toolsets' tools; refuse a call to an inactive one's.
-
-    Runs after GovernancePlugin (TOOLCRIB_PLUGINS): what it offers is already what
-    access allows, and a call it refuses has already been audited as allowed by
-    access, then ends as an error with the refusal in its summary. A call is
-    judged by the toolsets active at the model step that asked for it, so a call
-    made in the same batch as a (de)activation sees the state before it.
-    """
-
-    def __init__(self, name: str = PLUGIN_NAME) -> None:
-        super().__init__(name)
-        # (invocation, ADK agent) -> toolsets inactive at its last model step.
-        self._inactive: dict[tuple[str, str], set[str]] = {}
-
-    async def before_model_callback(
-        self, *, callback_context: Context, llm_request: LlmRequest
-    ) -> LlmResponse | None:
-        """Prune the tools of inactive toolsets from this model step."""
-        key = (callback_context.invocation_id, callback_context.agent_name)
-        if not llm_request.tools_dict:
-            self._inactive[key] = set()
-            return None
-        found = await abindings_for_invocation(callback_context)
-        toolsets = {
-            name: found[name].toolset.name
-            for name, tool in llm_request.tools_dict.items()
-            if name in found and not is_internal(name, tool)
-        }
-        inactive = await ainactive_toolsets(
-            session=callback_context.session, names=set(toolsets.values())
-        )
-        self._inactive[key] = inactive
-        pruned = {name for name, toolset in toolsets.items() if toolset in inactive}
-        if pruned:
-            prune_request(llm_request, pruned)
-        return None
-
-    async def before_tool_callback(
-        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: Context
-    ) -> dict | None:
-        """Refuse a call to a tool of a toolset that is not active; it never runs."""
-        if is_internal(tool.name, tool):
-            return None
-        binding = (await abindings_for_invocation(tool_context)).get(tool.name)
-        if binding is None:
-            return None  # not a tool of this agent: governance refused it already
-        toolset = binding.toolset.name
-        inactive = self._inactive.get(
-            (tool_context.invocation_id, tool_context.agent_name)
-        )
-        if inactive is None:  # a resumed call, with no model step in this run
-            inactive = await ainactive_toolsets(
-                session=tool_context.session, names=[toolset]
-            )
-        if toolset not in inactive:
-            return None
-        execution.note_outcome(tool_context, tool, ToolCall.Status.INACTIVE, 0)
-        return {
-            "status": "error",
-            "error_message": f"Tool {tool.name} is not active: its toolset "
-            f"{toolset} is not active in this session.",
-        }

@@ -1,9 +1,9 @@
-"""Availability within a turn: forced first call, progressive exposure, gating.
+"""Availability within a turn, for tool authors: hidden tools, gates, exposure.
 
-All of it only narrows what GovernancePlugin already allows: AvailabilityPlugin
-runs after it, so a tool the user may not use has already been pruned from the
-request (and is refused at call time) whatever is forced, exposed or gated here
-(docs/availability.md).
+All of it only narrows what access allows: governance (toolsets.governance) checks
+access, then activation, before availability, so a tool the user may not use has
+already been pruned from the request (and is refused at call time) whatever is
+forced, exposed or gated here (docs/availability.md).
 
 - Forced first call: settings.TOOLCRIB_FORCED_FIRST_TOOL maps an agent (its
   AgentSpec name) to a tool. The first model call of each turn gets
@@ -23,42 +23,28 @@ request (and is refused at call time) whatever is forced, exposed or gated here
   concurrency) live in toolsets.policies; `rate_limited` and `cached_for` are
   importable from here too.
 
-A call to a tool the model was not offered on that step is refused as well.
+A call to a tool the model was not offered on that step is refused as well
+(a gate's refusal is audited `gated`). The checks
+themselves are toolsets.governance.checks; the turn they act on lives on the
+turn's GovernancePlugin (toolsets.governance.turn).
 """
 
-import inspect
-import logging
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from google.adk.agents.context import Context
-from google.adk.agents.invocation_context import InvocationContext
-from google.adk.models import LlmRequest, LlmResponse
-from google.adk.plugins import BasePlugin
 from google.adk.tools import BaseTool
-from google.genai import types
 
-from toolsets import execution
-from toolsets.bindings import abindings_for_invocation, is_internal
-from toolsets.models import ToolCall
-from toolsets.plugin import prune_request
+from toolsets.governance.turn import Offer, Turn, turn_of
 from toolsets.policies import (  # noqa: F401 (their home before policies.py)
-    CACHED_FLAG,
     cache_ttl_of,
     cached_for,
     rate_limit_of,
     rate_limited,
 )
 
-logger = logging.getLogger(__name__)
-
-PLUGIN_NAME = "toolcrib_availability"
 HIDDEN_ATTR = "toolcrib_hidden"
 GATES_ATTR = "toolcrib_gates"
-MAX_TURNS = 10_000
 
 Gate = Callable[[dict[str, Any], Any], Any]  # -> feedback | None, or awaitable
 ToolRef = str | BaseTool | Callable[..., Any]
@@ -66,28 +52,6 @@ ToolRef = str | BaseTool | Callable[..., Any]
 
 class ExposureError(RuntimeError):
     """add_tools / remove_tools called outside a turn."""
-
-
-@dataclass
-class Offer:
-    """One agent's tools in one turn, as tools change them."""
-
-    tools: dict[str, BaseTool] = field(default_factory=dict)
-    hidden: set[str] = field(default_factory=set)
-    offered: set[str] | None = None
-    full_names: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class Turn:
-    """One invocation (turn): each agent's offer, and data its tools share."""
-
-    agents: dict[str, Offer] = field(default_factory=dict)
-    model_calls: int = 0
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-_turns: "OrderedDict[str, Turn]" = OrderedDict()
 
 
 # Marking tools.
@@ -113,11 +77,13 @@ def _target(tool: BaseTool) -> Any:
     return getattr(tool, "func", tool)
 
 
-def _is_hidden(tool: BaseTool) -> bool:
+def is_hidden(tool: BaseTool) -> bool:
+    """True for a tool marked `hidden`."""
     return bool(getattr(_target(tool), HIDDEN_ATTR, False))
 
 
-def _gates(tool: BaseTool) -> tuple[Gate, ...]:
+def gates_of(tool: BaseTool) -> tuple[Gate, ...]:
+    """The gates attached to a tool with `gated_by`, in order."""
     return tuple(getattr(_target(tool), GATES_ATTR, ()))
 
 
@@ -129,16 +95,15 @@ def forced_first_tool(agent: str) -> str | None:
 # The turn, from inside a tool.
 
 
-def _turn_of(context: Any) -> Turn:
-    invocation_id = getattr(context, "invocation_id", None) if context else None
-    turn = _turns.get(invocation_id) if invocation_id else None
-    if turn is None or not turn.agents:
+def _turn(context: Any) -> Turn:
+    turn = turn_of(context)
+    if turn is None or not turn.offers:
         raise ExposureError("tools can only be added or removed during a turn")
     return turn
 
 
 def _offer_of(context: Any) -> Offer:
-    offer = _turn_of(context).agents.get(getattr(context, "agent_name", ""))
+    offer = _turn(context).offers.get(getattr(context, "agent_name", ""))
     if offer is None:
         raise ExposureError("tools can only be added or removed during a turn")
     return offer
@@ -152,7 +117,7 @@ def current_tools(context: Any) -> list[str]:
 
 def turn_data(context: Any) -> dict[str, Any]:
     """A dict that lives as long as the turn, for tools and gates to share."""
-    return _turn_of(context).data
+    return _turn(context).data
 
 
 def _name_of(ref: ToolRef) -> str:
@@ -199,92 +164,3 @@ def remove_tools(context: Any, refs: Iterable[ToolRef]) -> list[str]:
     names = {_name_of(ref) for ref in refs}
     offer.hidden.update(names & set(offer.tools))
     return current_tools(context)
-
-
-# The plugin.
-
-
-def _start(invocation_id: str) -> Turn:
-    turn = _turns.get(invocation_id)
-    if turn is None:
-        turn = _turns[invocation_id] = Turn()
-        while len(_turns) > MAX_TURNS:
-            _turns.popitem(last=False)
-    return turn
-
-
-class AvailabilityPlugin(BasePlugin):
-    """Forced first call, progressive exposure and gates, inside what access allows."""
-
-    def __init__(self, name: str = PLUGIN_NAME) -> None:
-        super().__init__(name)
-
-    async def before_run_callback(
-        self, *, invocation_context: InvocationContext
-    ) -> types.Content | None:
-        _start(invocation_context.invocation_id)
-        return None
-
-    async def after_run_callback(
-        self, *, invocation_context: InvocationContext
-    ) -> None:
-        _turns.pop(invocation_context.invocation_id, None)
-
-    async def before_model_callback(
-        self, *, callback_context: Context, llm_request: LlmRequest
-    ) -> LlmResponse | None:
-        turn = _start(callback_context.invocation_id)
-        offer = turn.agents.get(callback_context.agent_name)
-        if offer is None:  # this agent's first step in the turn
-            found = await abindings_for_invocation(callback_context)
-            tools = {name: binding.tool for name, binding in found.items()}
-            hidden_names = {name for name, tool in tools.items() if _is_hidden(tool)}
-            offer = turn.agents[callback_context.agent_name] = Offer(
-                tools, hidden_names
-            )
-            offer.full_names = {n: b.full_name for n, b in found.items()}
-        turn.model_calls += 1
-        hidden_now = offer.hidden & set(llm_request.tools_dict)
-        if hidden_now:
-            prune_request(llm_request, hidden_now)
-        forced = forced_first_tool(callback_context.session.app_name)
-        if turn.model_calls == 1 and forced and forced in llm_request.tools_dict:
-            force(llm_request, forced)
-        offer.offered = set(llm_request.tools_dict)
-        return None
-
-    async def before_tool_callback(
-        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: Context
-    ) -> dict | None:
-        if is_internal(tool.name, tool):
-            return None
-        turn = _turns.get(tool_context.invocation_id)
-        offer = turn.agents.get(tool_context.agent_name) if turn else None
-        if offer is None or offer.offered is None:
-            return None
-        if tool.name not in offer.offered:
-            execution.note_outcome(tool_context, tool, ToolCall.Status.ERROR, 0)
-            return _refusal(f"Tool {tool.name} is not available at this step.")
-        for gate in _gates(offer.tools.get(tool.name, tool)):
-            feedback = gate(dict(tool_args), tool_context)
-            if inspect.isawaitable(feedback):
-                feedback = await feedback
-            if feedback:
-                execution.note_outcome(tool_context, tool, ToolCall.Status.GATED, 0)
-                return execution.refusal(feedback, ToolCall.Status.GATED)
-        return None
-
-
-def force(llm_request: LlmRequest, name: str) -> None:
-    """Make this call call `name`: only it declared, tool_config ANY on it."""
-    others = {n for n in llm_request.tools_dict if n != name}
-    prune_request(llm_request, others)
-    llm_request.config.tool_config = types.ToolConfig(
-        function_calling_config=types.FunctionCallingConfig(
-            mode=types.FunctionCallingConfigMode.ANY, allowed_function_names=[name]
-        )
-    )
-
-
-def _refusal(message: str) -> dict:
-    return {"status": "error", "error_message": message}

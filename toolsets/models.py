@@ -79,7 +79,7 @@ class Tool(models.Model):
         help_text="Admin override of the execution policy (toolsets.policies), "
         'e.g. {"timeout": 5, "retries": 2}; keys left out keep the default.',
     )
-    # Human approval set in the catalog (toolsets.plugin asks, toolsets.approvals
+    # Human approval set in the catalog (toolsets.governance.checks asks, toolsets.approvals
     # keeps the request), for a tool whose code asks for none.
     requires_approval = models.BooleanField(
         default=False, help_text="Every call waits for a person's approval."

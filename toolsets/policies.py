@@ -1,54 +1,38 @@
-"""Per-tool execution policies: how a call that access allowed is run.
+"""Per-tool execution policies: what a tool's policy is, and where it comes from.
 
 A ToolPolicy says, for one tool: validate the arguments against its schema, cut
 the call off after `timeout` seconds, retry errors marked retryable with
 exponential backoff, run at most `max_concurrent` calls at once, allow
 `rate_limit` calls per user per window, and reuse a read-only tool's result for
-`cache_ttl` seconds. Defaults come from code (decorators on the tool function),
-then settings.TOOLCRIB_TOOL_POLICIES, then the admin's override on the Tool row
-(`Tool.policy`), key by key (docs/availability.md).
+`cache_ttl` seconds. Defaults come from code (the decorators below, on the tool
+function), then settings.TOOLCRIB_TOOL_POLICIES, then the admin's override on the
+Tool row (`Tool.policy`), key by key (docs/availability.md).
 
-PolicyPlugin runs after GovernancePlugin and AvailabilityPlugin (TOOLCRIB_PLUGINS):
-a policy only ever shapes a call that access already allowed, never widens it.
-
-Validation, the rate limit and the cache are answered in PolicyPlugin's
-before_tool_callback (the tool does not run); timeout, retries and concurrency
-wrap the run itself (toolsets.execution says how).
-
-Outcomes (invalid_args, rate_limited, cached, busy, timeout, retries) are noted
-per call for GovernancePlugin's audit row, and shown to the model (and the
-stream) in the function response.
+This module is what tool authors (`policy`, `rate_limited`, `cached_for`, `retry`,
+`Retryable`, `retryable`) and administrators (the override) use. Governance
+applies a policy, after access, activation, availability and the approval gate
+have let the call through, so a policy never widens access:
+toolsets.governance.policies answers a call before it runs (validation, the rate
+limit, the result cache), toolsets.governance.execution wraps the run (timeout,
+retries, concurrency). Outcomes are audited on the call's ToolCall row and shown
+to the model (and the stream) in the function response.
 """
 
-import hashlib
-import json
 import logging
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import jsonschema
 from django.conf import settings
-from django.core.cache import cache
-from google.adk.agents.context import Context
-from google.adk.plugins import BasePlugin
 from google.adk.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from toolsets import access, execution
-from toolsets.bindings import abindings_for_invocation, is_internal
-from toolsets.catalog import declaration_of
-from toolsets.models import Tool, ToolCall
+from toolsets import access
+from toolsets.models import Tool
 
 logger = logging.getLogger(__name__)
 
-PLUGIN_NAME = "toolcrib_policies"
 POLICY_ATTR = "toolcrib_policy"
 RETRYABLE_ATTR = "toolcrib_retryable"
-RATE_KEY = "toolsets:rate"
-RESULT_KEY = "toolsets:result"
-CACHED_FLAG = "served_from_cache"
-OUTCOME_KEY = execution.OUTCOME_KEY
 OFF_KEYS = frozenset({"timeout", "max_concurrent", "rate_limit", "cache_ttl"})
 
 
@@ -291,164 +275,3 @@ def set_policy(*, tool: Tool, policy: Mapping[str, Any] | None) -> Tool:
     tool.policy = check_override(policy)
     tool.save(update_fields=["policy", "updated_at"])
     return tool
-
-
-# Argument validation.
-
-
-def argument_errors(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict:
-    """Field -> what is wrong with it, checked against a JSON schema; {} if valid."""
-    if not schema:
-        return {}
-    try:
-        validator = jsonschema.Draft202012Validator(schema)
-        found = sorted(validator.iter_errors(dict(args)), key=lambda e: e.path)
-    except jsonschema.SchemaError:
-        logger.warning("tool schema is not a valid JSON schema: %s", schema)
-        return {}
-    errors: dict[str, str] = {}
-    for error in found:
-        if error.validator == "required" and not error.path:
-            for name in set(error.validator_value) - set(error.instance):
-                errors[name] = "missing (required)"
-            continue
-        name = ".".join(str(part) for part in error.absolute_path) or "(arguments)"
-        errors.setdefault(name, error.message)
-    return errors
-
-
-def invalid_args_feedback(tool_name: str, errors: Mapping[str, str]) -> str:
-    listed = "; ".join(f"{name}: {problem}" for name, problem in errors.items())
-    return (
-        f"Invalid arguments for {tool_name}, so it did not run: {listed}. "
-        "Fix these arguments and call it again."
-    )
-
-
-# Rate limit and result cache (in Django's cache: Redis in production).
-
-
-async def rate_limit_feedback(
-    user_id: str, full_name: str, limit: tuple[int, int]
-) -> str | None:
-    """Feedback if this call goes over the tool's rate limit for this user."""
-    calls, seconds = limit
-    window = int(time.time() // seconds)
-    key = f"{RATE_KEY}:{user_id}:{full_name}:{window}"
-    await cache.aadd(key, 0, timeout=seconds + 1)
-    try:
-        count = await cache.aincr(key)
-    except ValueError:  # expired between add and incr: a new window
-        await cache.aset(key, 1, timeout=seconds + 1)
-        count = 1
-    if count <= calls:
-        return None
-    return (
-        f"Rate limited: {full_name.rsplit('.', 1)[-1]} allows {calls} calls "
-        f"per {seconds} seconds. Try again later."
-    )
-
-
-def result_key(user_id: str, full_name: str, args: Mapping[str, Any]) -> str:
-    text = json.dumps(dict(args), sort_keys=True, default=str)
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    return f"{RESULT_KEY}:{user_id}:{full_name}:{digest}"
-
-
-def _is_success(result: Any) -> bool:
-    return (
-        isinstance(result, dict)
-        and "error" not in result
-        and result.get("status") != "error"
-        and not result.get(CACHED_FLAG)
-    )
-
-
-# The plugin.
-
-
-class PolicyPlugin(BasePlugin):
-    """Argument validation, rate limit, result cache, timeout, retries, concurrency."""
-
-    def __init__(self, name: str = PLUGIN_NAME) -> None:
-        super().__init__(name)
-
-    async def before_tool_callback(
-        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: Context
-    ) -> dict | None:
-        """Refuse a bad or over-limit call, answer from cache, or prepare the run."""
-        if is_internal(tool.name, tool):
-            return None
-        binding = (await abindings_for_invocation(tool_context)).get(tool.name)
-        if binding is None:
-            return None  # governance refused it already
-        full_name = binding.full_name
-        policy = await apolicy_for(full_name, binding.tool)
-        refused = await _refusal_for(tool, tool_args, tool_context, full_name, policy)
-        if refused is not None:
-            execution.note_outcome(tool_context, tool, refused[OUTCOME_KEY], 0)
-            return refused
-        call = execution.Call(tool, full_name, policy)
-        if policy.cache_ttl:
-            call.result_key = result_key(tool_context.user_id, full_name, tool_args)
-            cached = await cache.aget(call.result_key)
-            if cached is not None:
-                status = ToolCall.Status.CACHED
-                execution.note_outcome(tool_context, tool, status, 0)
-                return {**cached, CACHED_FLAG: True, OUTCOME_KEY: str(status)}
-        if policy.controls_execution:
-            execution.install(tool)
-        execution.begin(call, tool_context)
-        return None
-
-    async def after_tool_callback(
-        self,
-        *,
-        tool: BaseTool,
-        tool_args: dict[str, Any],
-        tool_context: Context,
-        result: Any,
-    ) -> dict | None:
-        """Keep a successful read-only result for the cache's TTL."""
-        call = execution.end(tool_context, tool)
-        if call is None or not call.result_key or not _is_success(result):
-            return None
-        stored = {k: v for k, v in result.items() if k != "attempts"}
-        await cache.aset(call.result_key, stored, timeout=call.policy.cache_ttl)
-        return None
-
-    async def on_tool_error_callback(
-        self,
-        *,
-        tool: BaseTool,
-        tool_args: dict[str, Any],
-        tool_context: Context,
-        error: BaseException,
-    ) -> dict | None:
-        """Forget the call; ADK handles the error as usual."""
-        execution.end(tool_context, tool)
-        return None
-
-
-async def _refusal_for(
-    tool: BaseTool,
-    args: Mapping[str, Any],
-    context: Context,
-    full_name: str,
-    policy: ToolPolicy,
-) -> dict[str, Any] | None:
-    if policy.validate_args:
-        errors = argument_errors(declaration_of(tool)[1], args)
-        if errors:
-            return execution.refusal(
-                invalid_args_feedback(tool.name, errors),
-                ToolCall.Status.INVALID_ARGS,
-                errors=errors,
-            )
-    if policy.rate_limit:
-        limited = await rate_limit_feedback(
-            context.user_id, full_name, policy.rate_limit
-        )
-        if limited:
-            return execution.refusal(limited, ToolCall.Status.RATE_LIMITED)
-    return None

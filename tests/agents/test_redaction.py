@@ -8,7 +8,7 @@ from google.adk.events import EventActions
 
 from agents.adk.auth import redacted_event
 from agents.redaction import REDACTED, is_secret_key, redact_secrets
-from toolsets.plugin import summarize
+from toolsets.governance.plugin import summarize
 
 # Each shape one of the two old rules missed: the audit's substring pattern, or
 # the stream's exact AuthCredential fields.

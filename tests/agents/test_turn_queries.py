@@ -40,16 +40,17 @@ QUESTION = "weather in london?"  # one get_weather_report call, then an answer
 EVENTS_OF_A_TURN = 6  # run_started … run_finished, as tests/agents/api/test_turns.py
 REQUEST_THREAD = "MainThread"
 
-# A turn, read in order, is the request's 10 and the turn's 51:
+# A turn, read in order, is the request's 10 and the turn's 49:
 # - request: the token (2), the session, BEGIN IMMEDIATE, the user, the session
 #   again, the two queued-turn caps, INSERT the Run; after the wait, the Run.
 # - turn: claim the Run (4); record run_started (4); load the agent, the session,
 #   its events and its state (5); the budget (3); store each of ADK's 4 events (5
 #   each: BEGIN, the session, is the event new, UPDATE the session, INSERT it);
 #   the Run's invocation id and token counts (3); access (tools, grants: 2) and
-#   activation on each of the 2 model steps (2); the audit row (3); finish the Run
-#   (1) and record run_finished (4).
-TURN_QUERIES = {"request": 10, "turn": 51}
+#   activation on each of the 2 model steps (2); the audit row (1: its session,
+#   Run and tool come from the turn's Run and the catalog snapshot access keeps);
+#   finish the Run (1) and record run_finished (4).
+TURN_QUERIES = {"request": 10, "turn": 49}
 REST_REPLAY_QUERIES = 4  # the token (2), the session, its events after seq
 SOCKET_BACKLOG_QUERIES = 4  # the token (2), the session, its events after seq
 

@@ -9,7 +9,8 @@ from google.adk.tools import FunctionTool
 from demo import records
 from tests.toolsets import exposed
 from tests.toolsets.conftest import tool
-from toolsets import access, availability, policies
+from toolsets import access, availability
+from toolsets.governance import policies
 from toolsets.models import ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)

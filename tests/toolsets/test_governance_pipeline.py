@@ -1,11 +1,11 @@
 """The governance pipeline's contract: each check that refuses a call writes one
 audit row for it, with that check's own status.
 
-The checks run in this order on every call (settings.TOOLCRIB_PLUGINS): access and the
-catalog's approval gate (GovernancePlugin), activation, availability, policy
-(validation and the rate limit before the run; timeout, slots and retries around
-it). A call the first refusing check stops leaves exactly one ToolCall row,
-whichever plugins come after it. Each case drives a real turn over the API with a
+The checks run in this order on every call (toolsets.governance.checks.CHECKS):
+access, activation, availability (not offered at that step, then the tool's gates),
+the catalog's approval gate, policy (validation, the rate limit and the cache before
+the run; timeout, slots and retries around it). A call the first refusing check
+stops leaves exactly one ToolCall row, whatever comes after it. Each case drives a real turn over the API with a
 scripted offline model, then reads the refused call's id from the stored events.
 
 Left out, because today's status is what issue 15 calls wrong (a check's refusal
@@ -24,7 +24,8 @@ import pytest
 from demo import inventory, records
 from tests.toolsets import policed
 from tests.toolsets.conftest import tool, toolset
-from toolsets import access, execution, policies
+from toolsets import access
+from toolsets.governance import execution, policies
 from toolsets.models import ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -5,7 +5,8 @@ import pytest
 from tests.toolsets import scripted, tools
 from tests.toolsets.conftest import tool, toolset
 from tests.toolsets.gauges import FlakyToolset
-from toolsets import access
+from toolsets import access, bindings
+from toolsets.governance.plugin import GovernancePlugin
 from toolsets.models import ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -301,3 +302,56 @@ def test_a_toolset_that_cannot_list_its_tools_does_not_break_the_turn(
 
     assert run["status"] == "succeeded"
     assert tools.LAUNCHES == ["pluto"]
+
+
+def test_bindings_are_resolved_once_per_model_step_not_per_call(
+    catalog, alice, start_session, say, monkeypatch
+):
+    resolved: list[str] = []
+    plain = bindings.abindings_for_invocation
+
+    async def counted(context):
+        resolved.append(context.agent_name)
+        return await plain(context)
+
+    monkeypatch.setattr(bindings, "abindings_for_invocation", counted)
+    session = start_session(alice, "juggler")
+
+    say(alice, session, "go")
+
+    # Two model steps (three calls at once, then the answer), whatever the calls.
+    assert len(ToolCall.objects.all()) == 3
+    assert resolved == ["juggler_agent", "juggler_agent"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "turn_timeout", "ended"),
+    [("weather_sentiment", 60, "succeeded"), ("staller", 0.5, "failed")],
+    ids=["a turn that ends", "a turn cut by the turn timeout"],
+)
+def test_nothing_a_turn_kept_outlives_it(
+    agent,
+    turn_timeout,
+    ended,
+    catalog,
+    alice,
+    start_session,
+    say,
+    settings,
+    monkeypatch,
+):
+    settings.TOOLCRIB_TURN_TIMEOUT = turn_timeout
+    built: list[GovernancePlugin] = []
+    plain = GovernancePlugin.for_run.__func__
+
+    def spied(cls, *, run):
+        built.append(plain(cls, run=run))
+        return built[-1]
+
+    monkeypatch.setattr(GovernancePlugin, "for_run", classmethod(spied))
+
+    run = say(alice, start_session(alice, agent), "weather in london?")
+
+    assert run["status"] == ended
+    assert ToolCall.objects.count() == 1
+    assert [len(plugin.turns) for plugin in built] == [0]

@@ -9,8 +9,10 @@ from google.adk.tools import FunctionTool
 
 from tests.toolsets import policed
 from tests.toolsets.conftest import tool
-from toolsets import access, execution, policies
+from toolsets import access, policies
 from toolsets.admin import ToolAdminForm
+from toolsets.governance import execution
+from toolsets.governance import policies as enforcement
 from toolsets.models import ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,8 +36,8 @@ POLICED_AGENTS = [
 def _fresh(toolcrib_settings, monkeypatch):
     # Counters, cached results and slots of another test (or run) are not ours.
     fresh = uuid.uuid4().hex
-    monkeypatch.setattr(policies, "RATE_KEY", f"test:rate:{fresh}")
-    monkeypatch.setattr(policies, "RESULT_KEY", f"test:result:{fresh}")
+    monkeypatch.setattr(enforcement, "RATE_KEY", f"test:rate:{fresh}")
+    monkeypatch.setattr(enforcement, "RESULT_KEY", f"test:result:{fresh}")
     monkeypatch.setattr(execution, "SLOT_KEY", f"test:slot:{fresh}")
     toolcrib_settings.TOOLCRIB_AGENTS = [
         *toolcrib_settings.TOOLCRIB_AGENTS,

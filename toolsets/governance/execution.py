@@ -1,16 +1,18 @@
-"""Running one governed call: its outcome for the audit, and the run itself
-under a policy's concurrency slot, deadline and retries (toolsets.policies).
+"""Running one governed call: its run under its policy's concurrency slot, deadline
+and retries (toolsets.policies), and what the run tells the audit.
 
 How the run is wrapped: ADK 2.13 runs a tool as `await tool.run_async(args=...,
 tool_context=...)` after the before-tool callbacks and the confirmation gate
 (flows/llm_flows/tools/_caller.py). Answering from a plugin's
 `before_tool_callback` would skip that gate (human approval) and the agent's own
 callbacks, so `install` instead puts a wrapper on the tool instance's
-`run_async`, the first time PolicyPlugin sees a call of it that needs a timeout,
-retries or a slot. The wrapper finds that call's policy by its function call id
-(`begin`) and is a plain pass-through for any other call. ADK still handles
-everything around it: the confirmation gate, after-tool callbacks, and a
-non-retryable error going to on_tool_error callbacks as before.
+`run_async`, the first time GovernancePlugin lets a call of it through. The
+wrapper finds that call in its turn (turn.turn_of, by function call id), notes
+that it ran, and applies the policy's limits; for any other call it is a plain
+pass-through. ADK still handles everything around it: the confirmation gate,
+after-tool callbacks, and a non-retryable error going to on_tool_error callbacks
+as before. A call that never reaches the wrapper did not run: the audit tells
+the confirmation gate's pause, or the agent's own callback's answer, from a run.
 
 - Timeout bounds the whole call (waiting for a slot, every attempt, the waits
   between them). An async tool is cancelled; a sync tool runs on ADK's tool
@@ -31,19 +33,15 @@ import asyncio
 import logging
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.core.cache import cache
 from google.adk.agents.context import Context
 from google.adk.tools import BaseTool
 
+from toolsets.governance.turn import Call, call_key, turn_of
 from toolsets.models import ToolCall
-
-if TYPE_CHECKING:
-    from toolsets.policies import ToolPolicy
 
 logger = logging.getLogger(__name__)
 
@@ -53,38 +51,6 @@ SLOT_POLL_SECONDS = 0.05
 SLOT_LEASE_SECONDS = 300  # without a timeout
 SLOT_GRACE = 30  # with one: the timeout plus this
 OUTCOME_KEY = "outcome"
-MAX_PENDING = 10_000
-
-
-# Outcomes, for the audit.
-
-
-@dataclass
-class Outcome:
-    """How a call ended, when it was not simply ok or error, and how many runs."""
-
-    status: str
-    attempts: int = 1
-
-
-_outcomes: "OrderedDict[str, Outcome]" = OrderedDict()
-
-
-def call_key(context: Context, tool: BaseTool) -> str:
-    """One call's identity across the callbacks of all plugins."""
-    return context.function_call_id or f"{context.invocation_id}:{tool.name}"
-
-
-def note_outcome(context: Context, tool: BaseTool, status: str, attempts: int) -> None:
-    """Remember a call's outcome until GovernancePlugin audits it."""
-    _outcomes[call_key(context, tool)] = Outcome(status, attempts)
-    while len(_outcomes) > MAX_PENDING:
-        _outcomes.popitem(last=False)
-
-
-def pop_outcome(context: Context, tool: BaseTool) -> Outcome | None:
-    """The outcome noted for this call, if any, forgotten once read."""
-    return _outcomes.pop(call_key(context, tool), None)
 
 
 def refusal(message: str, outcome: str, **extra: Any) -> dict[str, Any]:
@@ -128,61 +94,43 @@ async def release_slot(slot: str) -> None:
 # Running a call under its policy.
 
 
-@dataclass
-class Call:
-    """One call between PolicyPlugin's before_tool and after_tool."""
+def install(tool: BaseTool) -> bool:
+    """Route this tool instance's run_async through `_execute` (once per instance).
 
-    tool: BaseTool
-    full_name: str
-    policy: "ToolPolicy"
-    result_key: str | None = None
-    attempts: int = 0
-
-
-_calls: "OrderedDict[str, Call]" = OrderedDict()
-
-
-def begin(call: Call, context: Context) -> None:
-    """Let the wrapper find this call's policy when ADK runs the tool."""
-    _calls[call_key(context, call.tool)] = call
-    while len(_calls) > MAX_PENDING:
-        _calls.popitem(last=False)
-
-
-def end(context: Context, tool: BaseTool) -> "Call | None":
-    """The call's record, forgotten (from after_tool or on_tool_error)."""
-    return _calls.pop(call_key(context, tool), None)
-
-
-def install(tool: BaseTool) -> None:
-    """Route this tool instance's run_async through `_execute` (once per instance)."""
+    False when the instance takes no wrapper: its calls then run without a timeout,
+    retries or a slot, and the audit cannot see whether they ran.
+    """
     if getattr(tool.run_async, WRAPPED_ATTR, False):
-        return
+        return True
     plain = tool.run_async
 
     async def run_async(*, args: dict[str, Any], tool_context: Context) -> Any:
-        call = _calls.get(call_key(tool_context, tool))
+        turn = turn_of(tool_context)
+        call = turn.calls.get(call_key(tool_context, tool)) if turn else None
         if call is None:
             return await plain(args=args, tool_context=tool_context)
         owner = call.tool  # the instance ADK dispatched, even if this one was copied
         return await _execute(
             call,
-            tool_context,
             lambda: type(owner).run_async(owner, args=args, tool_context=tool_context),
         )
 
     setattr(run_async, WRAPPED_ATTR, True)
     try:
         tool.run_async = run_async
-    except AttributeError:  # e.g. __slots__: the tool runs without these limits
+    except (AttributeError, ValueError):  # __slots__, a pydantic tool
         logger.warning("cannot apply timeout/retries to tool %s", tool.name)
+        return False
+    return True
 
 
-async def _execute(
-    call: Call, context: Context, run: Callable[[], Awaitable[Any]]
-) -> Any:
+async def _execute(call: Call, run: Callable[[], Awaitable[Any]]) -> Any:
     """Run with a concurrency slot, a deadline and retries, as the policy says."""
+    call.dispatched = True
     policy = call.policy
+    if policy is None or not policy.controls_execution:
+        call.attempts = 1
+        return await run()
     started = time.monotonic()
     deadline = started + policy.timeout if policy.timeout else None
     slot = None
@@ -194,33 +142,29 @@ async def _execute(
         lease = policy.timeout + SLOT_GRACE if policy.timeout else SLOT_LEASE_SECONDS
         slot = await acquire_slot(call.full_name, policy.max_concurrent, wait, lease)
         if slot is None:
-            note_outcome(context, call.tool, ToolCall.Status.BUSY, 0)
+            call.outcome = ToolCall.Status.BUSY
             return refusal(
                 f"{call.tool.name} is busy: {policy.max_concurrent} calls are "
                 "running already. Try again later.",
                 ToolCall.Status.BUSY,
             )
     try:
-        return await _attempts(call, context, run, deadline)
+        return await _attempts(call, run, deadline)
     finally:
         if slot is not None:
             await release_slot(slot)
 
 
 async def _attempts(
-    call: Call,
-    context: Context,
-    run: Callable[[], Awaitable[Any]],
-    deadline: float | None,
+    call: Call, run: Callable[[], Awaitable[Any]], deadline: float | None
 ) -> Any:
     policy = call.policy
     while True:
         call.attempts += 1
-        note_outcome(context, call.tool, ToolCall.Status.OK, call.attempts)
         try:
             result = await _within(run, deadline)
         except DeadlineExceeded:
-            note_outcome(context, call.tool, ToolCall.Status.TIMEOUT, call.attempts)
+            call.outcome = ToolCall.Status.TIMEOUT
             return refusal(
                 f"{call.tool.name} timed out: no answer within {policy.timeout:g} "
                 "seconds. Its result, if any, is discarded.",
@@ -233,7 +177,7 @@ async def _attempts(
             pause = policy.delay(call.attempts)
             late = deadline is not None and time.monotonic() + pause >= deadline
             if call.attempts > policy.retries or late:
-                return _gave_up(call, context, error)
+                return _gave_up(call, error)
             logger.info(
                 "retrying tool=%s attempt=%s after=%s",
                 call.full_name,
@@ -260,8 +204,8 @@ async def _within(run: Callable[[], Awaitable[Any]], deadline: float | None) -> 
         raise DeadlineExceeded() from error
 
 
-def _gave_up(call: Call, context: Context, error: BaseException) -> dict[str, Any]:
-    note_outcome(context, call.tool, ToolCall.Status.ERROR, call.attempts)
+def _gave_up(call: Call, error: BaseException) -> dict[str, Any]:
+    call.outcome = ToolCall.Status.ERROR
     return {
         "status": "error",
         "error_message": f"{call.tool.name} failed after {call.attempts} attempts: "

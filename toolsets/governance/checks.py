@@ -1,0 +1,286 @@
+"""Governance's checks, in the order every model step and every call goes through them.
+
+Each check may narrow what a model step offers (`offer`) and may answer a call
+instead of letting it run (`check`), with the status its refusal is audited with.
+The order is CHECKS, below, and nowhere else:
+
+1. access (`denied`): the one decision of toolsets.access, on every step and call;
+2. activation (`inactive`): the session's active toolsets (toolsets.activation);
+3. availability: a call the model was not offered at that step (forced first call,
+   progressive exposure: still `error`), then the tool's own gates (`gated`);
+4. the catalog's approval gate (still `error`, held or refused);
+5. the policy (policies.py): arguments (`invalid_args`), rate limit
+   (`rate_limited`), result cache (`cached`); then execution.py wraps the run.
+
+A call the first refusing check stops goes no further: later checks never see
+it, and its one audit row carries that check's status (plugin.py writes it).
+"""
+
+import inspect
+from collections.abc import Iterable, Mapping
+
+from google.adk.agents.context import Context
+from google.adk.models import LlmRequest
+from google.genai import types
+
+from agents.adk.long_running import PAYLOAD_APPROVER_GROUP, PAYLOAD_TIMEOUT
+from toolsets import access
+from toolsets.access import Decision, Reason
+from toolsets.activation import ainactive_toolsets
+from toolsets.availability import forced_first_tool, gates_of, is_hidden
+from toolsets.bindings import Binding, is_internal
+from toolsets.governance.execution import refusal
+from toolsets.governance.policies import RateLimit, ResultCache, ValidArguments
+from toolsets.governance.turn import Answer, Call, Check, Offer, Step, Turn
+from toolsets.models import ToolCall
+
+# In a catalog-asked confirmation's payload: the Tool row that asked.
+CATALOG_TOOL = "toolcrib_catalog_tool"
+
+
+class Access(Check):
+    """Offer and run only what access allows this user now."""
+
+    status = ToolCall.Status.DENIED
+
+    async def offer(
+        self, *, step: Step, turn: Turn, request: LlmRequest, context: Context
+    ) -> None:
+        decisions = await _decisions(context.user_id, step.bindings.values())
+        refused = {
+            name
+            for name, tool in request.tools_dict.items()
+            if not is_internal(name, tool)
+            and not _allowed(step.bindings.get(name), decisions)
+        }
+        prune_request(request, refused)
+
+    async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
+        call.decision = await _decision_for(context, call.binding, call.tool.name)
+        if call.decision.allowed:
+            return None
+        message = (
+            f"Tool {call.tool.name} is not available to you: {call.decision.rule}."
+        )
+        return Answer(self.status, {"status": "error", "error_message": message})
+
+
+class Activation(Check):
+    """Offer and run only the tools of toolsets active in the session.
+
+    A call is judged by the toolsets active at the model step that asked for it, so
+    a call made in the same batch as a (de)activation sees the state before it.
+    """
+
+    status = ToolCall.Status.INACTIVE
+
+    async def offer(
+        self, *, step: Step, turn: Turn, request: LlmRequest, context: Context
+    ) -> None:
+        toolsets = {
+            name: step.bindings[name].toolset.name
+            for name, tool in request.tools_dict.items()
+            if name in step.bindings and not is_internal(name, tool)
+        }
+        step.inactive = await ainactive_toolsets(
+            session=context.session, names=set(toolsets.values())
+        )
+        prune_request(
+            request, {name for name, ts in toolsets.items() if ts in step.inactive}
+        )
+
+    async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
+        if call.binding is None:
+            return None
+        toolset = call.binding.toolset.name
+        inactive = call.step.inactive
+        if inactive is None:  # a call with no model step in this run
+            inactive = await ainactive_toolsets(
+                session=context.session, names=[toolset]
+            )
+        if toolset not in inactive:
+            return None
+        message = (
+            f"Tool {call.tool.name} is not active: its toolset {toolset} is not "
+            "active in this session."
+        )
+        return Answer(self.status, {"status": "error", "error_message": message})
+
+
+class Exposure(Check):
+    """Availability: hidden tools and the forced first call shape each step's offer;
+    a call to a tool the step did not offer is refused."""
+
+    status = ToolCall.Status.ERROR
+
+    async def offer(
+        self, *, step: Step, turn: Turn, request: LlmRequest, context: Context
+    ) -> None:
+        offer = turn.offers.get(context.agent_name)
+        if offer is None:  # this agent's first step in the turn
+            tools = {name: binding.tool for name, binding in step.bindings.items()}
+            hidden = {name for name, tool in tools.items() if is_hidden(tool)}
+            offer = turn.offers[context.agent_name] = Offer(tools, hidden)
+        prune_request(request, offer.hidden & set(request.tools_dict))
+        forced = forced_first_tool(context.session.app_name)
+        if turn.model_calls == 1 and forced and forced in request.tools_dict:
+            force(request, forced)
+
+    async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
+        offered = call.step.offered
+        if offered is None or call.tool.name in offered:
+            return None
+        message = f"Tool {call.tool.name} is not available at this step."
+        return Answer(self.status, {"status": "error", "error_message": message})
+
+
+class Gates(Check):
+    """Availability: the tool's own gates, each may refuse with corrective feedback."""
+
+    status = ToolCall.Status.GATED
+
+    async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
+        offer = turn.offers.get(context.agent_name)
+        if offer is None or call.step.offered is None:
+            return None
+        for gate in gates_of(offer.tools.get(call.tool.name, call.tool)):
+            feedback = gate(dict(call.args), context)
+            if inspect.isawaitable(feedback):
+                feedback = await feedback
+            if feedback:
+                return Answer(self.status, refusal(feedback, self.status))
+        return None
+
+
+class ApprovalGate(Check):
+    """Hold a call of a tool an administrator marks as needing approval.
+
+    An administrator marks a tool in the catalog (Tool.requires_approval, with an
+    optional approver group and timeout). For such a tool, whose code asks nothing,
+    the gate asks ADK's tool confirmation itself, so the request, the decision and
+    the resumed call are exactly those of a tool built with
+    `require_confirmation=True` (agents.requests). The confirmation's payload
+    carries who decides and when it expires, so the runtime records the request
+    without reading the catalog. The first call asks and does not run; the call ADK
+    runs again once approved carries the decision, so it is not asked twice.
+    """
+
+    status = ToolCall.Status.ERROR
+    rejected = ToolCall.Status.ERROR
+
+    async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
+        row = await access.acatalog_tool(call.full_name)
+        if row is None or not row.requires_approval:
+            return None
+        confirmation = context.tool_confirmation
+        if confirmation is None:
+            context.request_confirmation(
+                hint="An administrator requires approval for each call of "
+                f"{call.tool.name}.",
+                payload={
+                    CATALOG_TOOL: call.full_name,
+                    PAYLOAD_APPROVER_GROUP: row.approver_group or "",
+                    PAYLOAD_TIMEOUT: row.approval_timeout,
+                },
+            )
+            # A pause, not a result: the model must not be asked to go on.
+            context.actions.skip_summarization = True
+            message = "This tool call requires approval, please approve or reject."
+            return Answer(self.status, {"error": message})
+        if not confirmation.confirmed:
+            return Answer(self.rejected, {"error": "This tool call is rejected."})
+        return None
+
+
+# The order, written once.
+CHECKS: list[Check] = [
+    Access(),
+    Activation(),
+    Exposure(),
+    Gates(),
+    ApprovalGate(),
+    ValidArguments(),
+    RateLimit(),
+    ResultCache(),
+]
+
+
+# Access decisions.
+
+
+async def _decisions(
+    adk_user_id: str, bindings: Iterable[Binding]
+) -> dict[str, Decision]:
+    user_id = django_user_id(adk_user_id)
+    if user_id is None:
+        return {}
+    names = {binding.full_name for binding in bindings}
+    return await access.aexplain_many(user_id=user_id, tools=names)
+
+
+async def _decision_for(
+    context: Context, binding: Binding | None, name: str
+) -> Decision:
+    if binding is None:
+        rule = f"{name} is not a tool of agent {context.agent_name}"
+        return Decision(False, rule, Reason.UNKNOWN)
+    user_id = django_user_id(context.user_id)
+    if user_id is None:
+        return Decision(False, f"{context.user_id!r} is not a user", Reason.UNKNOWN)
+    return await access.aexplain(user_id=user_id, tool=binding.full_name)
+
+
+def _allowed(binding: Binding | None, decisions: Mapping[str, Decision]) -> bool:
+    if binding is None:
+        return False
+    decision = decisions.get(binding.full_name)
+    return decision is not None and decision.allowed
+
+
+def django_user_id(adk_user_id: str) -> int | None:
+    """The Django user an ADK user id names (Toolcrib's are user pks), if any."""
+    return int(adk_user_id) if adk_user_id.isdigit() else None
+
+
+# Shaping a model step's request.
+
+
+def prune_request(llm_request: LlmRequest, names: set[str]) -> None:
+    """Remove tools from a request: the declarations, tools_dict and tool_config."""
+    if not names:
+        return
+    for name in names:
+        llm_request.tools_dict.pop(name, None)
+    kept_tools = []
+    for tool in llm_request.config.tools or []:
+        declarations = getattr(tool, "function_declarations", None)
+        if not declarations:
+            kept_tools.append(tool)
+            continue
+        tool.function_declarations = [d for d in declarations if d.name not in names]
+        if tool.function_declarations or _has_other_capabilities(tool):
+            kept_tools.append(tool)
+    llm_request.config.tools = kept_tools or None
+    calling = llm_request.config.tool_config and (
+        llm_request.config.tool_config.function_calling_config
+    )
+    if calling and calling.allowed_function_names:
+        calling.allowed_function_names = [
+            n for n in calling.allowed_function_names if n not in names
+        ]
+
+
+def _has_other_capabilities(tool: types.Tool) -> bool:
+    fields = tool.model_dump(exclude_none=True, exclude={"function_declarations"})
+    return bool(fields)
+
+
+def force(llm_request: LlmRequest, name: str) -> None:
+    """Make this call call `name`: only it declared, tool_config ANY on it."""
+    others = {n for n in llm_request.tools_dict if n != name}
+    prune_request(llm_request, others)
+    llm_request.config.tool_config = types.ToolConfig(
+        function_calling_config=types.FunctionCallingConfig(
+            mode=types.FunctionCallingConfigMode.ANY, allowed_function_names=[name]
+        )
+    )

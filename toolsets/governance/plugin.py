@@ -1,0 +1,301 @@
+"""GovernancePlugin: what the model is offered, what it may call, and the audit.
+
+One ADK plugin runs governance's checks (checks.CHECKS, in that order) at two points:
+
+- Every model step (`before_model_callback`): the agent's bindings (which catalog
+  toolset each of its tools belongs to) are resolved once, kept for the step's
+  calls, and each check removes from the request what it refuses: the function
+  declarations the model sees and `llm_request.tools_dict`, which is what ADK
+  dispatches calls against. Filtering a toolset's `get_tools` would not do: ADK
+  caches it for a whole invocation, so a grant revoked mid-turn would live on.
+- Every call (`before_tool_callback`): a model may call a tool it was never shown
+  (ADK then hands the callback a placeholder tool, which never runs). The first
+  check that refuses answers the call, and the tool does not run. A call every
+  check lets through runs through execution.py's wrapper (timeout, retries,
+  concurrency slots), which also notes that it ran.
+
+Every governed call leaves one ToolCall row, from `after_tool_callback` (which ADK
+also runs when a before-tool callback answered the call) or
+`on_tool_error_callback`. Its status is the refusing check's; else how the run
+ended (ok, error, timeout, busy), or what its result says. ADK's own machinery
+(transfer_to_agent, adk_request_*, ...) is never governed.
+
+What a turn needs between callbacks lives on the instance, per invocation
+(turn.Turns), and goes when the invocation ends or the Runner closes;
+agents.plugins builds one instance per turn, from its Run.
+"""
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any, Self
+
+from asgiref.sync import sync_to_async
+from django.db.models import OuterRef, Subquery
+from google.adk.agents.context import Context
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.models import LlmRequest, LlmResponse
+from google.adk.plugins import BasePlugin
+from google.adk.sessions import Session as AdkSession
+from google.adk.tools import BaseTool
+
+from agents.adk.sessions import session_rows
+from agents.models import Run
+from agents.redaction import redact_secrets
+from toolsets import access, bindings, catalog
+from toolsets.bindings import Binding, is_internal
+from toolsets.governance import execution
+from toolsets.governance.checks import CHECKS, django_user_id
+from toolsets.governance.policies import remember_result
+from toolsets.governance.turn import (
+    PLUGIN_NAME,
+    Audited,
+    Call,
+    Step,
+    Turn,
+    Turns,
+    call_key,
+)
+from toolsets.models import Tool, ToolCall
+
+logger = logging.getLogger(__name__)
+
+SUMMARY_CHARS = 1000
+
+
+class GovernancePlugin(BasePlugin):
+    """Per-step exposure, per-call enforcement and the audit of every tool call."""
+
+    def __init__(self, name: str = PLUGIN_NAME, *, run: Run | None = None) -> None:
+        super().__init__(name)
+        self.turns = Turns()
+        self._run = run
+
+    @classmethod
+    def for_run(cls, *, run: Run) -> Self:
+        """The plugin of one turn: its audit rows name that turn's Run."""
+        return cls(run=run)
+
+    async def after_run_callback(
+        self, *, invocation_context: InvocationContext
+    ) -> None:
+        """Forget the invocation's turn."""
+        self.turns.end(invocation_context.invocation_id)
+
+    async def on_run_error_callback(
+        self, *, invocation_context: InvocationContext, error: Exception
+    ) -> None:
+        """Forget the invocation's turn; ADK re-raises the error."""
+        self.turns.end(invocation_context.invocation_id)
+
+    async def close(self) -> None:
+        """Forget every turn: a cancelled run reaches neither callback above."""
+        self.turns.clear()
+
+    async def before_model_callback(
+        self, *, callback_context: Context, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        """Offer the model only what every check allows at this step."""
+        turn = self.turns.start(callback_context.invocation_id)
+        turn.model_calls += 1
+        agent = callback_context.agent_name
+        if not llm_request.tools_dict:
+            turn.steps[agent] = Step({}, offered=set(), inactive=set())
+            return None
+        step = turn.steps[agent] = Step(await _bindings(callback_context))
+        for check in CHECKS:
+            await check.offer(
+                step=step, turn=turn, request=llm_request, context=callback_context
+            )
+        step.offered = set(llm_request.tools_dict)
+        return None
+
+    async def before_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: Context
+    ) -> dict | None:
+        """Answer a call the first refusing check refuses; the tool never runs."""
+        if is_internal(tool.name, tool):
+            return None
+        turn = self.turns.start(tool_context.invocation_id)
+        step = await _step_of(turn, tool_context)
+        call = Call(tool, tool_args, step, step.bindings.get(tool.name))
+        turn.calls[call_key(tool_context, tool)] = call
+        for check in CHECKS:
+            answer = await check.check(call=call, turn=turn, context=tool_context)
+            if answer is not None:
+                call.answer = answer
+                return answer.response
+        call.watched = execution.install(tool)
+        return None
+
+    async def after_tool_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: Context,
+        result: Any,
+    ) -> dict | None:
+        """Audit the call with the status of what decided how it ended."""
+        call = self._pop_call(tool_context, tool)
+        if call is None:
+            return None
+        status, attempts = _outcome(call, tool_context, result)
+        await self._audit(tool_context, tool_args, call, status, result, attempts)
+        if status == ToolCall.Status.OK:
+            await remember_result(call, result)
+        return None
+
+    async def on_tool_error_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: Context,
+        error: BaseException,
+    ) -> dict | None:
+        """Audit a call that raised (or timed out); ADK handles the error as usual."""
+        call = self._pop_call(tool_context, tool)
+        if call is None:
+            return None
+        timed_out = isinstance(error, (TimeoutError, asyncio.CancelledError))
+        status = ToolCall.Status.TIMEOUT if timed_out else ToolCall.Status.ERROR
+        summary = f"{type(error).__name__}: {error}"
+        attempts = call.attempts if call.watched else 1
+        await self._audit(tool_context, tool_args, call, status, summary, attempts)
+        return None
+
+    def _pop_call(self, context: Context, tool: BaseTool) -> Call | None:
+        turn = self.turns.get(context.invocation_id)
+        return turn.calls.pop(call_key(context, tool), None) if turn else None
+
+    async def _audit(
+        self,
+        context: Context,
+        args: Mapping[str, Any],
+        call: Call,
+        status: str,
+        result: Any,
+        attempts: int,
+    ) -> None:
+        session = context.session
+        turn = self.turns.start(context.invocation_id)
+        if turn.audited is None:
+            turn.audited = self._audited_run(session) or await _audited(session)
+        elapsed = timedelta(seconds=time.perf_counter() - call.started)
+        await _create_call(
+            user_id=django_user_id(context.user_id),
+            session_id=turn.audited.session_id,
+            run_id=turn.audited.run_id,
+            invocation_id=context.invocation_id,
+            agent=session.app_name,
+            adk_agent=context.agent_name,
+            call_id=context.function_call_id or "",
+            tool_name=call.tool.name,
+            tool_full_name=call.full_name,
+            args=redact_secrets(dict(args)),
+            result_summary=summarize(result),
+            status=status,
+            decided_by=call.decision.rule if call.decision else "",
+            started_at=call.started_at,
+            finished_at=call.started_at + elapsed,
+            duration_ms=round(elapsed.total_seconds() * 1000),
+            attempts=attempts,
+        )
+
+    def _audited_run(self, session: AdkSession) -> Audited | None:
+        """This plugin's Run, when the call is in its session: no query needed."""
+        run = self._run
+        if run is None or not Run.session.is_cached(run):
+            return None
+        row = run.session
+        if (row.app_name, row.user_id, row.adk_id) != (
+            session.app_name,
+            session.user_id,
+            session.id,
+        ):
+            return None
+        return Audited(session_id=row.pk, run_id=run.pk)
+
+
+# The step's bindings.
+
+
+async def _bindings(context: Context) -> dict[str, Binding]:
+    """The agent's bindings now; a tool no sync has seen is catalogued first."""
+    found = await bindings.abindings_for_invocation(context)
+    names = [binding.full_name for binding in found.values()]
+    unknown = set(await access.auncatalogued(tools=names))
+    if unknown:
+        new = [b for b in found.values() if b.full_name in unknown]
+        await sync_to_async(catalog.register)(new)
+    return found
+
+
+async def _step_of(turn: Turn, context: Context) -> Step:
+    """The agent's latest model step; for a call with none in this run (one ADK
+    runs again once approved), a step of its own, resolved once."""
+    step = turn.steps.get(context.agent_name)
+    if step is None:
+        step = turn.steps[context.agent_name] = Step(await _bindings(context))
+    return step
+
+
+# How a call ended.
+
+
+def _outcome(call: Call, context: Context, result: Any) -> tuple[str, int]:
+    """The audit status and the number of runs of a call that did not raise."""
+    if call.answer is not None:
+        return call.answer.status, 0
+    if call.outcome:
+        return call.outcome, call.attempts
+    status = ToolCall.Status.ERROR if _is_error_result(result) else ToolCall.Status.OK
+    return status, call.attempts if call.watched else 1
+
+
+def _is_error_result(result: Any) -> bool:
+    return isinstance(result, dict) and (
+        "error" in result or result.get("status") == "error"
+    )
+
+
+# The audit record.
+
+
+def summarize(result: Any) -> str:
+    """The result as short JSON (secrets redacted), for the audit."""
+    if isinstance(result, str):
+        text = result
+    else:
+        text = json.dumps(redact_secrets(result), default=str, ensure_ascii=False)
+    if len(text) > SUMMARY_CHARS:
+        return text[: SUMMARY_CHARS - 1] + "…"
+    return text
+
+
+@sync_to_async
+def _audited(session: AdkSession) -> Audited:
+    """The row of an ADK session (scoped by app and user, as ADK scopes its ids)
+    and its running Run, in one query; a session not stored keeps its ADK id."""
+    runs = Run.objects.filter(session=OuterRef("pk"), status=Run.Status.RUNNING)
+    running = Subquery(runs.order_by("-started_at").values("pk")[:1])
+    found = session_rows(session).annotate(run=running).values_list("pk", "run")
+    row = found.first()
+    if row is None:
+        return Audited(session_id=session.id, run_id=None)
+    return Audited(session_id=row[0], run_id=row[1])
+
+
+@sync_to_async
+def _create_call(*, tool_full_name: str, **fields: Any) -> None:
+    """Insert the row; its Tool is looked up by name within the INSERT itself."""
+    tool = Subquery(Tool.objects.filter(full_name=tool_full_name).values("pk")[:1])
+    ToolCall.objects.create(
+        tool_full_name=tool_full_name,
+        tool_id=tool if tool_full_name else None,
+        **fields,
+    )

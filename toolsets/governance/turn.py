@@ -1,0 +1,170 @@
+"""What governance keeps for one turn (an ADK invocation), and how a tool finds it.
+
+GovernancePlugin keeps one Turn per invocation id on itself, and drops it when the
+invocation ends (after_run, or on_run_error). agents.plugins builds the plugin for
+each turn, so a turn cut short (cancelled by the turn timeout) leaves nothing behind
+either: its plugin goes with its Runner. Nothing here is process-global.
+
+Code running inside a turn (a tool calling add_tools, a gate reading turn_data, the
+run wrapper of execution.py) reaches its Turn from its context through the
+invocation's plugin manager: `turn_of(context)`.
+"""
+
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.utils import timezone
+from google.adk.agents.context import Context
+from google.adk.models import LlmRequest
+from google.adk.tools import BaseTool
+
+from toolsets.access import Decision
+from toolsets.bindings import Binding
+from toolsets.policies import ToolPolicy, apolicy_for
+
+PLUGIN_NAME = "toolcrib_governance"
+
+
+@dataclass
+class Step:
+    """One agent's latest model step: its bindings, resolved once and reused by the
+    step's calls, and what the checks made of it.
+
+    `offered` and `inactive` are None for a call with no model step in this run (a
+    call ADK runs again once a person approved it): the checks then decide without.
+    """
+
+    bindings: dict[str, Binding]
+    offered: set[str] | None = None
+    inactive: set[str] | None = None
+
+
+@dataclass
+class Offer:
+    """One agent's tools in one turn, as its tools hide and expose them."""
+
+    tools: dict[str, BaseTool] = field(default_factory=dict)
+    hidden: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A check's answer to a call instead of its run: the audit status, and what the
+    model reads."""
+
+    status: str
+    response: dict[str, Any]
+
+
+@dataclass
+class Call:
+    """One governed call, from before_tool to its audit row."""
+
+    tool: BaseTool
+    args: Mapping[str, Any]
+    step: Step
+    binding: Binding | None
+    started_at: datetime = field(default_factory=timezone.now)
+    started: float = field(default_factory=time.perf_counter)
+    decision: Decision | None = None  # access's, set by the access check
+    answer: Answer | None = None  # the check that answered it, if one did
+    policy: ToolPolicy | None = None
+    result_key: str | None = None  # where a result is cached (policy cache_ttl)
+    watched: bool = False  # its run goes through execution.py's wrapper
+    dispatched: bool = False  # ADK ran it: the wrapper was entered
+    attempts: int = 0
+    outcome: str | None = None  # how the run ended, when not plainly (busy, timeout)
+
+    @property
+    def full_name(self) -> str:
+        return self.binding.full_name if self.binding else ""
+
+    async def apolicy(self) -> ToolPolicy:
+        """The call's effective policy, read once (code, settings, admin override)."""
+        if self.policy is None:
+            if self.binding is None:
+                raise RuntimeError(f"{self.tool.name} is not bound: it has no policy")
+            self.policy = await apolicy_for(self.binding.full_name, self.binding.tool)
+        return self.policy
+
+
+@dataclass(frozen=True)
+class Audited:
+    """What the audit names a turn's calls' session by: its row, and its Run."""
+
+    session_id: str
+    run_id: uuid.UUID | None
+
+
+@dataclass
+class Turn:
+    """One invocation: each agent's step and offer, its calls, data its tools share."""
+
+    steps: dict[str, Step] = field(default_factory=dict)
+    offers: dict[str, Offer] = field(default_factory=dict)
+    calls: dict[str, Call] = field(default_factory=dict)
+    model_calls: int = 0
+    data: dict[str, Any] = field(default_factory=dict)
+    audited: Audited | None = None
+
+
+class Turns:
+    """The Turn of each running invocation, kept by one GovernancePlugin."""
+
+    def __init__(self) -> None:
+        self._by_invocation: dict[str, Turn] = {}
+
+    def start(self, invocation_id: str) -> Turn:
+        """The invocation's Turn, begun on its first use."""
+        turn = self._by_invocation.get(invocation_id)
+        if turn is None:
+            turn = self._by_invocation[invocation_id] = Turn()
+        return turn
+
+    def get(self, invocation_id: str) -> Turn | None:
+        return self._by_invocation.get(invocation_id)
+
+    def end(self, invocation_id: str) -> None:
+        self._by_invocation.pop(invocation_id, None)
+
+    def clear(self) -> None:
+        self._by_invocation.clear()
+
+    def __len__(self) -> int:
+        return len(self._by_invocation)
+
+
+def turn_of(context: Any) -> Turn | None:
+    """The Turn of the invocation a context belongs to; None outside a governed turn."""
+    get_invocation = getattr(context, "get_invocation_context", None)
+    if get_invocation is None:
+        return None
+    invocation = get_invocation()
+    plugin = invocation.plugin_manager.get_plugin(PLUGIN_NAME)
+    turns = getattr(plugin, "turns", None)
+    if not isinstance(turns, Turns):
+        return None
+    return turns.get(invocation.invocation_id)
+
+
+def call_key(context: Context, tool: BaseTool) -> str:
+    """One call's identity across the callbacks and the run."""
+    return context.function_call_id or f"{context.invocation_id}:{tool.name}"
+
+
+class Check:
+    """One check of governance: it may narrow what a model step offers, and may
+    answer a call instead of letting it run (checks.CHECKS gives the order)."""
+
+    async def offer(
+        self, *, step: Step, turn: Turn, request: LlmRequest, context: Context
+    ) -> None:
+        """Remove from this model step's request what this check refuses."""
+
+    async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
+        """An answer that refuses (or serves) the call, or None to let it go on."""
+        return None
