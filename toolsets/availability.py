@@ -24,7 +24,7 @@ forced, exposed or gated here (docs/availability.md).
   importable from here too.
 
 A call to a tool the model was not offered on that step is refused as well
-(a gate's refusal is audited `gated`). The checks
+(audited `not_offered`; a gate's refusal is audited `gated`). The checks
 themselves are toolsets.governance.checks; the turn they act on lives on the
 turn's GovernancePlugin (toolsets.governance.turn).
 """

@@ -192,13 +192,19 @@ class ToolCall(models.Model):
         ERROR = "error"
         DENIED = "denied"
         TIMEOUT = "timeout"
-        # Outcomes of availability and policies (toolsets.policies): none ran it.
+        # Refused (or answered) by a check of governance without running
+        # (toolsets.governance.checks), each with its own status.
         INVALID_ARGS = "invalid_args"
         RATE_LIMITED = "rate_limited"
         CACHED = "cached"
         GATED = "gated"
         BUSY = "busy"
         INACTIVE = "inactive"
+        NOT_OFFERED = "not_offered"
+        AWAITING_APPROVAL = "awaiting_approval"
+        REJECTED = "rejected"
+        # Answered by the agent's own before_tool_callback, so it did not run.
+        REFUSED = "refused"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -224,7 +230,7 @@ class ToolCall(models.Model):
     )
     args = models.JSONField(default=dict, blank=True)
     result_summary = models.TextField(blank=True)
-    status = models.CharField(max_length=16, choices=Status)
+    status = models.CharField(max_length=32, choices=Status)
     decided_by = models.TextField(blank=True, help_text="The access rule that decided.")
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField()

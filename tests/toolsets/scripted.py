@@ -6,6 +6,7 @@ a test registers it with `settings.TOOLCRIB_AGENTS`.
 
 from google.adk.agents import LlmAgent
 from google.adk.models import LlmRequest
+from google.adk.tools import FunctionTool
 
 from agents.adk.offline import OfflineLlm, OfflineStep, declared_tools
 from tests.toolsets.gauges import GaugeToolset
@@ -81,4 +82,34 @@ def staller() -> LlmAgent:
         description="Waits forever.",
         model=RecordingLlm(script=[OfflineStep.call("stall_forever")]),
         tools=[stall_forever],
+    )
+
+
+def refuse_launches(tool, args, tool_context) -> dict | None:
+    """The agent's own before_tool_callback: no launch runs, the model is told why."""
+    if tool.name != "launch_rocket":
+        return None
+    return {"status": "error", "error_message": "Launches are paused by the agent."}
+
+
+def guarded() -> LlmAgent:
+    """Calls launch_rocket, which its own before_tool_callback refuses."""
+    script = [OfflineStep.call("launch_rocket", target="moon"), OfflineStep.say("done")]
+    return LlmAgent(
+        name="guarded_agent",
+        description="Refuses its own launches.",
+        model=RecordingLlm(script=script),
+        tools=[launch_rocket],
+        before_tool_callback=refuse_launches,
+    )
+
+
+def confirmer() -> LlmAgent:
+    """Calls launch_rocket, whose code asks a person to confirm each call."""
+    script = [OfflineStep.call("launch_rocket", target="moon"), OfflineStep.say("done")]
+    return LlmAgent(
+        name="confirmer_agent",
+        description="Launches only once a person confirms.",
+        model=RecordingLlm(script=script),
+        tools=[FunctionTool(launch_rocket, require_confirmation=True)],
     )

@@ -5,14 +5,11 @@ The checks run in this order on every call (toolsets.governance.checks.CHECKS):
 access, activation, availability (not offered at that step, then the tool's gates),
 the catalog's approval gate, policy (validation, the rate limit and the cache before
 the run; timeout, slots and retries around it). A call the first refusing check
-stops leaves exactly one ToolCall row, whatever comes after it. Each case drives a real turn over the API with a
+stops leaves exactly one ToolCall row, whatever comes after it. A call that does not
+run though no check refused it says why too: ADK's own confirmation gate holds it
+(`awaiting_approval`), or the agent's own before_tool_callback answers it
+(`refused`); neither is an `error`. Each case drives a real turn over the API with a
 scripted offline model, then reads the refused call's id from the stored events.
-
-Left out, because today's status is what issue 15 calls wrong (a check's refusal
-gets its own status, never `error`): a call availability refuses as not offered at
-that step (forced first call, progressive exposure), a call the approval gate
-holds, and a call an agent's own before_tool_callback refuses. All three are
-audited as `error` today.
 """
 
 import uuid
@@ -22,7 +19,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from demo import inventory, records
-from tests.toolsets import policed
+from tests.toolsets import policed, tools
 from tests.toolsets.conftest import tool, toolset
 from toolsets import access
 from toolsets.governance import execution, policies
@@ -32,12 +29,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 PIPELINE_AGENTS = [
     "tests.toolsets.activated.retirer",
+    "tests.toolsets.exposed.hasty",
     "tests.toolsets.exposed.reader",
     "tests.toolsets.exposed.sneaky",
     "tests.toolsets.policed.alarmist",
     "tests.toolsets.policed.fetcher",
     "tests.toolsets.policed.searcher",
     "tests.toolsets.policed.renderer",
+    "tests.toolsets.scripted.confirmer",
+    "tests.toolsets.scripted.guarded",
 ]
 
 
@@ -67,6 +67,14 @@ def switch_off(user, settings) -> None:
     access.update_toolset(toolset=toolset("rocketeer"), enabled=False)
 
 
+def force_read_gauge(user, settings) -> None:
+    settings.TOOLCRIB_FORCED_FIRST_TOOL = {"rocketeer": "read_gauge"}
+
+
+def mark_launch_for_approval(user, settings) -> None:
+    access.update_tool(tool=tool("rocketeer.launch_rocket"), requires_approval=True)
+
+
 def limit_get_record(user, settings) -> None:
     settings.TOOLCRIB_TOOL_POLICIES = {"reader.get_record": {"rate_limit": (1, 3600)}}
 
@@ -92,7 +100,19 @@ REFUSALS = {
     "activation: toolset deactivated in the session": Refusal(
         "retirer", "find_item", "inactive"
     ),
+    "availability: not offered while hidden (progressive exposure)": Refusal(
+        "hasty", "update_record", "not_offered"
+    ),
+    "availability: not the forced first call": Refusal(
+        "rocketeer", "launch_rocket", "not_offered", arrange=force_read_gauge
+    ),
     "availability: a gate": Refusal("sneaky", "update_record", "gated"),
+    "approval gate: the catalog marks the tool": Refusal(
+        "rocketeer",
+        "launch_rocket",
+        "awaiting_approval",
+        arrange=mark_launch_for_approval,
+    ),
     "policy: the rate limit": Refusal(
         "reader", "get_record", "rate_limited", turns=2, arrange=limit_get_record
     ),
@@ -107,6 +127,12 @@ REFUSALS = {
     ),
     "policy: retries run out": Refusal(
         "fetcher", "fetch_page", "error", attempts=4, arrange=fail_every_fetch
+    ),
+    "not run: ADK's confirmation gate holds it": Refusal(
+        "confirmer", "launch_rocket", "awaiting_approval"
+    ),
+    "not run: the agent's own before_tool_callback": Refusal(
+        "guarded", "launch_rocket", "refused"
     ),
 }
 
@@ -123,6 +149,7 @@ def _fresh(toolcrib_settings, monkeypatch):
         *PIPELINE_AGENTS,
     ]
     toolcrib_settings.TOOLCRIB_TOOL_POLICIES = {}
+    toolcrib_settings.TOOLCRIB_FORCED_FIRST_TOOL = {}
     policed.FAILURES_LEFT["count"] = 0
     saved_records = {key: dict(value) for key, value in records.RECORDS.items()}
     saved_stock = dict(inventory.STOCK)
@@ -163,3 +190,33 @@ def test_each_refusing_check_writes_one_audit_row_with_its_status(
         for call_id in refused
     }
     assert audit == {call_id: [(case.status, case.attempts)] for call_id in refused}
+
+
+@pytest.mark.parametrize(
+    ("approved", "ended", "launches"),
+    [(True, ("ok", 1), ["moon"]), (False, ("rejected", 0), [])],
+    ids=["approved", "rejected"],
+)
+def test_a_held_call_is_audited_awaiting_then_as_its_decision_ended(
+    approved, ended, launches, catalog, alice, api_for, start_session, say, events_of
+):
+    mark_launch_for_approval(alice, None)
+    session = start_session(alice, "rocketeer")
+    say(alice, session, "go")
+    client = api_for(alice)
+    [pending] = client.get("/api/approvals/?status=pending").json()
+
+    decided = client.post(
+        f"/api/approvals/{pending['id']}/decide/?wait=1",
+        {"approved": approved},
+        format="json",
+    )
+
+    assert decided.status_code == 200, decided.content
+    assert tools.LAUNCHES == launches
+    [call_id] = set(refused_call_ids(events_of(alice, session), "launch_rocket"))
+    audit = ToolCall.objects.filter(call_id=call_id).order_by("started_at", "id")
+    assert list(audit.values_list("status", "attempts")) == [
+        ("awaiting_approval", 0),
+        ended,
+    ]

@@ -7,8 +7,9 @@ The order is CHECKS, below, and nowhere else:
 1. access (`denied`): the one decision of toolsets.access, on every step and call;
 2. activation (`inactive`): the session's active toolsets (toolsets.activation);
 3. availability: a call the model was not offered at that step (forced first call,
-   progressive exposure: still `error`), then the tool's own gates (`gated`);
-4. the catalog's approval gate (still `error`, held or refused);
+   progressive exposure: `not_offered`), then the tool's own gates (`gated`);
+4. the catalog's approval gate (`awaiting_approval` while a person decides,
+   `rejected` once refused);
 5. the policy (policies.py): arguments (`invalid_args`), rate limit
    (`rate_limited`), result cache (`cached`); then execution.py wraps the run.
 
@@ -111,7 +112,7 @@ class Exposure(Check):
     """Availability: hidden tools and the forced first call shape each step's offer;
     a call to a tool the step did not offer is refused."""
 
-    status = ToolCall.Status.ERROR
+    status = ToolCall.Status.NOT_OFFERED
 
     async def offer(
         self, *, step: Step, turn: Turn, request: LlmRequest, context: Context
@@ -165,8 +166,8 @@ class ApprovalGate(Check):
     runs again once approved carries the decision, so it is not asked twice.
     """
 
-    status = ToolCall.Status.ERROR
-    rejected = ToolCall.Status.ERROR
+    status = ToolCall.Status.AWAITING_APPROVAL
+    rejected = ToolCall.Status.REJECTED
 
     async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
         row = await access.acatalog_tool(call.full_name)

@@ -17,7 +17,9 @@ One ADK plugin runs governance's checks (checks.CHECKS, in that order) at two po
 Every governed call leaves one ToolCall row, from `after_tool_callback` (which ADK
 also runs when a before-tool callback answered the call) or
 `on_tool_error_callback`. Its status is the refusing check's; else how the run
-ended (ok, error, timeout, busy), or what its result says. ADK's own machinery
+ended (ok, error, timeout, busy); else, for a call that did not run though no
+check refused it, ADK's own confirmation gate (`awaiting_approval`, `rejected`) or
+the agent's own before_tool_callback (`refused`). ADK's own machinery
 (transfer_to_agent, adk_request_*, ...) is never governed.
 
 What a turn needs between callbacks lives on the instance, per invocation
@@ -251,10 +253,26 @@ def _outcome(call: Call, context: Context, result: Any) -> tuple[str, int]:
     """The audit status and the number of runs of a call that did not raise."""
     if call.answer is not None:
         return call.answer.status, 0
-    if call.outcome:
-        return call.outcome, call.attempts
-    status = ToolCall.Status.ERROR if _is_error_result(result) else ToolCall.Status.OK
-    return status, call.attempts if call.watched else 1
+    if call.dispatched or not call.watched:
+        if call.outcome:
+            return call.outcome, call.attempts
+        status = (
+            ToolCall.Status.ERROR if _is_error_result(result) else ToolCall.Status.OK
+        )
+        return status, call.attempts if call.watched else 1
+    return _not_run(context), 0
+
+
+def _not_run(context: Context) -> str:
+    """Why a call no check refused did not run: ADK's confirmation gate held or
+    rejected it, or else the agent's own before_tool_callback answered it."""
+    asked = context.actions.requested_tool_confirmations or {}
+    if context.function_call_id in asked:
+        return ToolCall.Status.AWAITING_APPROVAL
+    confirmation = context.tool_confirmation
+    if confirmation is not None and not confirmation.confirmed:
+        return ToolCall.Status.REJECTED
+    return ToolCall.Status.REFUSED
 
 
 def _is_error_result(result: Any) -> bool:
