@@ -6,8 +6,8 @@ from agents.models import (
     Artifact,
     Budget,
     Event,
-    LongRunningCall,
     MemoryEntry,
+    Request,
     Run,
     Session,
     UserState,
@@ -95,19 +95,30 @@ class MemoryEntryAdmin(admin.ModelAdmin):
     search_fields = ["text", "user_id"]
 
 
-@admin.register(LongRunningCall)
-class LongRunningCallAdmin(admin.ModelAdmin):
+@admin.register(Request)
+class RequestAdmin(admin.ModelAdmin):
+    """Pauses for a person, every kind. Read-only: an answer goes through
+    agents.requests, which resumes the agent."""
+
     list_display = [
-        "name",
+        "kind",
+        "tool_name",
         "call_id",
         "session",
         "status",
-        "answered_by_group",
+        "answer_group",
         "answered_by",
+        "expires_at",
         "created_at",
     ]
-    list_filter = ["status", "name", "answered_by_group"]
-    readonly_fields = ["call_id", "session", "run", "invocation_id", "answer_run"]
+    list_filter = ["kind", "status", "answer_group"]
+    search_fields = ["tool_name", "call_id", "session__id"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(Budget)

@@ -12,4 +12,8 @@ class AgentsConfig(AppConfig):
         # Importing registers OfflineLlm for "offline/..." names in ADK's registry.
         from agents.adk import offline  # noqa: F401
 
+        # Importing registers the requests' expiry sweep with Celery, by the name a
+        # timer of this process runs it by (agents.turns.timers), worker or not.
+        from agents.requests import tasks  # noqa: F401
+
         LlmAgent.set_default_model(settings.TOOLCRIB_DEFAULT_MODEL)

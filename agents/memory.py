@@ -14,8 +14,8 @@ from google.adk.sessions import Session as AdkSession
 
 from agents.adk.memory import add_session, search
 from agents.adk.sessions import DjangoSessionService
-from agents.calls import has_pending_calls
 from agents.models import AgentSpec, Run, Session
+from agents.requests.inbox import has_pending_calls
 from agents.sessions import adk_user_id
 from project.errors import DomainError, NotFoundError
 

@@ -341,32 +341,54 @@ class MemoryEntry(models.Model):
         return f"{self.author}: {self.text[:40]}"
 
 
-class LongRunningCall(models.Model):
-    """A call of a long-running tool, waiting for its result (keyed by call id).
+class Request(models.Model):
+    """A pause for a person: a call, an approval or a credential request (agents.requests).
 
-    The result comes later (API, socket, Celery task) and resumes the invocation
-    that made the call. `answered_by_group` names who may answer besides the
-    session owner's own: blank means the owner (or staff).
+    Keyed by the pausing function call's id within its session (`call_id`): a
+    long-running tool's call, ADK's `adk_request_confirmation` or its
+    `adk_request_credential`. The answer goes back as that call's FunctionResponse
+    in a new Run (`answer_run`). `answer_group` names who answers besides the
+    session owner: blank means the owner (or staff, but never for a credential);
+    else that group's members (or staff), never the requester.
     """
+
+    class Kind(models.TextChoices):
+        CALL = "call"
+        APPROVAL = "approval"
+        CREDENTIAL = "credential"
 
     class Status(models.TextChoices):
         PENDING = "pending"
         ANSWERED = "answered"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+        EXPIRED = "expired"
 
+    kind = models.CharField(max_length=16, choices=Kind)
+    status = models.CharField(max_length=16, choices=Status, default=Status.PENDING)
+    # Deleted with its session: a request outliving it could never be answered.
     session = models.ForeignKey(
-        Session, on_delete=models.CASCADE, related_name="long_running_calls"
+        Session, on_delete=models.CASCADE, related_name="requests"
     )
     run = models.ForeignKey(
         Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    call_id = models.CharField(max_length=128)
-    name = models.CharField(max_length=255)
+    call_id = models.CharField(
+        max_length=128, help_text="The id of the function call that pauses."
+    )
+    tool_call_id = models.CharField(
+        max_length=128, blank=True, help_text="The id of the tool's own call."
+    )
+    tool_name = models.CharField(max_length=255, blank=True)
     args = models.JSONField(default=dict, blank=True)
     agent = models.CharField(max_length=128, blank=True)
     invocation_id = models.CharField(max_length=128, blank=True)
-    answered_by_group = models.CharField(max_length=150, blank=True)
-    status = models.CharField(max_length=16, choices=Status, default=Status.PENDING)
-    response = models.JSONField(null=True, blank=True)
+    hint = models.TextField(blank=True)
+    answer_group = models.CharField(
+        max_length=150,
+        blank=True,
+        help_text="Who answers besides the owner: blank, the owner (or staff).",
+    )
     answered_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -374,70 +396,42 @@ class LongRunningCall(models.Model):
         on_delete=models.SET_NULL,
         related_name="+",
     )
+    answered_at = models.DateTimeField(null=True, blank=True)
     answer_run = models.ForeignKey(
         Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    answered_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["session", "call_id"], name="long_running_call_unique_id"
-            )
-        ]
-        indexes = [models.Index(fields=["status", "answered_by_group"])]
-
-    def __str__(self) -> str:
-        return f"{self.name} {self.call_id} ({self.status})"
-
-
-class CredentialRequest(models.Model):
-    """A tool's request for a credential (ADK's `adk_request_credential` call).
-
-    Keyed by that call's id; answered once, by the session owner. `auth_config` is
-    the requested AuthConfig with every secret field blanked: what to ask for,
-    never a secret.
-    """
-
-    class Status(models.TextChoices):
-        PENDING = "pending"
-        ANSWERED = "answered"
-
-    session = models.ForeignKey(
-        Session, on_delete=models.CASCADE, related_name="credential_requests"
+    expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="Answered as expired after this; blank: never."
     )
-    run = models.ForeignKey(
-        Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    response = models.JSONField(
+        null=True, blank=True, help_text="A call's posted result; never a secret."
     )
-    call_id = models.CharField(max_length=128)
-    tool_call_id = models.CharField(max_length=128, blank=True)
-    tool_name = models.CharField(max_length=255, blank=True)
-    agent = models.CharField(max_length=128, blank=True)
-    invocation_id = models.CharField(max_length=128, blank=True)
-    credential_key = models.CharField(max_length=255)
+    # A credential request's: what to ask for, never a secret.
+    credential_key = models.CharField(max_length=255, blank=True)
     scheme = models.CharField(
         max_length=32, blank=True, help_text="apiKey, http, oauth2, openIdConnect."
     )
-    auth_config = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=16, choices=Status, default=Status.PENDING)
-    answer_run = models.ForeignKey(
-        Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    auth_config = models.JSONField(
+        default=dict, blank=True, help_text="The AuthConfig asked, secrets blanked."
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    answered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(
-                fields=["session", "call_id"], name="credential_request_unique_id"
+                fields=["session", "call_id"], name="request_unique_call"
             )
+        ]
+        indexes = [
+            # The inbox: pending requests of a kind, by who answers them.
+            models.Index(fields=["kind", "status", "answer_group"]),
+            # The expiry sweep: pending requests past their time.
+            models.Index(fields=["status", "expires_at"]),
         ]
 
     def __str__(self) -> str:
-        return f"{self.tool_name} {self.call_id} ({self.status})"
+        return f"{self.kind} {self.tool_name} {self.call_id} ({self.status})"
 
 
 class Credential(models.Model):

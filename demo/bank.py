@@ -3,7 +3,7 @@
 ``wire_money`` is a ``FunctionTool(..., require_confirmation=True)``. The first call
 does not run: ADK answers it with an error and asks with an
 ``adk_request_confirmation`` call (an ``approval_request`` event). Toolcrib keeps
-that request as an Approval row (toolsets.approvals); the session owner lists it
+that request as a Request of kind approval (agents.requests); the session owner lists it
 (``GET /api/approvals/?status=pending``) and decides
 (``POST /api/approvals/{id}/decide/`` ``{"approved": true}``, or a ``decide`` frame on
 the session socket). Approved: the tool runs and the agent goes on in the same

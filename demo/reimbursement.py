@@ -1,8 +1,8 @@
 """Reimbursement with a manager's approval: ADK's long-running function tool example.
 
 ``ask_for_approval`` is a ``LongRunningFunctionTool``: it files the request and
-answers ``{"status": "pending", ...}`` at once; the call stays pending (a
-LongRunningCall row) until a manager posts the decision, and then the agent
+answers ``{"status": "pending", ...}`` at once; the call stays pending (a Request
+of kind call, agents.requests) until a manager posts the decision, and then the agent
 resumes in the same invocation. Managers are staff or members of the ``managers``
 group, and never the employee who asked. With the offline model:
 

@@ -4,7 +4,7 @@ The one hierarchy every service raises (DESIGN.md rule 5); services never raise 
 import DRF's exceptions. Two edges translate it: agents/api/errors.py (the API's
 exception handler: `status_code`, and `{"detail": ...}` or `{field: [...]}`) and the
 consumers (an error frame with `code` and the message). A refusal that belongs to one
-concept subclasses these beside that concept (`calls.CallNotFound`); the ones here
+concept subclasses these beside that concept (`agents.requests.errors`); the ones here
 are shared by several.
 """
 

@@ -79,7 +79,7 @@ class Tool(models.Model):
         help_text="Admin override of the execution policy (toolsets.policies), "
         'e.g. {"timeout": 5, "retries": 2}; keys left out keep the default.',
     )
-    # Human approval set in the catalog (toolsets.governance.checks asks, toolsets.approvals
+    # Human approval set in the catalog (toolsets.governance.checks asks, agents.requests
     # keeps the request), for a tool whose code asks for none.
     requires_approval = models.BooleanField(
         default=False, help_text="Every call waits for a person's approval."
@@ -245,67 +245,6 @@ class ToolCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool_full_name or self.tool_name} {self.status}"
-
-
-class Approval(models.Model):
-    """A tool call waiting for a person's approval (ADK's tool confirmation).
-
-    Keyed by the id of ADK's `adk_request_confirmation` call; the decision goes
-    back as that call's FunctionResponse (toolsets.approvals). `approver_group`
-    blank: the session owner (or staff) decides; else that group's members (or
-    staff), never the requester.
-    """
-
-    class Status(models.TextChoices):
-        PENDING = "pending"
-        APPROVED = "approved"
-        REJECTED = "rejected"
-        EXPIRED = "expired"
-
-    # Deleted with its session: an approval outliving it could never be answered.
-    session = models.ForeignKey(
-        "agents.Session", on_delete=models.CASCADE, related_name="approvals"
-    )
-    owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
-    )
-    run_id = models.UUIDField(null=True, blank=True)
-    invocation_id = models.CharField(max_length=128, blank=True)
-    agent = models.CharField(max_length=128, blank=True)
-    call_id = models.CharField(
-        max_length=128, help_text="The adk_request_confirmation call's id."
-    )
-    tool_call_id = models.CharField(max_length=128, blank=True)
-    tool_name = models.CharField(max_length=200)
-    args = models.JSONField(default=dict, blank=True)
-    hint = models.TextField(blank=True)
-    approver_group = models.CharField(max_length=150, blank=True)
-    status = models.CharField(max_length=16, choices=Status, default=Status.PENDING)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    decided_at = models.DateTimeField(null=True, blank=True)
-    answer_run_id = models.UUIDField(null=True, blank=True)
-    expires_at = models.DateTimeField(
-        null=True, blank=True, help_text="Rejected as expired after this; blank: never."
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["session", "call_id"], name="approval_unique_call"
-            )
-        ]
-        indexes = [models.Index(fields=["status", "approver_group"])]
-
-    def __str__(self) -> str:
-        return f"{self.tool_name} {self.call_id} ({self.status})"
 
 
 class ToolImport(models.Model):

@@ -1,11 +1,11 @@
 """ADK's credentials on Django: requests recorded, secrets sealed, answers re-hydrated.
 
 A tool calls `tool_context.request_credential(auth_config)`; ADK answers the call
-with an `adk_request_credential` long-running call (an `auth_request` event).
-turns/drive.py records that call here as a CredentialRequest (record_auth_requests),
-before the event is published. The owner's answer (agents.credentials) is sealed
-into a Credential row (Fernet, key from TOOLCRIB_CREDENTIAL_KEY or SECRET_KEY)
-and the resuming Run's message names that row instead of carrying the secret.
+with an `adk_request_credential` long-running call (an `auth_request` event),
+which agents.requests records as a request of kind "credential" before the event
+is published. The owner's answer (agents.credentials builds it) is sealed into a
+Credential row here (Fernet, key from TOOLCRIB_CREDENTIAL_KEY or SECRET_KEY) and
+the resuming Run's message names that row instead of carrying the secret.
 
 When the Run starts, ahydrate_message() puts the secret back into the function
 response, in memory only: ADK's auth preprocessor reads it from the invocation's
@@ -27,16 +27,14 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.auth.auth_credential import AuthCredential
-from google.adk.auth.auth_tool import AuthConfig, AuthToolArguments
+from google.adk.auth.auth_tool import AuthConfig
 from google.adk.auth.credential_service.base_credential_service import (
     BaseCredentialService,
 )
-from google.adk.events import Event as AdkEvent
 from google.genai import types
-from pydantic import ValidationError
 
-from agents.adk.auth import AUTH_CALL, redact_secrets
-from agents.models import Credential, CredentialRequest, Event, Run
+from agents.adk.auth import AUTH_CALL
+from agents.models import Credential
 from project import sealing
 
 logger = logging.getLogger(__name__)
@@ -143,59 +141,6 @@ async def _astore(
         credential=credential,
         agent=callback_context.agent_name,
     )
-
-
-def credential_requests(event: AdkEvent) -> list[types.FunctionCall]:
-    """The `adk_request_credential` calls of a (complete) event."""
-    if event.partial:
-        return []
-    return [c for c in event.get_function_calls() if c.name == AUTH_CALL]
-
-
-async def record_auth_requests(run: Run, event: AdkEvent) -> None:
-    """One pending CredentialRequest per credential request of the event."""
-    rows = []
-    for call in credential_requests(event):
-        try:
-            asked = AuthToolArguments.model_validate(call.args or {})
-        except ValidationError:
-            logger.warning("unreadable credential request call=%s", call.id)
-            continue
-        config = asked.auth_config
-        rows.append(
-            CredentialRequest(
-                session_id=run.session_id,
-                run_id=run.pk,
-                call_id=call.id or "",
-                tool_call_id=asked.function_call_id,
-                tool_name=await _tool_name(run, event, asked.function_call_id),
-                agent=event.author or "",
-                invocation_id=event.invocation_id or "",
-                credential_key=config.credential_key or "",
-                scheme=scheme_of(config),
-                auth_config=redact_secrets(
-                    config.model_dump(mode="json", exclude_none=True)
-                ),
-            )
-        )
-    if rows:
-        await CredentialRequest.objects.abulk_create(rows, ignore_conflicts=True)
-
-
-async def _tool_name(run: Run, event: AdkEvent, tool_call_id: str) -> str:
-    """The name of the tool call that asked, read back from the invocation's events."""
-    rows = Event.objects.filter(
-        session_id=run.session_id,
-        invocation_id=event.invocation_id,
-        is_adk=True,
-        kind="function_call",
-    ).order_by("-seq")
-    async for data in rows.values_list("data", flat=True)[:50]:
-        for part in (data.get("content") or {}).get("parts") or []:
-            call = part.get("function_call") or {}
-            if call.get("id") == tool_call_id:
-                return str(call.get("name") or "")
-    return ""
 
 
 async def ahydrate_message(

@@ -8,25 +8,34 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.request import Request
+from rest_framework.request import Request as HttpRequest
 from rest_framework.response import Response
 
 from agents import credentials
 from agents.api.inputs import JSONParser, validated
-from agents.api.serializers import RunSerializer
+from agents.api.serializers import RunSerializer, request_status
 from agents.api.views import _run_response
 from agents.inputs import CredentialAnswer
-from agents.models import Credential, CredentialRequest
+from agents.models import Credential, Request
 from agents.params import ID_CONVERTER
+from agents.requests import inbox
+from agents.requests.answer import answer_request
+from agents.requests.kinds import CREDENTIAL
 
 
 class CredentialRequestSerializer(serializers.ModelSerializer):
+    # A request of kind "credential": what is asked, never a secret.
+
     session = serializers.CharField(source="session_id", read_only=True)
     run = serializers.UUIDField(source="run_id", read_only=True)
+    status = request_status(CREDENTIAL, read_only=True)
+    call_id = serializers.CharField(read_only=True)
+    tool_call_id = serializers.CharField(read_only=True)
+    auth_config = serializers.JSONField(read_only=True)
     answer_run = serializers.UUIDField(source="answer_run_id", read_only=True)
 
     class Meta:
-        model = CredentialRequest
+        model = Request
         fields = [
             "id",
             "session",
@@ -80,25 +89,25 @@ class AuthRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     lookup_value_converter = ID_CONVERTER
 
     def get_queryset(self):
-        rows = CredentialRequest.objects.filter(session__owner=self.request.user)
+        rows = inbox.visible(user=self.request.user, kind=CREDENTIAL)
         wanted = self.request.query_params.get("status")
         if wanted:
-            if wanted not in CredentialRequest.Status.values:
+            if wanted not in CREDENTIAL.statuses:
                 raise ValidationError({"status": [f"Unknown status {wanted!r}."]})
             rows = rows.filter(status=wanted)
         return rows
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("status", str, enum=CredentialRequest.Status.values)
-        ]
+        parameters=[OpenApiParameter("status", str, enum=list(CREDENTIAL.statuses))]
     )
-    def list(self, request: Request, *args, **kwargs) -> Response:
+    def list(self, request: HttpRequest, *args, **kwargs) -> Response:
         rows = self.get_queryset()[:200]
         return Response(CredentialRequestSerializer(rows, many=True).data)
 
-    def retrieve(self, request: Request, pk=None) -> Response:
-        found = credentials.access_auth_request(user=request.user, request_id=pk)
+    def retrieve(self, request: HttpRequest, pk=None) -> Response:
+        found = inbox.readable_request(
+            user=request.user, kind=CREDENTIAL, request_id=pk
+        )
         return Response(CredentialRequestSerializer(found).data)
 
     @extend_schema(
@@ -111,11 +120,12 @@ class AuthRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         ],
     )
     @action(detail=True, methods=["post"], parser_classes=[JSONParser])
-    def answer(self, request: Request, pk=None) -> Response:
+    def answer(self, request: HttpRequest, pk=None) -> Response:
         """Give the credential; it is stored encrypted and the tool runs again."""
         answer = validated(CredentialAnswer, request.data)
-        run = credentials.answer_auth_request(
+        run = answer_request(
             user=request.user,
+            kind=CREDENTIAL,
             request_id=pk,
             answer=answer.model_dump(exclude_none=True),
         )
@@ -133,6 +143,6 @@ class CredentialViewSet(
     def get_queryset(self):
         return credentials.user_credentials(user=self.request.user)
 
-    def destroy(self, request: Request, pk=None) -> Response:
+    def destroy(self, request: HttpRequest, pk=None) -> Response:
         credentials.revoke_credential(user=request.user, credential_id=pk)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -13,7 +13,8 @@ from agents.adk.builder import (
     toolset_source,
 )
 from agents.adk.providers import model_info
-from agents.models import AgentSpec, Artifact, LongRunningCall, Run, Session
+from agents.models import AgentSpec, Artifact, Request, Run, Session
+from agents.requests.kinds import CALL, RequestKind
 
 APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 
@@ -239,14 +240,31 @@ def artifact_name_problem(name: str) -> str | None:
     return None
 
 
+def request_status(kind: RequestKind, **kwargs) -> serializers.ChoiceField:
+    """A request's status, among those its kind takes (the schema's enum)."""
+    choices = [(status, Request.Status(status).label) for status in kind.statuses]
+    return serializers.ChoiceField(choices=choices, **kwargs)
+
+
 class LongRunningCallSerializer(serializers.ModelSerializer):
+    # A request of kind "call", in the shape long-running calls always had.
+
+    call_id = serializers.CharField(max_length=128)
+    name = serializers.CharField(source="tool_name", max_length=255)
+    agent = serializers.CharField(max_length=128, required=False)
     session = serializers.CharField(source="session_id", read_only=True)
     run = serializers.UUIDField(source="run_id", read_only=True)
+    invocation_id = serializers.CharField(max_length=128, required=False)
+    answered_by_group = serializers.CharField(
+        source="answer_group", max_length=150, required=False
+    )
+    status = request_status(CALL, required=False)
+    response = serializers.JSONField(required=False)
     answer_run = serializers.UUIDField(source="answer_run_id", read_only=True)
     answered_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
 
     class Meta:
-        model = LongRunningCall
+        model = Request
         fields = [
             "call_id",
             "name",

@@ -1,6 +1,7 @@
 from django.urls import include, path
-from rest_framework.routers import DefaultRouter
+from rest_framework.routers import DefaultRouter, SimpleRouter
 
+from agents.api.approvals import ApprovalViewSet
 from agents.api.auth import ObtainTokenView
 from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
 from agents.api.usage import BudgetViewSet, UsageView
@@ -28,6 +29,10 @@ router.register("sessions", SessionViewSet, basename="session")
 router.register("budgets", BudgetViewSet, basename="budget")
 router.register("auth-requests", AuthRequestViewSet, basename="auth-request")
 router.register("credentials", CredentialViewSet, basename="credential")
+# Approvals are served here since they are requests (agents.requests), and kept out
+# of the API root's listing, where they were never named.
+unlisted = SimpleRouter(use_regex_path=False)
+unlisted.register("approvals", ApprovalViewSet, basename="approval")
 
 urlpatterns = [
     path("auth/token/", ObtainTokenView.as_view(), name="auth-token"),
@@ -37,4 +42,5 @@ urlpatterns = [
     path("calls/", CallListView.as_view(), name="call-list"),
     path("memory/", MemorySearchView.as_view(), name="memory-search"),
     path("", include(router.urls)),
+    path("", include(unlisted.urls)),
 ]

@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents import artifacts, calls, memory
+from agents import artifacts, memory
 from agents.adk.artifacts import USER_SCOPE
 from agents.adk.sessions import session_state
 from agents.api.inputs import FormParser, JSONParser, MultiPartParser, validated
@@ -48,6 +48,9 @@ from agents.params import (
     whole_number_param,
 )
 from agents.realtime.frames import client_frame_schema, server_frame_schemas
+from agents.requests import inbox
+from agents.requests.answer import answer_request
+from agents.requests.kinds import CALL
 from agents.sessions import (
     AgentNotAvailable,
     access_run,
@@ -258,7 +261,7 @@ class SessionViewSet(
     @action(detail=True, methods=["get"])
     def calls(self, request: Request, pk: str) -> Response:
         """The session's long-running calls, newest first."""
-        rows = calls.session_calls(session=self.get_object())[:200]
+        rows = inbox.session_requests(session=self.get_object(), kind=CALL)[:200]
         return Response(LongRunningCallSerializer(rows, many=True).data)
 
     @extend_schema(
@@ -279,11 +282,12 @@ class SessionViewSet(
     def function_responses(self, request: Request, pk: str) -> Response:
         """Post a long-running call's result; the agent resumes where it paused."""
         answer = validated(FunctionResponseInput, request.data)
-        run = calls.answer_call(
+        run = answer_request(
             user=request.user,
+            kind=CALL,
             session_id=pk,
             call_id=answer.call_id,
-            response=answer.response,
+            answer=answer.response,
         )
         return _run_response(request, run)
 
@@ -293,7 +297,7 @@ class CallListView(APIView):
 
     @extend_schema(responses=LongRunningCallSerializer(many=True))
     def get(self, request: Request) -> Response:
-        rows = calls.answerable_calls(user=request.user)[:200]
+        rows = inbox.answerable(user=request.user, kind=CALL)[:200]
         return Response(LongRunningCallSerializer(rows, many=True).data)
 
 

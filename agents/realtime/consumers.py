@@ -16,7 +16,6 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from pydantic import BaseModel, ValidationError
 
-from agents import calls, credentials
 from agents.events.log import EVENTS_BATCH, events_after
 from agents.events.wire import frame_from_row, frame_json
 from agents.inputs import BadJson, BadText
@@ -35,10 +34,11 @@ from agents.realtime.frames import (
     parse_client_frame,
 )
 from agents.realtime.wsauth import origin_allowed
+from agents.requests import kinds
+from agents.requests.answer import answer_request
 from agents.sessions import access_session
 from agents.turns import start
 from project.errors import DomainError, NotFoundError
-from toolsets import approvals
 
 logger = logging.getLogger(__name__)
 
@@ -208,26 +208,29 @@ class SessionStreamConsumer(StreamConsumer):
             return
         if frame.type == "function_response":
             await self._act(
-                calls.answer_call,
+                answer_request,
                 user=self.user,
+                kind=kinds.CALL,
                 session_id=self.session.id,
                 call_id=frame.call_id,
-                response=frame.response,
+                answer=frame.response,
             )
             return
         if frame.type == "decide":
             await self._act(
-                approvals.decide_in_session,
+                answer_request,
                 user=self.user,
+                kind=kinds.APPROVAL,
                 session_id=self.session.id,
-                approval_id=frame.approval_id,
-                approved=frame.approved,
+                request_id=frame.approval_id,
+                answer={"approved": frame.approved},
             )
             return
         if frame.type == "credential":
             await self._act(
-                credentials.answer_in_session,
+                answer_request,
                 user=self.user,
+                kind=kinds.CREDENTIAL,
                 session_id=self.session.id,
                 call_id=frame.call_id,
                 answer=frame.credential.model_dump(exclude_none=True),

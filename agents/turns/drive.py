@@ -24,12 +24,7 @@ from google.genai import types
 from agents.adk import providers
 from agents.adk.artifacts import DjangoArtifactService
 from agents.adk.builder import agent_for
-from agents.adk.credentials import (
-    DjangoCredentialService,
-    ahydrate_message,
-    record_auth_requests,
-)
-from agents.adk.long_running import answering_group, long_running_calls
+from agents.adk.credentials import DjangoCredentialService, ahydrate_message
 from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService
 from agents.events.log import arecord_and_publish
@@ -42,12 +37,12 @@ from agents.events.wire import (
     transfer_of,
     wire_from_adk,
 )
-from agents.models import LongRunningCall, Run, Session
+from agents.models import Run, Session
 from agents.plugins import plugins_for
 from agents.realtime import streams
+from agents.requests.record import arecord_requests
 from agents.turns import queue
 from agents.usage import BudgetExceeded, acheck_budget
-from toolsets.approvals import record_approvals
 
 logger = logging.getLogger(__name__)
 
@@ -187,36 +182,13 @@ async def _on_event(
             completion_tokens=run.completion_tokens,
             total_tokens=run.total_tokens,
         )
-    # Recorded before the event is published: a client that sees a pending call
+    # Recorded before the event is published: a client that sees a pending request
     # may answer it at once.
-    await _record_calls(run, event, root)
-    await record_approvals(run, event, root)
-    await record_auth_requests(run, event)
+    await arecord_requests(run, event, root)
     await _record_handoffs(run, event)
     seq = None if event.partial else service.seq_of(event.id)
     frame = EventFrame(seq=seq, session=run.session_id, event=wire_from_adk(event))
     await streams.apublish_frame(run.session, frame_json(frame))
-
-
-async def _record_calls(run: Run, event: AdkEvent, root: BaseAgent) -> None:
-    """One LongRunningCall row per call that waits for a result posted later."""
-    rows = [
-        LongRunningCall(
-            session_id=run.session_id,
-            run=run,
-            call_id=call.id,
-            name=call.name or "",
-            args=dict(call.args or {}),
-            agent=event.author,
-            invocation_id=event.invocation_id,
-            answered_by_group=answering_group(
-                root, author=event.author, tool_name=call.name or ""
-            ),
-        )
-        for call in long_running_calls(event)
-    ]
-    if rows:
-        await LongRunningCall.objects.abulk_create(rows, ignore_conflicts=True)
 
 
 async def _record_handoffs(run: Run, event: AdkEvent) -> None:

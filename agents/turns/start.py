@@ -64,7 +64,7 @@ def start_function_response(
     """Record a queued Run whose message is function responses, and hand it over.
 
     ADK resumes the invocation that made the calls (found by their ids). The
-    caller checks the ids first: see calls.answer_call().
+    caller checks the ids first: see agents.requests.answer.
     """
     if session.closed_at:
         raise SessionClosed()

@@ -11,7 +11,7 @@ from google.adk.sessions import Session as AdkSession
 
 from agents.adk.credentials import DjangoCredentialService, unseal
 from agents.credentials import build_credential
-from agents.models import Credential, CredentialRequest, Event, Run
+from agents.models import Credential, Event, Request, Run
 from demo.quotes import quotes_api
 from tests.agents.test_long_running import (
     drain_backlog,
@@ -37,10 +37,10 @@ def agents(demo_agents):
 def asked(start_session, say):
     """A quotes session whose tool waits for the user's API key."""
 
-    def make(user) -> tuple[str, CredentialRequest]:
+    def make(user) -> tuple[str, Request]:
         session = start_session(user, "quotes")
         assert say(user, session, ASK)["status"] == "succeeded"
-        return session, CredentialRequest.objects.get(session_id=session)
+        return session, credential_request(session_id=session)
 
     return make
 
@@ -63,7 +63,7 @@ def quote(start_session, say, events_of):
     def ask(user) -> tuple[list[str], bool]:
         session = start_session(user, "quotes")
         say(user, session, ASK)
-        asked = CredentialRequest.objects.filter(session_id=session).exists()
+        asked = credential_requests().filter(session_id=session).exists()
         return texts(events_of(user, session)), asked
 
     return ask
@@ -83,6 +83,15 @@ def console_log(settings):
     handler.setStream(old_stream)
     for logger, level in zip(loggers, old_levels, strict=True):
         logger.setLevel(level)
+
+
+def credential_requests():
+    return Request.objects.filter(kind=Request.Kind.CREDENTIAL)
+
+
+def credential_request(**where) -> Request:
+    """The one credential request that matches `where`."""
+    return credential_requests().get(**where)
 
 
 def kinds(frames: list[dict]) -> list[str]:
@@ -152,7 +161,7 @@ def test_answered_the_tool_runs_with_the_key_and_the_key_shows_nowhere(
         *Event.objects.filter(session_id=session).values_list("data", flat=True),
         *Run.objects.values("message", "text", "error"),
         *ToolCall.objects.values("args", "result_summary"),
-        *CredentialRequest.objects.values(),
+        *Request.objects.values(),
         *Credential.objects.values(),
     ]
     assert SECRET not in json.dumps(stored, default=str)
@@ -188,7 +197,7 @@ def test_a_later_session_reuses_the_key_without_asking(alice, asked, answer, quo
     answered = quote(alice)
 
     assert answered == ([QUOTED], False)
-    assert CredentialRequest.objects.count() == 1
+    assert credential_requests().count() == 1
     assert Credential.objects.get().last_used_at is not None
 
 
@@ -285,13 +294,17 @@ def test_an_unknown_status_filter_is_refused(alice, api_for):
 
 
 def test_the_answer_fields_follow_the_scheme():
-    bearer = CredentialRequest(
-        scheme="http", auth_config={"auth_scheme": {"type": "http", "scheme": "bearer"}}
+    bearer = Request(
+        kind=Request.Kind.CREDENTIAL,
+        scheme="http",
+        auth_config={"auth_scheme": {"type": "http", "scheme": "bearer"}},
     )
-    basic = CredentialRequest(
-        scheme="http", auth_config={"auth_scheme": {"type": "http", "scheme": "basic"}}
+    basic = Request(
+        kind=Request.Kind.CREDENTIAL,
+        scheme="http",
+        auth_config={"auth_scheme": {"type": "http", "scheme": "basic"}},
     )
-    oauth = CredentialRequest(scheme="oauth2")
+    oauth = Request(kind=Request.Kind.CREDENTIAL, scheme="oauth2")
 
     token = build_credential(bearer, {"token": "t0k"})
     login = build_credential(basic, {"username": "ann", "password": "pw"})
@@ -373,7 +386,7 @@ async def test_the_socket_refuses_unknown_foreign_and_malformed_answers(alice, b
     assert foreign["error"]["code"] == "not_found"
     assert missing["error"]["code"] == "missing_field"
     statuses = await sync(
-        lambda: sorted(CredentialRequest.objects.values_list("status", flat=True))
+        lambda: sorted(credential_requests().values_list("status", flat=True))
     )()
     assert statuses == ["pending", "pending"]
     assert not await Credential.objects.aexists()
@@ -381,10 +394,10 @@ async def test_the_socket_refuses_unknown_foreign_and_malformed_answers(alice, b
 
 
 def _call_of(session: str) -> str:
-    return CredentialRequest.objects.get(session_id=session).call_id
+    return credential_request(session_id=session).call_id
 
 
-def _asked_now(user) -> tuple[str, CredentialRequest]:
+def _asked_now(user) -> tuple[str, Request]:
     """asked(), for async tests (fixtures that call the API are sync)."""
     from rest_framework.test import APIClient
 
@@ -399,7 +412,7 @@ def _asked_now(user) -> tuple[str, CredentialRequest]:
         f"/api/sessions/{session}/messages/?wait=1", {"text": ASK}, format="json"
     )
     assert said.json()["status"] == "succeeded", said.content
-    return session, CredentialRequest.objects.get(session_id=session)
+    return session, credential_request(session_id=session)
 
 
 async def test_the_credential_service_keeps_what_a_tool_saves_per_user(alice, bob):

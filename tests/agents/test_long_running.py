@@ -8,7 +8,6 @@ from google.adk.agents import LlmAgent
 from google.adk.models import LlmRequest, LlmResponse
 from google.adk.tools import LongRunningFunctionTool
 
-from agents import calls
 from agents.adk.builder import sync_code_agents
 from agents.adk.long_running import answered_by
 from agents.adk.offline import (
@@ -19,7 +18,8 @@ from agents.adk.offline import (
     trailing_function_responses,
 )
 from agents.adk.offline_matching import ChosenCall, describe_result
-from agents.models import LongRunningCall, Run
+from agents.models import Request, Run
+from agents.requests.answer import complete_call
 from agents.tokens import issue_token
 from agents.turns.start import wait_for_run
 from demo.reimbursement import ask_for_approval, reimburse
@@ -117,10 +117,15 @@ def pending(agents, start_session, say):
     def make(user, agent: str = "reimbursement", text: str = TRIP) -> tuple[str, str]:
         session = start_session(user, agent)
         assert say(user, session, text)["status"] == "succeeded"
-        call = LongRunningCall.objects.get(session_id=session)
+        call = call_request(session_id=session)
         return session, call.call_id
 
     return make
+
+
+def call_request(**where) -> Request:
+    """The one long-running call's request that matches `where`."""
+    return Request.objects.get(kind=Request.Kind.CALL, **where)
 
 
 def kinds(frames: list[dict]) -> list[str]:
@@ -176,7 +181,7 @@ def test_a_managers_answer_resumes_the_same_invocation(
     resumed = frames[1]["event"]
     assert resumed["author"] == "user"
     assert resumed["function_responses"][0]["response"] == {"status": "approved"}
-    asked = LongRunningCall.objects.get(call_id=call_id)
+    asked = call_request(call_id=call_id)
     assert resumed["invocation_id"] == asked.invocation_id
     assert answered.json()["invocation_id"] == asked.invocation_id
     assert (asked.status, asked.answered_by, asked.response) == (
@@ -220,7 +225,7 @@ def test_the_requester_cannot_answer_their_own_request(alice, pending, post_resp
     refused = post_response(alice, session, call_id, {"status": "approved"})
 
     assert refused.status_code == 403
-    assert LongRunningCall.objects.get(call_id=call_id).status == "pending"
+    assert call_request(call_id=call_id).status == "pending"
 
 
 def test_another_user_finds_no_session_and_changes_nothing(
@@ -234,7 +239,7 @@ def test_another_user_finds_no_session_and_changes_nothing(
     assert refused.json() == {"detail": "No such session."}
     assert api_for(bob).get(f"/api/sessions/{session}/calls/").status_code == 404
     assert api_for(bob).get("/api/calls/").json() == []
-    assert LongRunningCall.objects.get(call_id=call_id).status == "pending"
+    assert call_request(call_id=call_id).status == "pending"
     assert Run.objects.filter(session_id=session).count() == 1
 
 
@@ -250,9 +255,7 @@ def test_unknown_and_answered_calls_are_refused(alice, pending, post_response):
     assert first.status_code == 200
     assert again.status_code == 400
     assert again.json() == {"call_id": ["This call has already been answered."]}
-    assert LongRunningCall.objects.get(call_id=call_id).response == {
-        "url": "s3://x/sales.csv"
-    }
+    assert call_request(call_id=call_id).response == {"url": "s3://x/sales.csv"}
     assert Run.objects.filter(session_id=session).count() == 2
 
 
@@ -291,9 +294,7 @@ def test_a_tool_that_returns_nothing_pauses_silently(alice, pending, events_of):
 def test_trusted_code_completes_a_call_as_the_owner(alice, pending, events_of):
     session, call_id = pending(alice, agent="exporter", text="export sales")
 
-    run = calls.complete_call(
-        session_id=session, call_id=call_id, response={"url": "u"}
-    )
+    run = complete_call(session_id=session, call_id=call_id, response={"url": "u"})
 
     run = Run.objects.get(pk=run.pk)
     assert run.user == alice
@@ -346,7 +347,7 @@ async def test_the_socket_refuses_unknown_and_forbidden_answers(alice, pending):
     assert (unknown["type"], unknown["error"]["code"]) == ("error", "unknown_call")
     assert forbidden["error"]["code"] == "forbidden"
     assert malformed["error"]["code"] == "bad_frame"
-    assert await sync(LongRunningCall.objects.get)(call_id=call_id) is not None
+    assert await sync(call_request)(call_id=call_id) is not None
     await socket.disconnect()
 
 

@@ -32,7 +32,7 @@ from google.genai import types
 from agents.adk.builder import sync_code_agents
 from agents.adk.credentials import DjangoCredentialService
 from agents.adk.sessions import DjangoSessionService
-from agents.models import AgentSpec, CredentialRequest
+from agents.models import AgentSpec, Request
 from agents.models import Session as SessionRow
 from demo.quotes import get_stock_quote, quotes_api
 
@@ -308,7 +308,9 @@ def test_a_same_id_session_of_another_user_shows_only_its_own_events(
     assert {f["session"] for f in bob_sees} == {bobs}
     state = api_for(bob).get(f"/api/sessions/{bobs}/state/")
     assert state.status_code == 200
-    asked = CredentialRequest.objects.get(credential_key="demo_quotes_api_key")
+    asked = Request.objects.get(
+        kind=Request.Kind.CREDENTIAL, credential_key="demo_quotes_api_key"
+    )
     assert asked.session_id == bobs
     audited = api_for(bob).get("/api/tool-calls/").json()
     assert [(c["tool_name"], c["session_id"]) for c in _results(audited)] == [
@@ -326,7 +328,7 @@ def test_a_credential_answered_in_one_app_is_asked_again_in_another(
 ):
     first = start_session(alice, "quotes")
     say(alice, first, ASK)
-    request = CredentialRequest.objects.get(session_id=first)
+    request = Request.objects.get(kind=Request.Kind.CREDENTIAL, session_id=first)
     answered = api_for(alice).post(
         f"/api/auth-requests/{request.id}/answer/?wait=1",
         {"api_key": SECRET},
@@ -340,7 +342,10 @@ def test_a_credential_answered_in_one_app_is_asked_again_in_another(
     again = start_session(alice, "quotes")
     say(alice, again, ASK)
 
-    assert CredentialRequest.objects.filter(session_id=other).count() == 1
+    assert (
+        Request.objects.filter(kind=Request.Kind.CREDENTIAL, session_id=other).count()
+        == 1
+    )
     assert not any("2Yp9" in text for text in event_texts(events_of(alice, other)))
     assert QUOTED in event_texts(events_of(alice, again))
     listed = api_for(alice).get("/api/credentials/").json()

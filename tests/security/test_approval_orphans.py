@@ -13,12 +13,11 @@ from google.adk.agents import LlmAgent
 from google.adk.tools import FunctionTool
 
 from agents.adk.builder import sync_code_agents
+from agents.adk.long_running import approval_timeout
 from agents.adk.sessions import DjangoSessionService
-from agents.models import Run, Session
+from agents.models import Request, Run, Session
 from agents.turns.start import wait_for_run
 from demo.bank import wire_money
-from toolsets.approvals import approval_timeout
-from toolsets.models import Approval
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,10 +45,12 @@ def agents(db, settings):
 def pending(start_session, say):
     """A session whose turn left a wire waiting for approval, and that approval."""
 
-    def make(user) -> tuple[str, Approval]:
+    def make(user) -> tuple[str, Request]:
         session = start_session(user, "quick_teller")
         assert say(user, session, 'wire 500 to "bob"')["status"] == "succeeded"
-        return session, Approval.objects.get(session_id=session)
+        return session, Request.objects.get(
+            kind=Request.Kind.APPROVAL, session_id=session
+        )
 
     return make
 
@@ -66,9 +67,12 @@ def lenient_api_for(api_for):
     return client_for
 
 
-def wait_until_expired(approval: Approval) -> None:
-    remaining = (approval.expires_at.timestamp() - time.time()) + 0.1
-    time.sleep(max(remaining, 0))
+def wait_until_expired(approval: Request) -> None:
+    """Wait for the sweep its timer runs (no listing expires anything)."""
+    deadline = approval.expires_at.timestamp() + 10
+    expired = Request.objects.filter(pk=approval.pk, status=Request.Status.EXPIRED)
+    while not expired.exists() and time.time() < deadline:
+        time.sleep(0.05)
 
 
 def test_deleting_a_session_over_rest_deletes_its_approvals(alice, pending, api_for):
@@ -77,7 +81,9 @@ def test_deleting_a_session_over_rest_deletes_its_approvals(alice, pending, api_
     deleted = api_for(alice).delete(f"/api/sessions/{session}/")
 
     assert deleted.status_code == 204
-    assert not Approval.objects.filter(pk=approval.pk).exists()
+    assert not Request.objects.filter(
+        kind=Request.Kind.APPROVAL, pk=approval.pk
+    ).exists()
 
 
 def test_deleting_a_session_through_adk_deletes_its_approvals(alice, pending):
@@ -88,7 +94,9 @@ def test_deleting_a_session_through_adk_deletes_its_approvals(alice, pending):
         app_name=row.app_name, user_id=row.user_id, session_id=session
     )
 
-    assert not Approval.objects.filter(pk=approval.pk).exists()
+    assert not Request.objects.filter(
+        kind=Request.Kind.APPROVAL, pk=approval.pk
+    ).exists()
 
 
 def test_an_expired_approval_of_a_deleted_session_breaks_no_listing(

@@ -16,7 +16,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from agents.adk.builder import sync_code_agents
-from agents.models import Event, LongRunningCall, Run, Session
+from agents.models import Event, Request, Run, Session
 from project.asgi import application
 from toolsets.models import Tool, Toolset
 
@@ -64,7 +64,9 @@ def pending(agents, start_session, say):
     def make(user) -> tuple[str, str]:
         session = start_session(user, "exporter")
         assert say(user, session, "export sales")["status"] == "succeeded"
-        return session, LongRunningCall.objects.get(session_id=session).call_id
+        return session, Request.objects.get(
+            kind=Request.Kind.CALL, session_id=session
+        ).call_id
 
     return make
 
@@ -122,7 +124,11 @@ def stored_counts(session: str) -> tuple[int, int, list]:
     return (
         Run.objects.filter(session_id=session).count(),
         Event.objects.filter(session_id=session).count(),
-        list(LongRunningCall.objects.filter(session_id=session).values_list("status")),
+        list(
+            Request.objects.filter(
+                kind=Request.Kind.CALL, session_id=session
+            ).values_list("status")
+        ),
     )
 
 
@@ -340,7 +346,7 @@ def poison_rows(session: str) -> None:
     Run.objects.filter(session_id=session).update(
         text=f"export{NUL}", message={"parts": [{"text": f"a{SURROGATE}"}]}
     )
-    LongRunningCall.objects.filter(session_id=session).update(
+    Request.objects.filter(kind=Request.Kind.CALL, session_id=session).update(
         response={SURROGATE: [f"a{SURROGATE}"]}
     )
 
@@ -414,7 +420,9 @@ def test_a_deep_row_stored_before_the_bound_still_reads(alice, pending, api_for)
     row = Event.objects.get(session_id=session, kind="function_call")
     row.data["content"]["parts"][0]["function_call"]["args"] = deep
     row.save(update_fields=["data"])
-    LongRunningCall.objects.filter(session_id=session).update(response=deep)
+    Request.objects.filter(kind=Request.Kind.CALL, session_id=session).update(
+        response=deep
+    )
     client = api_for(alice)
 
     events = client.get(f"/api/sessions/{session}/events/")

@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from agents.adk.credentials import unseal
-from agents.models import AgentSpec, Credential, CredentialRequest, Event, Session
+from agents.models import AgentSpec, Credential, Event, Request, Session
 from tests.agents.test_long_running import (
     drain_backlog,
     frames_until_finished,
@@ -122,10 +122,12 @@ def agent(vault, staff, alice, api_for) -> str:
 def asked(agent, start_session, say):
     """A session whose call to the operation waits for alice's token."""
 
-    def make(user) -> tuple[str, CredentialRequest]:
+    def make(user) -> tuple[str, Request]:
         session = start_session(user, agent)
         assert say(user, session, ASK)["status"] == "succeeded"
-        return session, CredentialRequest.objects.get(session_id=session)
+        return session, Request.objects.get(
+            kind=Request.Kind.CREDENTIAL, session_id=session
+        )
 
     return make
 
@@ -134,7 +136,7 @@ def asked(agent, start_session, say):
 def answer(api_for):
     """The owner answers a credential request over REST with the token."""
 
-    def post(user, request: CredentialRequest):
+    def post(user, request: Request):
         return api_for(user).post(
             f"/api/auth-requests/{request.id}/answer/?wait=1",
             {"token": TOKEN},
@@ -225,7 +227,9 @@ def test_a_later_session_of_the_owner_calls_the_operation_without_asking(
 
     assert said["status"] == "succeeded"
     assert notes_said(events_of(alice, later))
-    assert not CredentialRequest.objects.filter(session_id=later).exists()
+    assert not Request.objects.filter(
+        kind=Request.Kind.CREDENTIAL, session_id=later
+    ).exists()
     assert sent_tokens(vault) == [f"Bearer {TOKEN}"]
     assert TOKEN not in stored_rows(later)
     assert TOKEN not in shown_over_rest(alice, later, api_for)
@@ -248,13 +252,15 @@ def test_a_token_given_for_one_import_is_never_sent_to_another(
         )
         session = start_session(alice, both)
         say(alice, session, "list the vault notes")
-        answer(alice, CredentialRequest.objects.get(session_id=session))
+        answer(
+            alice, Request.objects.get(kind=Request.Kind.CREDENTIAL, session_id=session)
+        )
         journal.seen.clear()
         say(alice, session, "list the journal notes")
     finally:
         servers.stop(journal)
 
-    asked = CredentialRequest.objects.filter(session_id=session)
+    asked = Request.objects.filter(kind=Request.Kind.CREDENTIAL, session_id=session)
     assert [r.tool_name for r in asked.order_by("id")] == [
         "vault_list_notes",
         "journal_list_notes",

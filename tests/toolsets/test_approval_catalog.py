@@ -3,6 +3,7 @@
 import pytest
 from asgiref.sync import sync_to_async as sync
 
+from agents.models import Request
 from tests.agents.test_long_running import (
     drain_backlog,
     frames_until_finished,
@@ -10,7 +11,7 @@ from tests.agents.test_long_running import (
 )
 from tests.toolsets import tools
 from tests.toolsets.conftest import tool
-from toolsets.models import Approval, Tool, ToolCall
+from toolsets.models import Tool, ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,10 +35,10 @@ def mark(api_for, staff):
 
 @pytest.fixture
 def launch(start_session, say):
-    def go(user) -> tuple[str, Approval | None]:
+    def go(user) -> tuple[str, Request | None]:
         session = start_session(user, "rocketeer")
         assert say(user, session, "go")["status"] == "succeeded"
-        return session, Approval.objects.filter(session_id=session).first()
+        return session, approvals().filter(session_id=session).first()
 
     return go
 
@@ -52,6 +53,10 @@ def decide(api_for):
         )
 
     return post
+
+
+def approvals():
+    return Request.objects.filter(kind=Request.Kind.APPROVAL)
 
 
 def kinds(frames: list[dict]) -> list[str]:
@@ -84,14 +89,14 @@ def test_a_marked_tool_waits_and_runs_once_approved(
         {"target": "moon"},
     )
     assert "administrator" in approval.hint
-    assert approval.approver_group == "" and approval.expires_at is None
+    assert approval.answer_group == "" and approval.expires_at is None
 
     decided = decide(alice, approval.id, True)
 
     assert decided.status_code == 200, decided.content
     assert decided.json()["status"] == "succeeded"
     assert tools.LAUNCHES == ["moon"]  # once: the re-run is not asked again
-    assert Approval.objects.filter(session_id=session).count() == 1
+    assert approvals().filter(session_id=session).count() == 1
     assert texts(events_of(alice, session))[-1] == "done"
     statuses = list(ToolCall.objects.order_by("started_at").values_list("status"))
     assert statuses[-1] == (ToolCall.Status.OK,)
@@ -134,7 +139,7 @@ def test_the_catalog_approver_group_decides_not_the_requester(
         "launch-control",
         600,
     )
-    assert approval.approver_group == "launch-control"
+    assert approval.answer_group == "launch-control"
     assert approval.expires_at is not None
     assert own.status_code == 403
     assert tools.LAUNCHES == ["moon"]
@@ -246,7 +251,7 @@ def _mark() -> None:
     Tool.objects.filter(full_name=LAUNCHER).update(requires_approval=True)
 
 
-def _launched_now(user) -> tuple[str, Approval]:
+def _launched_now(user) -> tuple[str, Request]:
     """launch(), for async tests (fixtures that call the API are sync)."""
     from rest_framework.test import APIClient
 
@@ -260,4 +265,4 @@ def _launched_now(user) -> tuple[str, Approval]:
         f"/api/sessions/{session_id}/messages/?wait=1", {"text": "go"}, format="json"
     )
     assert said.json()["status"] == "succeeded", said.content
-    return session_id, Approval.objects.get(session_id=session_id)
+    return session_id, approvals().get(session_id=session_id)

@@ -13,7 +13,7 @@ from google.adk.tools import FunctionTool, ToolContext
 
 from agents.adk import builder
 from agents.adk.builder import sync_code_agents
-from agents.adk.long_running import answered_by
+from agents.adk.long_running import answered_by, approval_timeout
 from agents.adk.offline import (
     OfflineLlm,
     calls_response,
@@ -21,7 +21,8 @@ from agents.adk.offline import (
     trailing_function_responses,
 )
 from agents.adk.offline_matching import ChosenCall, describe_result
-from agents.models import LongRunningCall, Run, Session
+from agents.models import Request, Run, Session
+from agents.requests.expiry import expire_due
 from agents.turns.start import wait_for_run
 from demo.bank import wire_money
 from tests.agents.test_long_running import (
@@ -29,8 +30,6 @@ from tests.agents.test_long_running import (
     frames_until_finished,
     open_socket,
 )
-from toolsets.approvals import approval_timeout, expire_due
-from toolsets.models import Approval
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -151,10 +150,10 @@ def auditor(make_user):
 def pending(start_session, say):
     """A session whose turn left one tool call waiting for approval."""
 
-    def make(user, agent: str = "teller") -> tuple[str, Approval]:
+    def make(user, agent: str = "teller") -> tuple[str, Request]:
         session = start_session(user, agent)
         assert say(user, session, "send 500 to bob")["status"] == "succeeded"
-        return session, Approval.objects.get(session_id=session)
+        return session, approval_of(session)
 
     return make
 
@@ -170,6 +169,15 @@ def decide(api_for):
         )
 
     return post
+
+
+def approvals():
+    return Request.objects.filter(kind=Request.Kind.APPROVAL)
+
+
+def approval_of(session: str) -> Request:
+    """The session's one approval."""
+    return approvals().get(session_id=session)
 
 
 def kinds(frames: list[dict]) -> list[str]:
@@ -199,7 +207,9 @@ def test_the_call_waits_as_a_pending_approval(alice, pending, events_of, api_for
         (approval.id, session, "recorded_wire")
     ]
     assert WIRED == []
-    assert not LongRunningCall.objects.filter(session_id=session).exists()
+    assert not Request.objects.filter(
+        kind=Request.Kind.CALL, session_id=session
+    ).exists()
 
 
 def test_approved_the_tool_runs_and_the_agent_goes_on(
@@ -217,8 +227,8 @@ def test_approved_the_tool_runs_and_the_agent_goes_on(
     frames = events_of(alice, session, after=before)
     assert texts(frames) == [SENT]
     approval.refresh_from_db()
-    assert (approval.status, approval.decided_by) == ("approved", alice)
-    assert approval.decided_at is not None
+    assert (approval.status, approval.answered_by) == ("approved", alice)
+    assert approval.answered_at is not None
     assert str(approval.answer_run_id) == decided.json()["id"]
     assert api_for(alice).get("/api/approvals/?status=pending").json() == []
     done = api_for(alice).get("/api/approvals/?status=approved").json()
@@ -234,7 +244,7 @@ def test_rejected_the_tool_never_runs(alice, pending, decide, events_of):
     assert WIRED == []
     assert texts(events_of(alice, session))[-1] == REJECTED
     approval.refresh_from_db()
-    assert (approval.status, approval.decided_by) == ("rejected", alice)
+    assert (approval.status, approval.answered_by) == ("rejected", alice)
 
 
 def test_a_decision_survives_a_restart(alice, pending, decide, events_of):
@@ -317,7 +327,7 @@ def test_an_approver_group_decides_and_the_requester_cannot(
     inbox = api_for(auditor).get("/api/approvals/?status=pending").json()
     decided = decide(auditor, approval.id, True)
 
-    assert approval.approver_group == "auditors"
+    assert approval.answer_group == "auditors"
     assert own.status_code == 403
     # The requester sees her request and that it is not hers to decide...
     assert [(a["id"], a["may_decide"]) for a in mine] == [(approval.id, False)]
@@ -327,7 +337,7 @@ def test_an_approver_group_decides_and_the_requester_cannot(
     assert decided.status_code == 200
     assert WIRED == [WIRE]
     approval.refresh_from_db()
-    assert approval.decided_by == auditor
+    assert approval.answered_by == auditor
 
 
 def test_an_expired_approval_is_rejected_and_the_agent_told(
@@ -337,12 +347,12 @@ def test_an_expired_approval_is_rejected_and_the_agent_told(
     assert approval.expires_at is not None
     assert pending(alice)[1].expires_at is None  # No timeout: never expires.
     assert expire_due() == 0
-    Approval.objects.filter(pk=approval.pk).update(
+    Request.objects.filter(pk=approval.pk).update(
         expires_at=timezone.now() - timedelta(seconds=1)
     )
 
+    late = decide(alice, approval.id, True)  # expires it first, and is refused
     listed = api_for(alice).get("/api/approvals/?status=expired").json()
-    late = decide(alice, approval.id, True)
 
     assert [a["id"] for a in listed] == [approval.id]
     assert late.status_code == 400
@@ -351,7 +361,7 @@ def test_an_expired_approval_is_rejected_and_the_agent_told(
     assert texts(events_of(alice, session))[-1] == REJECTED
     assert WIRED == []
     approval.refresh_from_db()
-    assert (approval.status, approval.decided_by) == ("expired", None)
+    assert (approval.status, approval.answered_by) == ("expired", None)
     assert run.user == alice
 
 
@@ -387,10 +397,11 @@ def test_the_inbox_narrows_to_one_session(alice, pending, api_for):
 def test_expiry_in_a_closed_session_breaks_no_listing(alice, pending, api_for):
     session, approval = pending(alice, agent="hasty_teller")
     Session.objects.filter(pk=session).update(closed_at=timezone.now())
-    Approval.objects.filter(pk=approval.pk).update(
+    Request.objects.filter(pk=approval.pk).update(
         expires_at=timezone.now() - timedelta(seconds=1)
     )
 
+    expire_due()  # What the timer set for its expiry runs.
     listed = api_for(alice).get("/api/approvals/?status=expired")
 
     assert [a["id"] for a in listed.json()] == [approval.id]
@@ -439,14 +450,14 @@ async def test_the_socket_refuses_unknown_foreign_and_malformed_decisions(alice,
     assert unknown["error"]["code"] == "not_found"
     assert refused["error"]["code"] == "not_found"
     statuses = await sync(
-        lambda: sorted(Approval.objects.values_list("status", flat=True))
+        lambda: sorted(approvals().values_list("status", flat=True))
     )()
     assert statuses == ["pending", "pending"]
     assert WIRED == []
     await socket.disconnect()
 
 
-def _pending_now(user) -> tuple[str, Approval]:
+def _pending_now(user) -> tuple[str, Request]:
     """pending(), for async tests (fixtures that call the API are sync)."""
     from rest_framework.test import APIClient
 
@@ -461,13 +472,13 @@ def _pending_now(user) -> tuple[str, Approval]:
         f"/api/sessions/{session}/messages/?wait=1", {"text": "wire"}, format="json"
     )
     assert said.json()["status"] == "succeeded", said.content
-    return session, Approval.objects.get(session_id=session)
+    return session, approval_of(session)
 
 
 def test_the_demo_bank_waits_for_approval(alice, start_session, say, decide, events_of):
     session = start_session(alice, "bank")
     assert say(alice, session, 'wire 500 to "bob"')["status"] == "succeeded"
-    approval = Approval.objects.get(session_id=session)
+    approval = approval_of(session)
 
     decide(alice, approval.id, True)
 

@@ -3,7 +3,6 @@ from rest_framework.routers import SimpleRouter
 
 import agents.params  # noqa: F401 - registers the <id:...> and <name:...> converters
 from toolsets.api.activation import SessionToolsetsView, SessionToolsetView
-from toolsets.api.approvals import ApprovalViewSet
 from toolsets.api.imports import ImportViewSet
 from toolsets.api.views import (
     AccessView,
@@ -20,7 +19,6 @@ router.register("toolsets", ToolsetViewSet, basename="toolset")
 router.register("tools", ToolViewSet, basename="tool")
 router.register("grants", GrantViewSet, basename="grant")
 router.register("tool-calls", ToolCallViewSet, basename="tool-call")
-router.register("approvals", ApprovalViewSet, basename="approval")
 router.register("imports", ImportViewSet, basename="import")
 
 urlpatterns = [

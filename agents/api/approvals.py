@@ -1,30 +1,53 @@
-"""Approvals over REST: the inbox of pending tool calls, and the decision."""
+"""Approvals over REST: the inbox of pending tool calls, and the decision.
+
+An approval is a request of kind "approval" (agents.requests); its id is the
+request's, and matches no request of another kind.
+"""
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.request import Request
+from rest_framework.request import Request as HttpRequest
 from rest_framework.response import Response
 
 from agents.api.inputs import JSONParser, validated
-from agents.api.serializers import RunSerializer
+from agents.api.serializers import RunSerializer, request_status
 from agents.api.views import _run_response
 from agents.inputs import DecisionInput
+from agents.models import Request
 from agents.params import ID_CONVERTER
-from toolsets import approvals
-from toolsets.models import Approval
+from agents.requests import inbox, rules
+from agents.requests.answer import answer_request
+from agents.requests.kinds import APPROVAL
 
 
 class ApprovalSerializer(serializers.ModelSerializer):
-    decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     session = serializers.CharField(source="session_id", read_only=True)
+    status = request_status(APPROVAL, read_only=True)
+    call_id = serializers.CharField(
+        read_only=True, help_text="The adk_request_confirmation call's id."
+    )
+    tool_call_id = serializers.CharField(read_only=True)
+    approver_group = serializers.CharField(source="answer_group", read_only=True)
+    decided_by = serializers.SlugRelatedField(
+        source="answered_by", slug_field="username", read_only=True
+    )
+    decided_at = serializers.DateTimeField(
+        source="answered_at", read_only=True, allow_null=True
+    )
+    answer_run_id = serializers.UUIDField(read_only=True, allow_null=True)
+    expires_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="Rejected as expired after this; blank: never.",
+    )
     may_decide = serializers.SerializerMethodField(
         help_text="Whether the signed-in user may decide it (if still pending)."
     )
 
     class Meta:
-        model = Approval
+        model = Request
         fields = [
             "id",
             "session",
@@ -46,9 +69,9 @@ class ApprovalSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    def get_may_decide(self, approval: Approval) -> bool:
+    def get_may_decide(self, approval: Request) -> bool:
         user = self.context["request"].user
-        return approvals.may_decide(user=user, approval=approval)
+        return rules.may_answer(user=user, request=approval)
 
 
 class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
@@ -58,23 +81,22 @@ class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     lookup_value_converter = ID_CONVERTER
 
     def get_queryset(self):
+        user = self.request.user
         session = self.request.query_params.get("session")
         if session:
-            rows = approvals.session_approvals(
-                user=self.request.user, session_id=session
-            )
+            rows = inbox.visible(user=user, kind=APPROVAL).filter(session_id=session)
         else:
-            rows = approvals.visible_approvals(user=self.request.user)
+            rows = inbox.addressed(user=user, kind=APPROVAL)
         wanted = self.request.query_params.get("status")
         if wanted:
-            if wanted not in Approval.Status.values:
+            if wanted not in APPROVAL.statuses:
                 raise ValidationError({"status": [f"Unknown status {wanted!r}."]})
             rows = rows.filter(status=wanted)
         return rows
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("status", str, enum=Approval.Status.values),
+            OpenApiParameter("status", str, enum=list(APPROVAL.statuses)),
             OpenApiParameter(
                 "session",
                 str,
@@ -83,14 +105,15 @@ class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
             ),
         ]
     )
-    def list(self, request: Request, *args, **kwargs) -> Response:
-        approvals.expire_due()
+    def list(self, request: HttpRequest, *args, **kwargs) -> Response:
         rows = self.get_queryset()[:200]
         context = self.get_serializer_context()
         return Response(ApprovalSerializer(rows, many=True, context=context).data)
 
-    def retrieve(self, request: Request, pk=None) -> Response:
-        approval = approvals.readable_approval(user=request.user, approval_id=pk)
+    def retrieve(self, request: HttpRequest, pk=None) -> Response:
+        approval = inbox.readable_request(
+            user=request.user, kind=APPROVAL, request_id=pk
+        )
         context = self.get_serializer_context()
         return Response(ApprovalSerializer(approval, context=context).data)
 
@@ -104,10 +127,13 @@ class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         ],
     )
     @action(detail=True, methods=["post"], parser_classes=[JSONParser])
-    def decide(self, request: Request, pk=None) -> Response:
+    def decide(self, request: HttpRequest, pk=None) -> Response:
         """Approve or reject; the agent resumes (the tool runs only if approved)."""
         decision = validated(DecisionInput, request.data)
-        run = approvals.decide(
-            user=request.user, approval_id=pk, approved=decision.approved
+        run = answer_request(
+            user=request.user,
+            kind=APPROVAL,
+            request_id=pk,
+            answer={"approved": decision.approved},
         )
         return _run_response(request, run)

@@ -1,0 +1,174 @@
+"""The one answer path: a person's (or trusted code's) answer resumes the agent.
+
+Every answer, whatever its kind and wherever it comes from (REST, the session
+socket, a Celery task), goes the same way: lock the request, refuse it unless it
+is pending, turn the answer into the kind's FunctionResponse, start a Run that
+resumes the invocation (turns.start.start_function_response), and store who
+answered, when, and that Run. A request is answered exactly once.
+
+A request past its time is expired first (the agent is told, as the sweep would
+tell it), and the late answer refused.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from agents.models import Request, Run, Session
+from agents.requests import rules
+from agents.requests.errors import NotYours
+from agents.requests.inbox import request_pk
+from agents.requests.kinds import CALL, Reply, RequestKind, kind_of
+from agents.sessions import access_session
+from agents.turns import start
+from project.errors import DomainError, NotFoundError
+
+
+def answer_request(
+    *,
+    user,
+    kind: RequestKind,
+    answer: Mapping[str, Any],
+    request_id: int | str | None = None,
+    session_id: str | None = None,
+    call_id: str | None = None,
+) -> Run:
+    """Answer one pending request of `kind` as `user`; a Run resumes its agent.
+
+    The request is named by its id (within `session_id`, if given), or by its
+    call's id within `session_id`.
+
+    Raises:
+        NotFoundError: The user may not see the request (or its session).
+        UnknownCall: The user's session has no such long-running call.
+        NotYours: The user sees the request, but someone else answers it.
+        AlreadyAnswered: It was answered, decided or expired before.
+        MissingCredentialField: A credential answer lacks what its scheme needs.
+    """
+    request = access_request(
+        user=user,
+        kind=kind,
+        request_id=request_id,
+        session_id=session_id,
+        call_id=call_id,
+    )
+    expire(request_id=request.pk)
+    return _answer(request.pk, kind, user=user, answer=answer)
+
+
+def complete_call(*, session_id: str, call_id: str, response: Mapping[str, Any]) -> Run:
+    """Post a long-running call's result from trusted code (a task, a service).
+
+    No access check: the Run is the session owner's, as if the owner had posted it.
+    """
+    request = (
+        Request.objects.select_related("session__owner")
+        .filter(kind=CALL.kind, session_id=session_id, call_id=call_id)
+        .first()
+    )
+    if request is None:
+        raise CALL.not_found()
+    expire(request_id=request.pk)
+    return _answer(request.pk, CALL, user=request.session.owner, answer=response)
+
+
+def access_request(
+    *,
+    user,
+    kind: RequestKind,
+    request_id: int | str | None = None,
+    session_id: str | None = None,
+    call_id: str | None = None,
+) -> Request:
+    """The request if `user` may answer it; else a refusal that reveals no more
+    than the user may see."""
+    found = Request.objects.select_related("session").filter(kind=kind.kind)
+    if session_id is not None:
+        found = found.filter(session_id=session_id)
+    if call_id is not None:
+        found = found.filter(call_id=call_id)
+    else:
+        found = found.filter(pk=request_pk(kind, request_id))
+    request = found.first()
+    if request is not None and rules.may_answer(user=user, request=request):
+        return request
+    if request is not None and rules.may_see(user=user, request=request):
+        raise NotYours(verb=kind.verb, noun=kind.noun, group=request.answer_group)
+    if session_id is not None and not _sees_session(user, session_id):
+        raise NotFoundError("No such session.")
+    raise kind.not_found()
+
+
+def expire(*, request_id: int) -> bool:
+    """Answer a pending request as expired if its time is up; True if it was.
+
+    The agent is told (the kind's expired answer, in a Run of the session owner's);
+    in a closed session nobody is left to tell, and the request only expires.
+    """
+    with transaction.atomic():
+        locked = Request.objects.select_for_update().filter(pk=request_id).first()
+        if locked is None or not _is_due(locked):
+            return False
+        reply = kind_of(locked).expired(locked)
+        try:
+            with transaction.atomic():
+                _resume(locked, reply, user=None)
+        except DomainError:  # A closed session: nobody is left to tell.
+            _store(locked, reply, user=None, run=None)
+        return True
+
+
+def _answer(pk: int, kind: RequestKind, *, user, answer: Mapping[str, Any]) -> Run:
+    """Lock the request, check it is pending, and resume its agent with the answer."""
+    with transaction.atomic():
+        locked = Request.objects.select_for_update().get(pk=pk)
+        if locked.status != Request.Status.PENDING:
+            raise kind.already_answered()
+        session = _session_of(locked)
+        reply = kind.reply(locked, answer, session=session, user=user)
+        return _resume(locked, reply, user=user, session=session)
+
+
+def _resume(
+    locked: Request, reply: Reply, *, user, session: Session | None = None
+) -> Run:
+    """Start the Run that resumes the invocation, then store the answer."""
+    session = session or _session_of(locked)
+    run = start.start_function_response(
+        session=session, user=user or session.owner, responses=[reply.response]
+    )
+    _store(locked, reply, user=user, run=run)
+    return run
+
+
+def _store(locked: Request, reply: Reply, *, user, run: Run | None) -> None:
+    locked.status = reply.status
+    locked.response = reply.stored
+    locked.answered_by = user
+    locked.answered_at = timezone.now()
+    locked.answer_run = run
+    locked.save(
+        update_fields=["status", "response", "answered_by", "answered_at", "answer_run"]
+    )
+
+
+def _session_of(request: Request) -> Session:
+    return Session.objects.select_related("owner").get(pk=request.session_id)
+
+
+def _is_due(request: Request) -> bool:
+    return (
+        request.status == Request.Status.PENDING
+        and request.expires_at is not None
+        and request.expires_at <= timezone.now()
+    )
+
+
+def _sees_session(user, session_id: str) -> bool:
+    try:
+        access_session(user=user, session_id=session_id)
+    except NotFoundError:
+        return False
+    return True

@@ -1,0 +1,62 @@
+"""The refusals of agents.requests: one set for every kind of request.
+
+Each names the kind in words a user reads, and keeps the field and code its kind
+answered with before the kinds were one mechanism (the clients read them).
+"""
+
+from project.errors import DomainError, ForbiddenError, NotFoundError
+
+
+class RequestNotFound(NotFoundError):
+    """No such request of this kind, or not one the user may see."""
+
+    def __init__(self, noun: str) -> None:
+        super().__init__(f"No such {noun}.")
+
+
+class UnknownCall(DomainError):
+    """The session the user sees has no long-running call with this id."""
+
+    field = "call_id"
+    code = "unknown_call"
+
+    def __init__(self) -> None:
+        super().__init__("No long-running call with this id in this session.")
+
+
+class AlreadyAnswered(DomainError):
+    """The request is answered (or decided, or expired): it is answered once."""
+
+    def __init__(self, *, field: str, code: str, message: str) -> None:
+        self.field = field
+        self.code = code
+        super().__init__(message)
+
+
+class NotYours(ForbiddenError):
+    """The user sees the request, but someone else answers it."""
+
+    def __init__(self, *, verb: str, noun: str, group: str) -> None:
+        super().__init__(
+            f"Only members of {group!r} may {verb} this {noun}, and not its requester."
+        )
+
+
+class MissingCredentialField(DomainError):
+    """A credential answer lacks a field its scheme needs."""
+
+    code = "missing_field"
+
+    def __init__(self, field: str, scheme: str) -> None:
+        self.field = field
+        super().__init__(f"A {scheme} credential needs {field}.")
+
+
+class UnsupportedScheme(DomainError):
+    """A credential of this scheme cannot be given here."""
+
+    field = "scheme"
+    code = "unsupported_scheme"
+
+    def __init__(self, scheme: str) -> None:
+        super().__init__(f"Credentials of scheme {scheme!r} cannot be answered here.")

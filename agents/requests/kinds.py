@@ -1,0 +1,292 @@
+"""The kinds of request: what each records from an ADK event, and what its answer becomes.
+
+- call: a long-running tool's call (`long_running_tool_ids`); the answer is the
+  tool's result, posted as a JSON object.
+- approval: ADK's `adk_request_confirmation` (a tool with `require_confirmation`,
+  `request_confirmation(...)`, or the catalog's approval gate); the answer is a
+  decision, `{"confirmed": bool}` to ADK.
+- credential: ADK's `adk_request_credential` (`request_credential(...)`); the
+  answer is the secret, sealed into a Credential row, and the Run's message only
+  names that row.
+
+Each kind also says how it expires (the answer the agent gets when nobody
+answered in time) and how its refusals read, as clients have always read them.
+"""
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.utils import timezone
+from google.adk.agents import BaseAgent
+from google.adk.auth.auth_tool import AuthToolArguments
+from google.adk.events import Event as AdkEvent
+from google.genai import types
+from pydantic import ValidationError
+
+from agents.adk.auth import AUTH_CALL
+from agents.adk.credentials import CREDENTIAL_REF, scheme_of, store_credential
+from agents.adk.long_running import answering_group, approval_rule, long_running_calls
+from agents.credentials import build_credential
+from agents.events.wire import CONFIRMATION_CALL
+from agents.models import Event, Request, Run, Session
+from agents.redaction import redact_secrets
+from agents.requests.errors import AlreadyAnswered, RequestNotFound, UnknownCall
+from project.errors import DomainError
+
+logger = logging.getLogger(__name__)
+
+Status = Request.Status
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What an answer becomes: the FunctionResponse that resumes the invocation,
+    the request's status, and what the row keeps of it (never a secret)."""
+
+    response: types.FunctionResponse
+    status: str
+    stored: dict[str, Any] | None = None
+
+
+class RequestKind:
+    """One kind of request. Subclasses say which calls pause and what answers them."""
+
+    kind: str
+    noun: str  # in refusals: "No such approval."
+    verb: str  # "Only members of 'x' may decide this approval"
+    statuses: tuple[str, ...]  # the statuses its listings filter by
+    # An answer to an answered request is refused naming this field, with this code.
+    answered_field: str
+    answered_code: str = "already_answered"
+    answered_message: str
+
+    def calls(self, event: AdkEvent) -> list[types.FunctionCall]:
+        """The calls of a complete event that pause for a request of this kind."""
+        raise NotImplementedError
+
+    async def arecord(
+        self, call: types.FunctionCall, *, run: Run, event: AdkEvent, root: BaseAgent
+    ) -> Request | None:
+        """The pending request a call asks for (unsaved); None if it cannot be read."""
+        raise NotImplementedError
+
+    def reply(
+        self, request: Request, answer: Mapping[str, Any], *, session: Session, user
+    ) -> Reply:
+        """What `user`'s answer becomes."""
+        raise NotImplementedError
+
+    def expired(self, request: Request) -> Reply:
+        """What the agent gets when nobody answered in time."""
+        raise NotImplementedError
+
+    def not_found(self) -> DomainError:
+        """The refusal of a request the user may not see, or that is not there."""
+        return RequestNotFound(self.noun)
+
+    def already_answered(self) -> AlreadyAnswered:
+        """The refusal of an answer to a request answered before."""
+        return AlreadyAnswered(
+            field=self.answered_field,
+            code=self.answered_code,
+            message=self.answered_message,
+        )
+
+    def _pending(self, call: types.FunctionCall, run: Run, event: AdkEvent, **fields):
+        return Request(
+            kind=self.kind,
+            session_id=run.session_id,
+            run_id=run.pk,
+            call_id=call.id or "",
+            agent=event.author or "",
+            invocation_id=event.invocation_id or "",
+            **fields,
+        )
+
+
+class CallKind(RequestKind):
+    kind = Request.Kind.CALL
+    noun = "call"
+    verb = "answer"
+    statuses = (Status.PENDING, Status.ANSWERED)
+    answered_field = "call_id"
+    answered_message = "This call has already been answered."
+
+    def calls(self, event: AdkEvent) -> list[types.FunctionCall]:
+        return long_running_calls(event)
+
+    def not_found(self) -> DomainError:
+        # A call is named by its id in a body posted to a session's URL: a field.
+        return UnknownCall()
+
+    async def arecord(self, call, *, run, event, root) -> Request:
+        name = call.name or ""
+        group = answering_group(root, author=event.author, tool_name=name)
+        return self._pending(
+            call,
+            run,
+            event,
+            tool_call_id=call.id or "",
+            tool_name=name,
+            args=dict(call.args or {}),
+            answer_group=group,
+        )
+
+    def reply(self, request, answer, *, session, user) -> Reply:
+        result = dict(answer)
+        response = types.FunctionResponse(
+            id=request.call_id, name=request.tool_name, response=result
+        )
+        return Reply(response, Status.ANSWERED, stored=result)
+
+    def expired(self, request: Request) -> Reply:
+        result = {"status": "expired", "error": "Nobody answered in time."}
+        response = types.FunctionResponse(
+            id=request.call_id, name=request.tool_name, response=result
+        )
+        return Reply(response, Status.EXPIRED, stored=result)
+
+
+class ApprovalKind(RequestKind):
+    kind = Request.Kind.APPROVAL
+    noun = "approval"
+    verb = "decide"
+    statuses = (Status.PENDING, Status.APPROVED, Status.REJECTED, Status.EXPIRED)
+    answered_field = "approved"
+    answered_code = "already_decided"
+    answered_message = "This approval has already been decided."
+
+    def calls(self, event: AdkEvent) -> list[types.FunctionCall]:
+        if event.partial:
+            return []
+        return [c for c in event.get_function_calls() if c.name == CONFIRMATION_CALL]
+
+    async def arecord(self, call, *, run, event, root) -> Request:
+        args = dict(call.args or {})
+        original = args.get("originalFunctionCall") or {}
+        confirmation = args.get("toolConfirmation") or {}
+        name = str(original.get("name") or "")
+        group, timeout = approval_rule(
+            root,
+            author=event.author,
+            tool_name=name,
+            payload=dict(confirmation.get("payload") or {}),
+        )
+        return self._pending(
+            call,
+            run,
+            event,
+            tool_call_id=str(original.get("id") or ""),
+            tool_name=name,
+            args=dict(original.get("args") or {}),
+            hint=str(confirmation.get("hint") or ""),
+            answer_group=group,
+            expires_at=_expiry(timeout),
+        )
+
+    def reply(self, request, answer, *, session, user) -> Reply:
+        approved = answer["approved"] is True
+        status = Status.APPROVED if approved else Status.REJECTED
+        return Reply(self._confirmation(request, confirmed=approved), status)
+
+    def expired(self, request: Request) -> Reply:
+        # ADK tells the agent as it tells a rejection.
+        return Reply(self._confirmation(request, confirmed=False), Status.EXPIRED)
+
+    def _confirmation(self, request: Request, *, confirmed: bool):
+        return types.FunctionResponse(
+            id=request.call_id,
+            name=CONFIRMATION_CALL,
+            response={"confirmed": confirmed},
+        )
+
+
+class CredentialKind(RequestKind):
+    kind = Request.Kind.CREDENTIAL
+    noun = "credential request"
+    verb = "answer"
+    statuses = (Status.PENDING, Status.ANSWERED)
+    answered_field = "status"
+    answered_message = "This credential request has already been answered."
+
+    def calls(self, event: AdkEvent) -> list[types.FunctionCall]:
+        if event.partial:
+            return []
+        return [c for c in event.get_function_calls() if c.name == AUTH_CALL]
+
+    async def arecord(self, call, *, run, event, root) -> Request | None:
+        try:
+            asked = AuthToolArguments.model_validate(call.args or {})
+        except ValidationError:
+            logger.warning("unreadable credential request call=%s", call.id)
+            return None
+        config = asked.auth_config
+        return self._pending(
+            call,
+            run,
+            event,
+            tool_call_id=asked.function_call_id,
+            tool_name=await _atool_name(run, event, asked.function_call_id),
+            credential_key=config.credential_key or "",
+            scheme=scheme_of(config),
+            auth_config=redact_secrets(
+                config.model_dump(mode="json", exclude_none=True)
+            ),
+        )
+
+    def reply(self, request, answer, *, session, user) -> Reply:
+        row = store_credential(
+            owner_id=user.pk,
+            app_name=session.app_name,
+            key=request.credential_key,
+            scheme=request.scheme,
+            credential=build_credential(request, answer),
+            agent=request.agent,
+            tool_name=request.tool_name,
+        )
+        # The Run's message names the sealed row; the secret is put back in memory
+        # when the Run starts (agents.adk.credentials.ahydrate_message).
+        return Reply(self._naming(request, row.pk), Status.ANSWERED)
+
+    def expired(self, request: Request) -> Reply:
+        # Names no row: the answer is empty, and the tool asks again.
+        return Reply(self._naming(request, None), Status.EXPIRED)
+
+    def _naming(self, request: Request, ref: int | None) -> types.FunctionResponse:
+        return types.FunctionResponse(
+            id=request.call_id, name=AUTH_CALL, response={CREDENTIAL_REF: ref}
+        )
+
+
+CALL = CallKind()
+APPROVAL = ApprovalKind()
+CREDENTIAL = CredentialKind()
+KINDS: dict[str, RequestKind] = {k.kind: k for k in (CALL, APPROVAL, CREDENTIAL)}
+
+
+def kind_of(request: Request) -> RequestKind:
+    """The kind a stored request is of."""
+    return KINDS[request.kind]
+
+
+def _expiry(timeout: float | None) -> datetime | None:
+    return None if timeout is None else timezone.now() + timedelta(seconds=timeout)
+
+
+async def _atool_name(run: Run, event: AdkEvent, tool_call_id: str) -> str:
+    """The name of the tool call that asked, read back from the invocation's events."""
+    rows = Event.objects.filter(
+        session_id=run.session_id,
+        invocation_id=event.invocation_id,
+        is_adk=True,
+        kind="function_call",
+    ).order_by("-seq")
+    async for data in rows.values_list("data", flat=True)[:50]:
+        for part in (data.get("content") or {}).get("parts") or []:
+            call = part.get("function_call") or {}
+            if call.get("id") == tool_call_id:
+                return str(call.get("name") or "")
+    return ""
