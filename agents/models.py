@@ -175,15 +175,28 @@ class UserState(models.Model):
 
 
 class Run(models.Model):
-    """One turn: a user message (or function response) driven through ADK's Runner."""
+    """One turn: a user message (or function response) driven through ADK's Runner.
+
+    It ends succeeded, failed, or waiting for a person (`waiting_for`); the turn an
+    answer starts `resumes` the run that asked.
+    """
 
     class Status(models.TextChoices):
         QUEUED = "queued"
         RUNNING = "running"
         SUCCEEDED = "succeeded"
         FAILED = "failed"
+        # Ended with requests of its own pending (agents.requests): a person's
+        # answer starts the Run that resumes it.
+        WAITING = "waiting"
 
-    TERMINAL = (Status.SUCCEEDED, Status.FAILED)
+    class WaitingFor(models.TextChoices):
+        APPROVAL = "approval"
+        CREDENTIAL = "credential"
+        RESULT = "result"  # a long-running call's
+
+    # Ended: the session's queue goes on (a waiting run holds up no turn).
+    TERMINAL = (Status.SUCCEEDED, Status.FAILED, Status.WAITING)
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="runs")
@@ -197,6 +210,20 @@ class Run(models.Model):
     )
     invocation_id = models.CharField(max_length=128, blank=True)
     error = models.TextField(blank=True)
+    waiting_for = models.CharField(
+        max_length=16,
+        choices=WaitingFor,
+        blank=True,
+        help_text="What a waiting run waits for; blank unless waiting.",
+    )
+    resumes = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="resumed_by",
+        help_text="The run whose request this run's answer resumes.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

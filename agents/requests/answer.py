@@ -137,7 +137,10 @@ def _resume(
     """Start the Run that resumes the invocation, then store the answer."""
     session = session or _session_of(locked)
     run = start.start_function_response(
-        session=session, user=user or session.owner, responses=[reply.response]
+        session=session,
+        user=user or session.owner,
+        responses=[reply.response],
+        resumes_id=locked.run_id,
     )
     _store(locked, reply, user=user, run=run)
     return run

@@ -5,6 +5,7 @@ The Run rows are the queue (see queue.py); drive.py runs a turn to its end.
 """
 
 from collections.abc import Sequence
+from uuid import UUID
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -59,12 +60,17 @@ def _lock_for_new_turn(*, session: Session, user) -> None:
 
 
 def start_function_response(
-    *, session: Session, user, responses: Sequence[types.FunctionResponse]
+    *,
+    session: Session,
+    user,
+    responses: Sequence[types.FunctionResponse],
+    resumes_id: UUID | None = None,
 ) -> Run:
     """Record a queued Run whose message is function responses, and hand it over.
 
-    ADK resumes the invocation that made the calls (found by their ids). The
-    caller checks the ids first: see agents.requests.answer.
+    ADK resumes the invocation that made the calls (found by their ids); the new
+    Run names the run that made them (`resumes_id`). The caller checks the ids
+    first: see agents.requests.answer.
     """
     if session.closed_at:
         raise SessionClosed()
@@ -75,6 +81,7 @@ def start_function_response(
             session=session,
             user=user,
             message=message.model_dump(mode="json", exclude_none=True),
+            resumes_id=resumes_id,
         )
         executors.submit(run_id=run.id)
     return run
