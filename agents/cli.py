@@ -51,7 +51,9 @@ def describe(frame: dict[str, Any]) -> str | None:
     elif event.get("error"):
         body = event["error"]["message"]
     elif event.get("run"):
-        body = event["run"]["status"]
+        run = event["run"]
+        waiting_for = run.get("waiting_for")
+        body = f"{run['status']} for {waiting_for}" if waiting_for else run["status"]
     return f"{head} {event['kind']} {event['author']}: {body}".rstrip()
 
 

@@ -150,8 +150,15 @@ class SessionSerializer(serializers.ModelSerializer):
         ]
 
     def get_last_run(self, session: Session) -> dict | None:
+        """The session's latest run: how it is, or ended (waiting: for what)."""
         run = session.runs.order_by("-created_at").first()
-        return None if run is None else {"id": str(run.id), "status": run.status}
+        if run is None:
+            return None
+        return {
+            "id": str(run.id),
+            "status": run.status,
+            "waiting_for": run.waiting_for or None,
+        }
 
 
 class SessionCreateSerializer(serializers.Serializer):
@@ -161,6 +168,15 @@ class SessionCreateSerializer(serializers.Serializer):
 class RunSerializer(serializers.ModelSerializer):
     session = serializers.CharField(source="session_id", read_only=True)
     duration_ms = serializers.SerializerMethodField()
+    waiting_for = serializers.SerializerMethodField(
+        help_text="approval, credential or result while waiting; else null."
+    )
+    resumes = serializers.UUIDField(
+        source="resumes_id",
+        read_only=True,
+        allow_null=True,
+        help_text="The run whose request this run's answer resumes.",
+    )
 
     class Meta:
         model = Run
@@ -180,7 +196,12 @@ class RunSerializer(serializers.ModelSerializer):
             "total_tokens",
             "message",
             "handoffs",
+            "waiting_for",
+            "resumes",
         ]
+
+    def get_waiting_for(self, run: Run) -> str | None:
+        return run.waiting_for or None
 
     def get_duration_ms(self, run: Run) -> int | None:
         if not (run.started_at and run.finished_at):

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from agents.adk.auth import redacted_event
 from agents.inputs import replace_surrogates
+from agents.models import Run
 
 Kind = Literal[
     "user_message",
@@ -76,9 +77,24 @@ class ErrorOut(BaseModel):
 
 
 class RunOut(BaseModel):
+    """A Run as run_started, run_finished and error carry it."""
+
     id: str
-    status: str
+    status: str  # queued, running, succeeded, failed, waiting
     error: str | None = None
+    waiting_for: Literal["approval", "credential", "result"] | None = None
+    resumes: str | None = None  # the id of the run this one resumes
+
+
+def run_out(run: Run) -> dict[str, Any]:
+    """The Run as the events about it carry it."""
+    return RunOut(
+        id=str(run.id),
+        status=run.status,
+        error=run.error or None,
+        waiting_for=run.waiting_for or None,
+        resumes=str(run.resumes_id) if run.resumes_id else None,
+    ).model_dump()
 
 
 class Usage(BaseModel):

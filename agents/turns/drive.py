@@ -31,13 +31,13 @@ from agents.events.log import arecord_and_publish
 from agents.events.wire import (
     EventFrame,
     Handoff,
-    RunOut,
     escalation_of,
     frame_json,
+    run_out,
     transfer_of,
     wire_from_adk,
 )
-from agents.models import Run, Session
+from agents.models import Request, Run, Session
 from agents.plugins import plugins_for
 from agents.realtime import streams
 from agents.requests.record import arecord_requests
@@ -56,7 +56,8 @@ class TurnError(Exception):
 
 
 async def execute_turn(run_id) -> None:
-    """Run one queued turn to its end: succeeded, or failed with a readable error.
+    """Run one queued turn to its end: succeeded, waiting for a person, or failed
+    with a readable error.
 
     The turn gets its own thread for the ORM (as Django gives each request one), so
     a caller blocked waiting for this turn can never starve it.
@@ -84,9 +85,9 @@ async def _execute_turn(run_id) -> None:
         return
     await queue.ahold_lease(run.id)
     try:
-        await _record(run, "run_started", {"run": _run_out(run)})
+        await _record(run, "run_started", {"run": run_out(run)})
         async with asyncio.timeout(settings.TOOLCRIB_TURN_TIMEOUT):
-            await _drive(run)
+            paused = await _drive(run)
     except TimeoutError:
         await _fail(
             run,
@@ -100,12 +101,13 @@ async def _execute_turn(run_id) -> None:
         logger.exception("turn failed run=%s", run.id)
         await _fail(run, *_failure(exc))
     else:
-        await _finish(run)
+        await _finish(run, waiting_for=await _waiting_for(run) if paused else "")
     finally:
         await queue.arelease_lease(run.id)
 
 
-async def _drive(run: Run) -> None:
+async def _drive(run: Run) -> bool:
+    """Drive the Runner through the turn; True if the turn paused for a person."""
     session = run.session
     service = DjangoSessionService()
     root = await _agent_of(session)
@@ -138,6 +140,7 @@ async def _drive(run: Run) -> None:
             app_name=session.app_name,
         )
     last_error: AdkEvent | None = None
+    paused = False
     try:
         async for event in runner.run_async(
             user_id=session.user_id,
@@ -146,7 +149,7 @@ async def _drive(run: Run) -> None:
             run_config=config,
             yield_user_message=True,
         ):
-            await _on_event(run, service, event, root)
+            paused = await _on_event(run, service, event, root) or paused
             if event.error_code and not event.partial:
                 last_error = event
     finally:
@@ -156,6 +159,7 @@ async def _drive(run: Run) -> None:
             last_error.error_message or str(last_error.error_code),
             code=str(last_error.error_code),
         )
+    return paused
 
 
 async def _agent_of(session: Session):
@@ -170,7 +174,9 @@ def _message_of(run: Run) -> types.Content:
 
 async def _on_event(
     run: Run, service: DjangoSessionService, event: AdkEvent, root: BaseAgent
-) -> None:
+) -> bool:
+    """Store what the event changes of the Run, record its requests, publish it;
+    True if it paused for a person."""
     if event.invocation_id and not run.invocation_id:
         run.invocation_id = event.invocation_id
         await Run.objects.filter(pk=run.pk).aupdate(invocation_id=event.invocation_id)
@@ -184,11 +190,12 @@ async def _on_event(
         )
     # Recorded before the event is published: a client that sees a pending request
     # may answer it at once.
-    await arecord_requests(run, event, root)
+    requests = await arecord_requests(run, event, root)
     await _record_handoffs(run, event)
     seq = None if event.partial else service.seq_of(event.id)
     frame = EventFrame(seq=seq, session=run.session_id, event=wire_from_adk(event))
     await streams.apublish_frame(run.session, frame_json(frame))
+    return bool(requests)
 
 
 async def _record_handoffs(run: Run, event: AdkEvent) -> None:
@@ -232,10 +239,32 @@ def _add_usage(run: Run, usage: types.GenerateContentResponseUsageMetadata) -> N
     run.total_tokens += usage.total_token_count or 0
 
 
-async def _finish(run: Run) -> None:
-    run.status, run.finished_at = Run.Status.SUCCEEDED, timezone.now()
+# What a run waits for when requests of more than one kind are pending: the first.
+WAITS_FOR = {
+    Request.Kind.APPROVAL: Run.WaitingFor.APPROVAL,
+    Request.Kind.CREDENTIAL: Run.WaitingFor.CREDENTIAL,
+    Request.Kind.CALL: Run.WaitingFor.RESULT,
+}
+
+
+async def _waiting_for(run: Run) -> str:
+    """What the turn waits for: its own requests still pending; "" if none is.
+
+    Asked only of a turn that recorded a request: one answered before the turn
+    ended (a result posted at once) leaves nothing to wait for.
+    """
+    pending = Request.objects.filter(run=run, status=Request.Status.PENDING)
+    kinds = {kind async for kind in pending.values_list("kind", flat=True)}
+    return next((why for kind, why in WAITS_FOR.items() if kind in kinds), "")
+
+
+async def _finish(run: Run, *, waiting_for: str) -> None:
+    """End the turn: waiting for a person while its requests are pending, else
+    succeeded."""
+    run.status = Run.Status.WAITING if waiting_for else Run.Status.SUCCEEDED
+    run.waiting_for, run.finished_at = waiting_for, timezone.now()
     if await _save_end(run):
-        await _record(run, "run_finished", {"run": _run_out(run)})
+        await _record(run, "run_finished", {"run": run_out(run)})
 
 
 async def _fail(run: Run, code: str, message: str) -> None:
@@ -245,9 +274,9 @@ async def _fail(run: Run, code: str, message: str) -> None:
     await _record(
         run,
         "error",
-        {"error": {"code": code, "message": message}, "run": _run_out(run)},
+        {"error": {"code": code, "message": message}, "run": run_out(run)},
     )
-    await _record(run, "run_finished", {"run": _run_out(run)})
+    await _record(run, "run_finished", {"run": run_out(run)})
 
 
 async def _save_end(run: Run) -> bool:
@@ -256,6 +285,7 @@ async def _save_end(run: Run) -> bool:
     this process was stalled: the first ending stands, and is told only once."""
     ended = await Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).aupdate(
         status=run.status,
+        waiting_for=run.waiting_for,
         finished_at=run.finished_at,
         error=run.error,
         prompt_tokens=run.prompt_tokens,
@@ -265,12 +295,6 @@ async def _save_end(run: Run) -> bool:
     if not ended:
         logger.warning("turn ended after its Run was ended elsewhere run=%s", run.pk)
     return bool(ended)
-
-
-def _run_out(run: Run) -> dict[str, Any]:
-    return RunOut(
-        id=str(run.id), status=run.status, error=run.error or None
-    ).model_dump()
 
 
 async def _record(run: Run, kind: str, data: dict[str, Any]) -> None:

@@ -31,7 +31,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from agents.events.log import arecord_and_publish
-from agents.events.wire import RunOut
+from agents.events.wire import run_out
 from agents.models import Run
 
 logger = logging.getLogger(__name__)
@@ -219,7 +219,7 @@ async def _aend_failed(run_id: UUID, *, was: str, code: str, message: str) -> bo
     if not ended:
         return False
     run = await Run.objects.select_related("session").aget(pk=run_id)
-    out = RunOut(id=str(run.id), status=run.status, error=run.error).model_dump()
+    out = run_out(run)
     await _record(
         run, "error", {"error": {"code": code, "message": message}, "run": out}
     )

@@ -116,7 +116,8 @@ def pending(agents, start_session, say):
 
     def make(user, agent: str = "reimbursement", text: str = TRIP) -> tuple[str, str]:
         session = start_session(user, agent)
-        assert say(user, session, text)["status"] == "succeeded"
+        run = say(user, session, text)
+        assert (run["status"], run["waiting_for"]) == ("waiting", "result")
         call = call_request(session_id=session)
         return session, call.call_id
 

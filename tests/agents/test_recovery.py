@@ -66,6 +66,8 @@ def test_a_running_run_whose_lease_is_gone_ends_failed_with_an_error_event(
         "id": str(run.id),
         "status": "failed",
         "error": LOST_MESSAGE,
+        "waiting_for": None,
+        "resumes": None,
     }
 
 

@@ -47,7 +47,7 @@ def pending(start_session, say):
 
     def make(user) -> tuple[str, Request]:
         session = start_session(user, "quick_teller")
-        assert say(user, session, 'wire 500 to "bob"')["status"] == "succeeded"
+        assert say(user, session, 'wire 500 to "bob"')["status"] == "waiting"
         return session, Request.objects.get(
             kind=Request.Kind.APPROVAL, session_id=session
         )

@@ -124,7 +124,7 @@ def asked(agent, start_session, say):
 
     def make(user) -> tuple[str, Request]:
         session = start_session(user, agent)
-        assert say(user, session, ASK)["status"] == "succeeded"
+        assert say(user, session, ASK)["status"] == "waiting"
         return session, Request.objects.get(
             kind=Request.Kind.CREDENTIAL, session_id=session
         )

@@ -152,7 +152,8 @@ def pending(start_session, say):
 
     def make(user, agent: str = "teller") -> tuple[str, Request]:
         session = start_session(user, agent)
-        assert say(user, session, "send 500 to bob")["status"] == "succeeded"
+        run = say(user, session, "send 500 to bob")
+        assert (run["status"], run["waiting_for"]) == ("waiting", "approval")
         return session, approval_of(session)
 
     return make
@@ -471,13 +472,13 @@ def _pending_now(user) -> tuple[str, Request]:
     said = client.post(
         f"/api/sessions/{session}/messages/?wait=1", {"text": "wire"}, format="json"
     )
-    assert said.json()["status"] == "succeeded", said.content
+    assert said.json()["status"] == "waiting", said.content
     return session, approval_of(session)
 
 
 def test_the_demo_bank_waits_for_approval(alice, start_session, say, decide, events_of):
     session = start_session(alice, "bank")
-    assert say(alice, session, 'wire 500 to "bob"')["status"] == "succeeded"
+    assert say(alice, session, 'wire 500 to "bob"')["status"] == "waiting"
     approval = approval_of(session)
 
     decide(alice, approval.id, True)

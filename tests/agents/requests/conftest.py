@@ -8,6 +8,8 @@ from agents.adk.builder import sync_code_agents
 from agents.models import Request
 from agents.tokens import issue_token
 
+# What each kind's paused Run waits for.
+WAITS_FOR = {"call": "result", "approval": "approval", "credential": "credential"}
 # The agents whose first turn pauses, with what to say, by kind and answer group.
 PAUSES = {
     "exporter": "export sales",  # a call, answered by the owner
@@ -62,5 +64,10 @@ def paused(user, agent: str) -> tuple[str, Request]:
         {"text": PAUSES[agent]},
         format="json",
     )
-    assert said.json()["status"] == "succeeded", said.content
-    return session["id"], Request.objects.get(session_id=session["id"])
+    request = Request.objects.get(session_id=session["id"])
+    run = said.json()
+    assert (run["status"], run["waiting_for"]) == (
+        "waiting",
+        WAITS_FOR[request.kind],
+    ), said.content
+    return session["id"], request
