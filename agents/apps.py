@@ -14,6 +14,8 @@ class AgentsConfig(AppConfig):
 
         # Importing registers the requests' expiry sweep with Celery, by the name a
         # timer of this process runs it by (agents.turns.timers), worker or not.
-        from agents.requests import tasks  # noqa: F401
+        from agents.requests import signals, tasks  # noqa: F401
 
         LlmAgent.set_default_model(settings.TOOLCRIB_DEFAULT_MODEL)
+        # A session's pending requests end with it (signals.request_decided).
+        signals.connect()

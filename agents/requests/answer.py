@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents.models import Request, Run, Session
-from agents.requests import rules
+from agents.requests import rules, signals
 from agents.requests.errors import NotYours
 from agents.requests.inbox import request_pk
 from agents.requests.kinds import CALL, Reply, RequestKind, kind_of
@@ -155,6 +155,7 @@ def _store(locked: Request, reply: Reply, *, user, run: Run | None) -> None:
     locked.save(
         update_fields=["status", "response", "answered_by", "answered_at", "answer_run"]
     )
+    signals.send_decided(locked)
 
 
 def _session_of(request: Request) -> Session:
