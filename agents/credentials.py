@@ -71,9 +71,29 @@ def build_credential(request: Request, answer: Mapping[str, str]) -> AuthCredent
     raise UnsupportedScheme(scheme)
 
 
+def answer_fields(request: Request) -> list[str]:
+    """The fields an answer to the credential request gives, by its scheme."""
+    scheme = request.scheme
+    if scheme == "apiKey":
+        return ["api_key"]
+    if scheme == "http":
+        return ["username", "password"] if _is_basic(request) else ["token"]
+    if scheme in {"oauth2", "openIdConnect"}:
+        return ["access_token"]
+    return []
+
+
+def _is_basic(request: Request) -> bool:
+    return _http_scheme(request).lower() == "basic"
+
+
+def _http_scheme(request: Request) -> str:
+    return str(request.auth_config.get("auth_scheme", {}).get("scheme") or "")
+
+
 def _http_credential(request: Request, answer: Mapping[str, str]) -> AuthCredential:
-    http_scheme = str(request.auth_config.get("auth_scheme", {}).get("scheme") or "")
-    if http_scheme.lower() == "basic":
+    http_scheme = _http_scheme(request)
+    if _is_basic(request):
         credentials = HttpCredentials(
             username=_needed(answer, "username", "basic"),
             password=_needed(answer, "password", "basic"),

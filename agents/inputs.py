@@ -22,7 +22,14 @@ from collections.abc import Iterator
 from typing import Annotated, Any
 
 from django.conf import settings
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.json_schema import SkipJsonSchema
 
 REPLACEMENT = "\ufffd"
@@ -172,6 +179,26 @@ StoredText = Annotated[str, AfterValidator(_check_text)]
 StoredJson = Annotated[dict[str, Any], AfterValidator(check_json)]
 """A JSON object that will be stored: bounded depth, every string and key a StoredText."""
 
+
+def _not_too_big(value: dict[str, Any]) -> dict[str, Any]:
+    limit = settings.TOOLCRIB_MAX_MESSAGE_CHARS
+    if len(json.dumps(value)) > limit:
+        raise ValueError(f"response is longer than {limit} characters of JSON")
+    return value
+
+
+CallResult = Annotated[StoredJson, AfterValidator(_not_too_big)]
+"""A long-running call's result: a JSON object no longer than a message."""
+
+COMMENT_MAX_CHARS = 2000
+Comment = Annotated[
+    str,
+    Field(max_length=COMMENT_MAX_CHARS),
+    AfterValidator(_check_text),
+    AfterValidator(str.strip),
+]
+"""A decider's comment, stored and shown with the decision."""
+
 CallId = Annotated[StoredText, Field(min_length=1, max_length=128)]
 Secret = Annotated[StoredText, Field(min_length=1, max_length=4096)]
 # Left out rather than null; null is no type in the OpenAPI 3.0 schema.
@@ -203,15 +230,13 @@ class FunctionResponseInput(ClientInput):
     """A long-running call's result; the agent resumes where it paused."""
 
     call_id: CallId
-    response: StoredJson
+    response: CallResult
 
-    @field_validator("response")
-    @classmethod
-    def _not_too_big(cls, value: dict[str, Any]) -> dict[str, Any]:
-        limit = settings.TOOLCRIB_MAX_MESSAGE_CHARS
-        if len(json.dumps(value)) > limit:
-            raise ValueError(f"response is longer than {limit} characters of JSON")
-        return value
+
+class CallResultInput(ClientInput):
+    """A long-running call's result, for the request it answers (by the request's id)."""
+
+    response: CallResult
 
 
 class CredentialAnswer(ClientInput):
@@ -229,6 +254,23 @@ class CredentialAnswer(ClientInput):
 
 
 class DecisionInput(ClientInput):
-    """Approve or reject a tool call waiting for approval."""
+    """Approve or reject a tool call waiting for approval, with a comment if you like.
+
+    `remember` (with an approval, by the requester, where the catalog lets her
+    decide her own calls of the tool): approve every later call of the tool in
+    this session at once."""
 
     approved: bool = Field(strict=True)
+    comment: Comment = ""
+    remember: bool = Field(default=False, strict=True)
+
+    @field_validator("remember")
+    @classmethod
+    def _only_approving(cls, value: bool, info: ValidationInfo) -> bool:
+        if value and info.data.get("approved") is False:
+            raise ValueError("only an approval is remembered: approve, or leave it out")
+        return value
+
+    def answer(self) -> dict[str, Any]:
+        """The decision as the answer path takes it."""
+        return self.model_dump(include={"approved", "comment", "remember"})

@@ -441,6 +441,17 @@ class Request(models.Model):
     auth_config = models.JSONField(
         default=dict, blank=True, help_text="The AuthConfig asked, secrets blanked."
     )
+    # What a person reads: the tool's own description, from its catalog entry (the
+    # approval gate's payload) or its ADK declaration, as recorded.
+    description = models.TextField(
+        blank=True, help_text="What the tool does, first line of its description."
+    )
+    self_approval = models.BooleanField(
+        default=False,
+        help_text="The catalog lets the requester decide it herself, and allow the "
+        "tool for the rest of the session.",
+    )
+    comment = models.TextField(blank=True, help_text="The decider's comment.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -459,6 +470,31 @@ class Request(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.tool_name} {self.call_id} ({self.status})"
+
+
+class StandingApproval(models.Model):
+    """A requester's "always allow for me": every later call of one tool in one
+    session is approved at once (agents.requests.standing), where the catalog
+    lets her decide its calls herself."""
+
+    session = models.ForeignKey(
+        Session, on_delete=models.CASCADE, related_name="standing_approvals"
+    )
+    tool_name = models.CharField(max_length=255)
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "tool_name"], name="standing_approval_unique_tool"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tool_name} in {self.session_id}"
 
 
 class Credential(models.Model):

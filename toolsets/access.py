@@ -77,6 +77,8 @@ class CatalogTool:
     policy_override: dict  # Tool.policy: an admin's execution policy override
     approver_group: str | None  # who decides its approvals (blank: the requester)
     approval_timeout: float | None  # seconds until its approvals expire
+    requester_may_approve: bool  # the requester may decide her own calls
+    description: str
 
 
 @dataclass(frozen=True)
@@ -186,6 +188,8 @@ def _load_catalog(current: Versions) -> _Catalog:
         "policy",
         "approver_group__name",
         "approval_timeout",
+        "requester_may_approve",
+        "description",
     )
     _catalog = _Catalog(current.catalog, {row[1]: CatalogTool(*row) for row in rows})
     return _catalog

@@ -15,9 +15,12 @@ ANSWERED_BY = "toolcrib_answered_by"
 APPROVAL_TIMEOUT = "toolcrib_approval_timeout"
 ADK_REQUEST_PREFIX = "adk_request_"
 # In a confirmation's payload, set by whoever asks for it (the catalog's approval
-# gate): who decides, and in how many seconds it expires.
+# gate): who decides, in how many seconds it expires, whether the requester may
+# decide it herself, and what the tool does, in the catalog's words.
 PAYLOAD_APPROVER_GROUP = "toolcrib_approver_group"
 PAYLOAD_TIMEOUT = "toolcrib_approval_timeout"
+PAYLOAD_SELF_APPROVAL = "toolcrib_requester_may_approve"
+PAYLOAD_DESCRIPTION = "toolcrib_description"
 
 
 def answered_by(tool: BaseTool, *, group: str) -> BaseTool:
@@ -47,12 +50,39 @@ def long_running_calls(event: AdkEvent) -> list[types.FunctionCall]:
     ]
 
 
-def _marks(root: BaseAgent, *, author: str, tool_name: str) -> dict:
+def _tool(root: BaseAgent, *, author: str, tool_name: str) -> BaseTool | None:
     agent = root.find_agent(author)
     for tool in getattr(agent, "tools", None) or []:
         if isinstance(tool, BaseTool) and tool.name == tool_name:
-            return dict(tool.custom_metadata or {})
-    return {}
+            return tool
+    return None
+
+
+def _marks(root: BaseAgent, *, author: str, tool_name: str) -> dict:
+    tool = _tool(root, author=author, tool_name=tool_name)
+    return dict(tool.custom_metadata or {}) if tool is not None else {}
+
+
+def tool_description(
+    root: BaseAgent, *, author: str, tool_name: str, payload: dict | None = None
+) -> str:
+    """What a tool does, in a line a person reads: its catalog entry's (the
+    confirmation's payload), else its own declaration's first line; "" if unknown."""
+    text = str((payload or {}).get(PAYLOAD_DESCRIPTION) or "")
+    if not text:
+        tool = _tool(root, author=author, tool_name=tool_name)
+        text = tool.description if tool is not None else ""
+    return first_line(text)
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of a text, stripped."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def requester_may_approve(payload: dict) -> bool:
+    """Whether the catalog lets the requester decide this approval herself."""
+    return payload.get(PAYLOAD_SELF_APPROVAL) is True
 
 
 def answering_group(root: BaseAgent, *, author: str, tool_name: str) -> str:

@@ -45,6 +45,9 @@ class ApprovalSerializer(serializers.ModelSerializer):
     may_decide = serializers.SerializerMethodField(
         help_text="Whether the signed-in user may decide it (if still pending)."
     )
+    comment = serializers.CharField(
+        read_only=True, help_text="The decider's comment, if any."
+    )
 
     class Meta:
         model = Request
@@ -66,6 +69,7 @@ class ApprovalSerializer(serializers.ModelSerializer):
             "expires_at",
             "created_at",
             "may_decide",
+            "comment",
         ]
         read_only_fields = fields
 
@@ -134,6 +138,6 @@ class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
             user=request.user,
             kind=APPROVAL,
             request_id=pk,
-            answer={"approved": decision.approved},
+            answer=decision.answer(),
         )
         return _run_response(request, run)

@@ -4,6 +4,7 @@ from rest_framework.routers import DefaultRouter, SimpleRouter
 from agents.api.approvals import ApprovalViewSet
 from agents.api.auth import ObtainTokenView
 from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
+from agents.api.requests import RequestViewSet
 from agents.api.usage import BudgetViewSet, UsageView
 from agents.api.views import (
     AgentViewSet,
@@ -29,6 +30,7 @@ router.register("sessions", SessionViewSet, basename="session")
 router.register("budgets", BudgetViewSet, basename="budget")
 router.register("auth-requests", AuthRequestViewSet, basename="auth-request")
 router.register("credentials", CredentialViewSet, basename="credential")
+router.register("requests", RequestViewSet, basename="request")
 # Approvals are served here since they are requests (agents.requests), and kept out
 # of the API root's listing, where they were never named.
 unlisted = SimpleRouter(use_regex_path=False)

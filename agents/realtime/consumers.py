@@ -1,4 +1,5 @@
-"""Websocket consumers: one session's stream, one agent's sessions, and the staff firehose.
+"""Websocket consumers: one session's stream, one agent's sessions, the staff
+firehose, and a user's inbox.
 
 The database is the log, the channel layer the doorbell: a consumer sends the
 backlog after `?after=<seq>` first, then live frames, deduplicated by seq; a gap
@@ -29,13 +30,14 @@ from agents.realtime.frames import (
     ClientFrame,
     ErrorDetail,
     ErrorFrame,
+    InboxFrame,
     LaggedFrame,
     PongFrame,
     parse_client_frame,
 )
 from agents.realtime.wsauth import origin_allowed
-from agents.requests import kinds
-from agents.requests.answer import answer_request
+from agents.requests import inbox, kinds
+from agents.requests.answer import answer_by_id, answer_request
 from agents.sessions import access_session
 from agents.turns import start
 from project.errors import DomainError, NotFoundError
@@ -131,6 +133,15 @@ class StreamConsumer(AsyncWebsocketConsumer):
             "unsupported", f"Frames of type {frame.type!r} are not accepted here."
         )
 
+    async def _act(self, service, **kwargs: Any) -> None:
+        """Start a turn through a service; ack with its Run, or refuse with why."""
+        try:
+            run = await database_sync_to_async(service)(**kwargs)
+        except DomainError as exc:
+            await self.send_error(exc.code, str(exc))
+            return
+        await self.send_frame(AckFrame(run=AckRun(id=str(run.id), status=run.status)))
+
 
 def _describe(exc: ValidationError) -> str:
     problems = []
@@ -223,7 +234,7 @@ class SessionStreamConsumer(StreamConsumer):
                 kind=kinds.APPROVAL,
                 session_id=self.session.id,
                 request_id=frame.approval_id,
-                answer={"approved": frame.approved},
+                answer=frame.answer(),
             )
             return
         if frame.type == "credential":
@@ -238,14 +249,37 @@ class SessionStreamConsumer(StreamConsumer):
             return
         await super().handle_frame(frame)
 
-    async def _act(self, service, **kwargs: Any) -> None:
-        """Start a turn through a service; ack with its Run, or refuse with why."""
-        try:
-            run = await database_sync_to_async(service)(**kwargs)
-        except DomainError as exc:
-            await self.send_error(exc.code, str(exc))
+
+class InboxConsumer(StreamConsumer):
+    """`/ws/inbox/`: a doorbell for every request the user may answer, or made.
+
+    It joins the inbox groups of its user, of each of their Django groups and,
+    for staff, staff's (streams.inbox_*_group): one send per change and group
+    reaches every socket that may hear of it (agents.requests.rings). It sends
+    the count of requests waiting on the user first, then a `request` frame per
+    change; it takes `decide` frames for any approval the user may decide."""
+
+    async def authorized_connect(self) -> None:
+        await self.join(*await _inbox_groups(self.user))
+        await self.accept()
+        # After joining: a change from now on rings here, so none is missed.
+        count = await database_sync_to_async(inbox.count_waiting)(user=self.user)
+        await self.send_frame(InboxFrame(count=count))
+
+    async def inbox_changed(self, message: dict[str, Any]) -> None:
+        await self.send_json(message["frame"])
+
+    async def handle_frame(self, frame: ClientFrame) -> None:
+        if frame.type == "decide":
+            await self._act(
+                answer_by_id,
+                user=self.user,
+                kind=kinds.APPROVAL,
+                request_id=frame.approval_id,
+                answer=frame.answer(),
+            )
             return
-        await self.send_frame(AckFrame(run=AckRun(id=str(run.id), status=run.status)))
+        await super().handle_frame(frame)
 
 
 class FilteredStreamConsumer(StreamConsumer):
@@ -327,6 +361,16 @@ def _access_session(user, session_id: str) -> Session | None:
         return access_session(user=user, session_id=session_id)
     except NotFoundError:
         return None
+
+
+@database_sync_to_async
+def _inbox_groups(user) -> list[str]:
+    names = user.groups.values_list("name", flat=True)
+    groups = [streams.inbox_user_group(user.pk)]
+    groups += [streams.inbox_group_group(name) for name in names]
+    if user.is_staff:
+        groups.append(streams.inbox_staff_group())
+    return groups
 
 
 @database_sync_to_async

@@ -42,8 +42,9 @@ class FunctionResponseFrame(FunctionResponseInput):
 
 
 class DecideFrame(DecisionInput):
-    """`{"type": "decide", "approval_id", "approved": bool}`: approve or reject a
-    tool call of this session waiting for approval. Answered with an ack."""
+    """`{"type": "decide", "approval_id", "approved": bool, "comment"?, "remember"?}`:
+    approve or reject a tool call waiting for approval (on a session's socket, of
+    that session; on the inbox socket, of any). Answered with an ack."""
 
     type: Literal["decide"]
     approval_id: int = Field(ge=1)
@@ -122,11 +123,38 @@ class AccessChangedFrame(BaseModel):
     type: Literal["access_changed"] = "access_changed"
 
 
+class InboxFrame(BaseModel):
+    """The inbox socket's first frame: how many requests wait on your answer."""
+
+    type: Literal["inbox"] = "inbox"
+    count: int
+
+
+class RequestFrame(BaseModel):
+    """A request you may answer, or made, changed: refetch what you show of it.
+
+    A doorbell: it names the request, and says nothing a listing would not."""
+
+    type: Literal["request"] = "request"
+    event: Literal["new", "answered", "expired"]
+    id: int
+    kind: Literal["call", "approval", "credential"]
+    status: Literal["pending", "answered", "approved", "rejected", "expired"]
+
+
 def server_frame_schemas() -> dict[str, dict]:
     """JSON schema of every control frame the server sends.
 
     Events: see agents.events.wire."""
-    models = [PongFrame, AckFrame, ErrorFrame, LaggedFrame, AccessChangedFrame]
+    models = [
+        PongFrame,
+        AckFrame,
+        ErrorFrame,
+        LaggedFrame,
+        AccessChangedFrame,
+        InboxFrame,
+        RequestFrame,
+    ]
     return {
         model.model_fields["type"].default: model.model_json_schema()
         for model in models

@@ -8,6 +8,7 @@ event is committed, with its seq, so a client that misses a frame replays it.
 """
 
 import asyncio
+import hashlib
 import logging
 from typing import Any
 
@@ -22,6 +23,7 @@ logger = logging.getLogger(__name__)
 PUBLISH_ERRORS = (RedisError, OSError)
 EVENT_MESSAGE = "event.new"
 ACCESS_MESSAGE = "access.changed"
+INBOX_MESSAGE = "inbox.changed"
 
 
 def session_group(session_id: str) -> str:
@@ -47,6 +49,25 @@ def user_group(user_id: int) -> str:
 def everyone_group() -> str:
     """Every user's sockets: a change for everyone is one send here."""
     return "users"
+
+
+def inbox_user_group(user_id: int) -> str:
+    """One user's inbox sockets: her own requests, and those only she answers."""
+    return f"inbox.user.{user_id}"
+
+
+def inbox_group_group(group_name: str) -> str:
+    """The inbox sockets of one Django group's members.
+
+    A group's name may hold any character and run to 150; a channel group's name
+    only [A-Za-z0-9-_.], under 100: so a digest of the name."""
+    digest = hashlib.sha256(group_name.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"inbox.group.{digest[:40]}"
+
+
+def inbox_staff_group() -> str:
+    """Staff's inbox sockets: staff may answer every call and approval."""
+    return "inbox.staff"
 
 
 _home_loop: asyncio.AbstractEventLoop | None = None
@@ -116,3 +137,14 @@ async def apublish_frame(session: Session, frame: dict[str, Any]) -> None:
         logger.warning(
             "publish failed session=%s seq=%s", session.id, seq, exc_info=True
         )
+
+
+async def apublish_inbox(groups: list[str], frame: dict[str, Any]) -> None:
+    """Ring the inbox doorbell: one send per group of who hears of a request.
+
+    Logged, not raised, when it fails: the request is stored, and an inbox reads
+    the database when it (re)connects."""
+    try:
+        await asend_to_groups(groups, {"type": INBOX_MESSAGE, "frame": frame})
+    except PUBLISH_ERRORS:
+        logger.warning("inbox publish failed frame=%s", frame, exc_info=True)

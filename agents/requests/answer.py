@@ -7,7 +7,12 @@ resumes the invocation (turns.start.start_function_response), and store who
 answered, when, and that Run. A request is answered exactly once.
 
 A request past its time is expired first (the agent is told, as the sweep would
-tell it), and the late answer refused.
+tell it), and the late answer refused. Every answer and expiry rings the inboxes
+of who hears of the request (rings.py) once it commits.
+
+The inbox names a request by its id alone, whatever its kind (answer_by_id): a
+request answered, decided or expired before is refused there with 409
+(RequestClosed), where the older paths by kind keep their 400.
 """
 
 from collections.abc import Mapping
@@ -17,8 +22,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents.models import Request, Run, Session
-from agents.requests import rules, signals
-from agents.requests.errors import NotYours
+from agents.requests import inbox, rings, rules, signals
+from agents.requests.errors import AlreadyAnswered, NotYours, RequestClosed
 from agents.requests.inbox import request_pk
 from agents.requests.kinds import CALL, Reply, RequestKind, kind_of
 from agents.sessions import access_session
@@ -56,6 +61,49 @@ def answer_request(
     )
     expire(request_id=request.pk)
     return _answer(request.pk, kind, user=user, answer=answer)
+
+
+def answer_by_id(
+    *,
+    user,
+    request_id: int | str,
+    answer: Mapping[str, Any],
+    kind: RequestKind | None = None,
+) -> Run:
+    """Answer the pending request `request_id` (of `kind`, if given) as `user`.
+
+    The inbox's path: the answer is in the shape of the request's kind (see
+    access_by_id to learn it first).
+
+    Raises:
+        NotFoundError: The user may not see the request, or it is of another kind.
+        NotYours: The user sees the request, but someone else answers it.
+        RequestClosed: It was answered, decided or expired before (409).
+        SessionClosed: Its session is closed: nobody can be told.
+        CannotRemember: `remember` where the requester may not decide it herself.
+        MissingCredentialField: A credential answer lacks what its scheme needs.
+    """
+    request = access_by_id(user=user, request_id=request_id, kind=kind)
+    found = kind_of(request)
+    expire(request_id=request.pk)
+    try:
+        return _answer(request.pk, found, user=user, answer=answer)
+    except AlreadyAnswered:
+        raise _closed(request.pk, found) from None
+
+
+def access_by_id(
+    *, user, request_id: int | str, kind: RequestKind | None = None
+) -> Request:
+    """The request `request_id` (of `kind`, if given) if `user` may answer it; else a
+    refusal that reveals no more than the user may see."""
+    request = inbox.readable(user=user, request_id=request_id)
+    if kind is not None and request.kind != kind.kind:
+        raise kind.not_found()
+    if not rules.may_answer(user=user, request=request):
+        found = kind_of(request)
+        raise NotYours(verb=found.verb, noun=found.noun, group=request.answer_group)
+    return request
 
 
 def complete_call(*, session_id: str, call_id: str, response: Mapping[str, Any]) -> Run:
@@ -149,13 +197,34 @@ def _resume(
 def _store(locked: Request, reply: Reply, *, user, run: Run | None) -> None:
     locked.status = reply.status
     locked.response = reply.stored
+    locked.comment = reply.comment
     locked.answered_by = user
     locked.answered_at = timezone.now()
     locked.answer_run = run
     locked.save(
-        update_fields=["status", "response", "answered_by", "answered_at", "answer_run"]
+        update_fields=[
+            "status",
+            "response",
+            "comment",
+            "answered_by",
+            "answered_at",
+            "answer_run",
+        ]
     )
     signals.send_decided(locked)
+    expired = reply.status == Request.Status.EXPIRED
+    rings.ring_on_commit(locked, rings.EXPIRED if expired else rings.ANSWERED)
+
+
+def _closed(pk: int, kind: RequestKind) -> RequestClosed:
+    """The refusal of an answer to a request that is no longer pending."""
+    status = Request.objects.filter(pk=pk).values_list("status", flat=True).first()
+    if status == Request.Status.EXPIRED:
+        return RequestClosed(
+            code="expired",
+            message=f"This {kind.noun} expired: nobody answered in time.",
+        )
+    return RequestClosed(code=kind.answered_code, message=kind.answered_message)
 
 
 def _session_of(request: Request) -> Session:

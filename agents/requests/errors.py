@@ -60,3 +60,28 @@ class UnsupportedScheme(DomainError):
 
     def __init__(self, scheme: str) -> None:
         super().__init__(f"Credentials of scheme {scheme!r} cannot be answered here.")
+
+
+class RequestClosed(DomainError):
+    """The request was answered, decided or expired before: there is nothing left to
+    answer (the inbox's answer path, agents.requests.answer.answer_by_id)."""
+
+    status_code = 409
+
+    def __init__(self, *, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message)
+
+
+class CannotRemember(DomainError):
+    """Only the requester may always allow a tool for her session, and only where
+    the catalog lets her decide its calls herself: bad input, named by its field."""
+
+    field = "remember"
+    code = "cannot_remember"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Only the requester may always allow this tool for her session, and only"
+            " where the catalog lets her approve its calls herself."
+        )

@@ -1,24 +1,73 @@
-"""What a user sees of requests: their inbox, a session's requests, one request.
+"""What a user sees of requests: their inbox, their own requests, a session's, one.
 
 Reading changes nothing: no listing expires a request (the sweep does, on time).
 """
 
-from django.db.models import QuerySet
+from django.db.models import (
+    BooleanField,
+    ExpressionWrapper,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
 
-from agents.models import Request, Session
+from agents.models import Request, Run, Session
 from agents.params import BadParameter, parse_whole_number
 from agents.requests import rules
+from agents.requests.errors import RequestNotFound
 from agents.requests.kinds import CALL, RequestKind
+
+PENDING = Request.Status.PENDING
+# Every status, in the listings' `status` filter.
+ANY_STATUS = "all"
+STATUSES = (PENDING, ANY_STATUS, *(s for s in Request.Status if s != PENDING))
+
+
+def inbox_of(*, user, status: str = PENDING) -> QuerySet[Request]:
+    """What `user` may answer, of every kind, newest first: pending ones (in a
+    session still open, where an answer can go) wait on them.
+
+    `status` is one of STATUSES ("all": any)."""
+    rows = _for(user).filter(rules.addressed_to(user))
+    if status == PENDING:
+        rows = rows.filter(session__closed_at__isnull=True)
+    return _with_status(rows, status)
+
+
+def requests_of(*, user, status: str = PENDING) -> QuerySet[Request]:
+    """What `user` asked (her sessions' requests) that waits on others, or was
+    answered; a pending one she may answer herself is in her inbox instead."""
+    waits_on_her = Q(status=PENDING) & rules.addressed_to(user)
+    rows = _for(user).filter(session__owner=user).exclude(waits_on_her)
+    return _with_status(rows, status)
+
+
+def count_waiting(*, user) -> int:
+    """How many pending requests wait on `user`'s answer (the inbox's badge)."""
+    return inbox_of(user=user).count()
+
+
+def readable(*, user, request_id) -> Request:
+    """One request of any kind that `user` may see; RequestNotFound otherwise."""
+    try:
+        pk = parse_whole_number(str(request_id), name="id", minimum=1)
+    except BadParameter:
+        raise RequestNotFound("request") from None
+    request = _for(user).filter(pk=pk).first()
+    if request is None or not rules.may_see(user=user, request=request):
+        raise RequestNotFound("request")
+    return request
 
 
 def addressed(*, user, kind: RequestKind) -> QuerySet[Request]:
-    """Requests of `kind` addressed to `user`: their own, and their groups'."""
+    """Requests of `kind` `user` may answer, in any status."""
     return _of(kind).filter(rules.addressed_to(user))
 
 
 def answerable(*, user, kind: RequestKind) -> QuerySet[Request]:
     """Pending requests of `kind` addressed to `user`: what waits for their answer."""
-    return addressed(user=user, kind=kind).filter(status=Request.Status.PENDING)
+    return addressed(user=user, kind=kind).filter(status=PENDING)
 
 
 def visible(*, user, kind: RequestKind) -> QuerySet[Request]:
@@ -50,7 +99,7 @@ def request_pk(kind: RequestKind, request_id) -> int:
 def has_pending_calls(*, session: Session) -> bool:
     """True while a long-running call of the session waits for its result."""
     return Request.objects.filter(
-        session=session, kind=CALL.kind, status=Request.Status.PENDING
+        session=session, kind=CALL.kind, status=PENDING
     ).exists()
 
 
@@ -58,3 +107,28 @@ def _of(kind: RequestKind) -> QuerySet[Request]:
     return Request.objects.filter(kind=kind.kind).select_related(
         "session", "answered_by"
     )
+
+
+def _for(user) -> QuerySet[Request]:
+    """Every request, with what a person reads of it, and whether `user` may
+    answer each (`user_may_answer`: the rule, in the same query)."""
+    first_message = (
+        Run.objects.filter(session=OuterRef("session_id"))
+        .exclude(text="")
+        .order_by("created_at")
+        .values("text")[:1]
+    )
+    return (
+        Request.objects.select_related("session__owner", "answered_by")
+        .annotate(
+            first_message=Subquery(first_message),
+            user_may_answer=ExpressionWrapper(
+                rules.addressed_to(user), output_field=BooleanField()
+            ),
+        )
+        .order_by("-id")
+    )
+
+
+def _with_status(rows: QuerySet[Request], status: str) -> QuerySet[Request]:
+    return rows if status == ANY_STATUS else rows.filter(status=status)

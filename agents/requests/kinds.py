@@ -28,12 +28,24 @@ from pydantic import ValidationError
 
 from agents.adk.auth import AUTH_CALL
 from agents.adk.credentials import CREDENTIAL_REF, scheme_of, store_credential
-from agents.adk.long_running import answering_group, approval_rule, long_running_calls
+from agents.adk.long_running import (
+    answering_group,
+    approval_rule,
+    long_running_calls,
+    requester_may_approve,
+    tool_description,
+)
 from agents.credentials import build_credential
 from agents.events.wire import CONFIRMATION_CALL
-from agents.models import Event, Request, Run, Session
+from agents.models import Event, Request, Run, Session, StandingApproval
 from agents.redaction import redact_secrets
-from agents.requests.errors import AlreadyAnswered, RequestNotFound, UnknownCall
+from agents.requests import rules
+from agents.requests.errors import (
+    AlreadyAnswered,
+    CannotRemember,
+    RequestNotFound,
+    UnknownCall,
+)
 from project.errors import DomainError
 
 logger = logging.getLogger(__name__)
@@ -44,11 +56,13 @@ Status = Request.Status
 @dataclass(frozen=True)
 class Reply:
     """What an answer becomes: the FunctionResponse that resumes the invocation,
-    the request's status, and what the row keeps of it (never a secret)."""
+    the request's status, and what the row keeps of it (never a secret): the
+    result, and the decider's comment."""
 
     response: types.FunctionResponse
     status: str
     stored: dict[str, Any] | None = None
+    comment: str = ""
 
 
 class RequestKind:
@@ -133,6 +147,7 @@ class CallKind(RequestKind):
             tool_name=name,
             args=dict(call.args or {}),
             answer_group=group,
+            description=tool_description(root, author=event.author, tool_name=name),
         )
 
     def reply(self, request, answer, *, session, user) -> Reply:
@@ -169,11 +184,9 @@ class ApprovalKind(RequestKind):
         original = args.get("originalFunctionCall") or {}
         confirmation = args.get("toolConfirmation") or {}
         name = str(original.get("name") or "")
+        payload = dict(confirmation.get("payload") or {})
         group, timeout = approval_rule(
-            root,
-            author=event.author,
-            tool_name=name,
-            payload=dict(confirmation.get("payload") or {}),
+            root, author=event.author, tool_name=name, payload=payload
         )
         return self._pending(
             call,
@@ -185,12 +198,30 @@ class ApprovalKind(RequestKind):
             hint=str(confirmation.get("hint") or ""),
             answer_group=group,
             expires_at=_expiry(timeout),
+            self_approval=requester_may_approve(payload),
+            description=tool_description(
+                root, author=event.author, tool_name=name, payload=payload
+            ),
         )
 
     def reply(self, request, answer, *, session, user) -> Reply:
         approved = answer["approved"] is True
+        if answer.get("remember"):
+            self._remember(request, session=session, user=user)
         status = Status.APPROVED if approved else Status.REJECTED
-        return Reply(self._confirmation(request, confirmed=approved), status)
+        return Reply(
+            self._confirmation(request, confirmed=approved),
+            status,
+            comment=str(answer.get("comment") or ""),
+        )
+
+    def _remember(self, request: Request, *, session: Session, user) -> None:
+        """Approve every later call of the tool in the session (standing.py)."""
+        if user is None or not rules.may_remember(user=user, request=request):
+            raise CannotRemember()
+        StandingApproval.objects.get_or_create(
+            session=session, tool_name=request.tool_name, defaults={"granted_by": user}
+        )
 
     def expired(self, request: Request) -> Reply:
         # ADK tells the agent as it tells a rejection.
@@ -224,12 +255,14 @@ class CredentialKind(RequestKind):
             logger.warning("unreadable credential request call=%s", call.id)
             return None
         config = asked.auth_config
+        name = await _atool_name(run, event, asked.function_call_id)
         return self._pending(
             call,
             run,
             event,
             tool_call_id=asked.function_call_id,
-            tool_name=await _atool_name(run, event, asked.function_call_id),
+            tool_name=name,
+            description=tool_description(root, author=event.author, tool_name=name),
             credential_key=config.credential_key or "",
             scheme=scheme_of(config),
             auth_config=redact_secrets(

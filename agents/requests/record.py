@@ -1,8 +1,11 @@
 """The one recorder: every pause for a person in a stored event becomes a Request.
 
 turns/drive.py calls arecord_requests() for each event the Runner yields, before
-publishing it: a client that sees a pending request may answer it at once. A
-request that expires has its sweep scheduled here, for a little after its time.
+publishing it: a client that sees a pending request may answer it at once. Each
+new request rings the inboxes of who may answer it and of its requester
+(rings.py), once stored. A request that expires has its sweep scheduled here, for
+a little after its time; an approval its requester always allows in this session
+(a standing approval) has the standing sweep scheduled at once, which approves it.
 """
 
 import asyncio
@@ -12,13 +15,15 @@ from django.utils import timezone
 from google.adk.agents import BaseAgent
 from google.adk.events import Event as AdkEvent
 
-from agents.models import Request, Run
+from agents.models import Request, Run, StandingApproval
+from agents.requests import rings
 from agents.requests.kinds import KINDS
 from agents.turns import timers
 
-# The sweep's Celery task (agents/requests/tasks.py). It is scheduled by name: the
-# sweep answers requests, which starts turns, whose driver calls this recorder.
+# The sweeps' Celery tasks (agents/requests/tasks.py). They are scheduled by name:
+# a sweep answers requests, which starts turns, whose driver calls this recorder.
 EXPIRE_REQUESTS = "agents.expire_requests"
+APPROVE_STANDING = "agents.approve_standing"
 # After a request's time: the sweep finds it due.
 SWEEP_MARGIN = 0.2
 
@@ -27,6 +32,7 @@ async def arecord_requests(run: Run, event: AdkEvent, root: BaseAgent) -> list[R
     """One pending Request per call of the event that waits for a person.
 
     A request already recorded (the same call id in the session) is kept as it is.
+    Returns the requests this event recorded, stored.
     """
     if event.partial or not event.get_function_calls():
         return []
@@ -38,10 +44,44 @@ async def arecord_requests(run: Run, event: AdkEvent, root: BaseAgent) -> list[R
                 rows.append(row)
     if not rows:
         return []
-    await Request.objects.abulk_create(rows, ignore_conflicts=True)
-    for when in sorted({row.expires_at for row in rows if row.expires_at}):
+    stored = await _astore_new(run, rows)
+    standing = await _astanding(run, stored)
+    # The driver runs outside any transaction: the rows are committed already.
+    await rings.aring([r for r in stored if r.pk not in standing], rings.NEW)
+    if standing:
+        await asyncio.to_thread(timers.later, 0, APPROVE_STANDING)
+    for when in sorted({row.expires_at for row in stored if row.expires_at}):
         await asyncio.to_thread(_sweep_at, when)
-    return rows
+    return stored
+
+
+async def _astore_new(run: Run, rows: list[Request]) -> list[Request]:
+    """Store the rows not recorded before; the stored ones, with their ids."""
+    call_ids = [row.call_id for row in rows]
+    known = Request.objects.filter(session_id=run.session_id, call_id__in=call_ids)
+    old = {call_id async for call_id in known.values_list("call_id", flat=True)}
+    new = [row for row in rows if row.call_id not in old]
+    if not new:
+        return []
+    await Request.objects.abulk_create(new, ignore_conflicts=True)
+    stored = Request.objects.select_related("session").filter(
+        session_id=run.session_id,
+        call_id__in=[row.call_id for row in new],
+        run_id=run.pk,
+    )
+    return [row async for row in stored]
+
+
+async def _astanding(run: Run, stored: list[Request]) -> set[int]:
+    """The ids of the stored approvals that a standing approval approves."""
+    allowed = [r for r in stored if r.kind == Request.Kind.APPROVAL and r.self_approval]
+    if not allowed:
+        return set()
+    standing = StandingApproval.objects.filter(
+        session_id=run.session_id, tool_name__in=[r.tool_name for r in allowed]
+    ).values_list("tool_name", flat=True)
+    tools = {name async for name in standing}
+    return {r.pk for r in allowed if r.tool_name in tools}
 
 
 def _sweep_at(when: datetime) -> None:

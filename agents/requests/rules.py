@@ -4,16 +4,18 @@
   a group answers for someone);
 - call or approval with no answer group: the session owner, or staff;
 - with an answer group: that group's members, or staff, and never the requester
-  (the session owner), staff or not.
+  (the session owner), staff or not, unless the catalog lets the requester
+  decide her own calls of the tool (`self_approval`).
 
-An inbox holds what is addressed to the user: their own requests with no group,
-and their groups' requests (staff: every group's). Staff may also answer another
-user's call or approval with no group, from that session; it is not in their
-inbox, which would otherwise hold every user's.
+An inbox holds exactly what the user may answer: their own requests, their
+groups', and, for staff, every user's call or approval (grouped or not).
 
 Whoever may answer a request may see it, and so may the session owner: the
-requester sees her request that a group decides.
+requester sees her request that a group decides. Whoever may answer it, and its
+requester, hear of its changes (audience()).
 """
+
+from dataclasses import dataclass
 
 from django.db.models import Q
 
@@ -22,15 +24,27 @@ from agents.models import Request
 CREDENTIAL = Request.Kind.CREDENTIAL
 
 
+@dataclass(frozen=True)
+class Audience:
+    """Who hears of a change to a request: its requester and who may answer it."""
+
+    owner_id: int | None
+    group: str  # the answer group, whose members may answer it ("": none)
+    staff: bool  # whether staff may answer it
+
+
 def addressed_to(user) -> Q:
-    """The requests addressed to `user`: their inbox (the rule, as a filter)."""
+    """The requests `user` may answer: their inbox (the rule, as a filter)."""
     owner = Q(session__owner=user)
-    own = owner & Q(answer_group="")
+    ungrouped = Q(answer_group="")
     if user.is_staff:
-        as_approver = ~Q(answer_group="")
+        as_answerer = ungrouped | ~owner
     else:
-        as_approver = Q(answer_group__in=user.groups.values("name"))
-    return own | (as_approver & ~owner & ~Q(kind=CREDENTIAL))
+        member = Q(answer_group__in=user.groups.values("name"))
+        as_answerer = (ungrouped & owner) | (~owner & member)
+    self_approved = owner & Q(self_approval=True)
+    credential = Q(kind=CREDENTIAL)
+    return (credential & owner) | (~credential & (as_answerer | self_approved))
 
 
 def visible_to(user) -> Q:
@@ -47,10 +61,28 @@ def may_answer(*, user, request: Request) -> bool:
     if not group:
         return is_owner or user.is_staff
     if is_owner:
-        return False  # Nobody answers their own request.
+        return request.self_approval  # Else nobody answers their own request.
     return user.is_staff or user.groups.filter(name=group).exists()
 
 
 def may_see(*, user, request: Request) -> bool:
     """True if `user` may see `request`: its session's owner, or whoever may answer it."""
     return request.session.owner_id == user.pk or may_answer(user=user, request=request)
+
+
+def may_remember(*, user, request: Request) -> bool:
+    """True if `user` may approve `request` and every later call of its tool in its
+    session ("always allow for me"): its requester, where the catalog lets her."""
+    return (
+        request.kind == Request.Kind.APPROVAL
+        and request.self_approval
+        and request.session.owner_id == user.pk
+    )
+
+
+def audience(request: Request) -> Audience:
+    """Who may answer `request` besides its requester, and the requester."""
+    owner_id = request.session.owner_id
+    if request.kind == CREDENTIAL:
+        return Audience(owner_id=owner_id, group="", staff=False)
+    return Audience(owner_id=owner_id, group=request.answer_group, staff=True)

@@ -24,7 +24,13 @@ from google.adk.agents.context import Context
 from google.adk.models import LlmRequest
 from google.genai import types
 
-from agents.adk.long_running import PAYLOAD_APPROVER_GROUP, PAYLOAD_TIMEOUT
+from agents.adk.long_running import (
+    PAYLOAD_APPROVER_GROUP,
+    PAYLOAD_DESCRIPTION,
+    PAYLOAD_SELF_APPROVAL,
+    PAYLOAD_TIMEOUT,
+    first_line,
+)
 from toolsets import access
 from toolsets.access import Decision, Reason
 from toolsets.activation import ainactive_toolsets
@@ -162,8 +168,10 @@ class ApprovalGate(Check):
     the resumed call are exactly those of a tool built with
     `require_confirmation=True` (agents.requests). The confirmation's payload
     carries who decides and when it expires, so the runtime records the request
-    without reading the catalog. The first call asks and does not run; the call ADK
-    runs again once approved carries the decision, so it is not asked twice.
+    without reading the catalog, and in the catalog's words (its description, and
+    whether the requester may decide it herself). The first call asks and does not
+    run; the call ADK runs again once approved carries the decision, so it is not
+    asked twice.
     """
 
     status = ToolCall.Status.AWAITING_APPROVAL
@@ -182,6 +190,8 @@ class ApprovalGate(Check):
                     CATALOG_TOOL: call.full_name,
                     PAYLOAD_APPROVER_GROUP: row.approver_group or "",
                     PAYLOAD_TIMEOUT: row.approval_timeout,
+                    PAYLOAD_SELF_APPROVAL: row.requester_may_approve,
+                    PAYLOAD_DESCRIPTION: first_line(row.description),
                 },
             )
             # A pause, not a result: the model must not be asked to go on.

@@ -1,6 +1,6 @@
-"""Placeholder (issue 16): whether a requester may approve her own calls."""
+"""Whether a requester may approve her own calls of a tool: issue 16."""
 
-from django.db import migrations
+from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
@@ -8,4 +8,15 @@ class Migration(migrations.Migration):
         ("toolsets", "0011_audit_decisions"),
     ]
 
-    operations = []
+    operations = [
+        migrations.AddField(
+            model_name="tool",
+            name="requester_may_approve",
+            field=models.BooleanField(
+                default=False,
+                help_text="The requester may decide her own calls (even with an "
+                'approver group), and "always allow" the tool for the rest of her '
+                "session.",
+            ),
+        ),
+    ]

@@ -1,8 +1,9 @@
 """Who may answer a request: one rule, for every kind, over REST and the socket.
 
 A credential: only the session owner. A call or an approval: the owner or staff;
-with an answer group, its members or staff, never the requester. Anyone else
-finds nothing (404), and nothing changes.
+with an answer group, its members or staff, never the requester (unless the
+catalog lets her decide her own calls of the tool). Anyone else finds nothing
+(404), and nothing changes. An inbox holds exactly what its user may answer.
 """
 
 import pytest
@@ -31,8 +32,8 @@ RULE = {
     "audited_teller": {"member", "staff"},
     "quotes": {"owner"},
 }
-# An inbox holds what is addressed to its user; staff's not every user's own.
-INBOX = {**RULE, "exporter": {"owner"}, "teller": {"owner"}}
+# And an approval to a group that the catalog lets its requester decide herself.
+SELF_APPROVED = {"owner", "member", "staff"}
 WHO = ["owner", "member", "staff", "stranger"]
 
 
@@ -85,13 +86,18 @@ def test_the_inbox_filter_and_the_rule_for_one_request_agree(people):
             ("teller", "approval", ""),
             ("audited_teller", "approval", "auditors"),
             ("quotes", "credential", ""),
+            ("self_approved", "approval", "auditors"),
         ]
     ):
         session = Session.objects.create(
             id=f"s{number}", adk_id=f"s{number}", app_name=agent, owner=owner
         )
         requests[agent] = Request.objects.create(
-            kind=kind, session=session, call_id="c", answer_group=group
+            kind=kind,
+            session=session,
+            call_id="c",
+            answer_group=group,
+            self_approval=agent == "self_approved",
         )
 
     answers = {
@@ -107,8 +113,9 @@ def test_the_inbox_filter_and_the_rule_for_one_request_agree(people):
         for who in WHO
     }
 
-    assert answers == {(a, w): w in RULE[a] for a in RULE for w in WHO}
-    assert inboxes == {(a, w): w in INBOX[a] for a in INBOX for w in WHO}
+    rule = {**RULE, "self_approved": SELF_APPROVED}
+    assert answers == {(a, w): w in rule[a] for a in rule for w in WHO}
+    assert inboxes == answers
 
 
 def test_staff_never_answer_their_own_request_to_a_group(people):

@@ -1,0 +1,286 @@
+"""Requests over REST: one inbox for every pause for a person, and one answer.
+
+`/api/requests/` lists what waits on the signed-in user's answer (approvals,
+results to post, credentials), or with `?mine=1` what she asked of others; each
+request reads the same for every kind (agents.requests.wording). The older
+endpoints by kind (approvals, auth-requests, calls) stay as they were.
+"""
+
+from django.db.models import Q
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    inline_serializer,
+)
+from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request as HttpRequest
+from rest_framework.response import Response
+
+from agents.api.inputs import JSONParser, validated
+from agents.api.serializers import RunSerializer
+from agents.api.views import _run_response
+from agents.credentials import answer_fields
+from agents.inputs import CallResultInput, CredentialAnswer, DecisionInput
+from agents.models import Request
+from agents.params import ID_CONVERTER, bool_param, whole_number_param
+from agents.requests import inbox, rules, wording
+from agents.requests.answer import access_by_id, answer_by_id
+
+LIST_LIMIT = 100
+LIST_MAX = 200
+TITLE_CHARS = 80
+CLOSED = (
+    "Answered, decided or expired before: nothing is left to answer"
+    " (`already_answered`, `already_decided`, `expired`)."
+)
+
+
+class RequestSerializer(serializers.ModelSerializer):
+    """A pause for a person, as every kind reads: what, why, who, until when."""
+
+    session = serializers.CharField(source="session_id", read_only=True)
+    session_title = serializers.SerializerMethodField()
+    title = serializers.SerializerMethodField()
+    reason = serializers.SerializerMethodField()
+    requester = serializers.SerializerMethodField()
+    who_may_answer = serializers.SerializerMethodField()
+    may_answer = serializers.SerializerMethodField(
+        help_text="Whether the signed-in user may answer it now (it is pending)."
+    )
+    may_remember = serializers.SerializerMethodField(
+        help_text='Whether the signed-in user may approve it with "remember": every'
+        " later call of its tool in this session is approved at once."
+    )
+    answered_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
+    run = serializers.UUIDField(source="run_id", read_only=True, allow_null=True)
+    answer_run = serializers.UUIDField(
+        source="answer_run_id", read_only=True, allow_null=True
+    )
+
+    class Meta:
+        model = Request
+        fields = [
+            "id",
+            "kind",
+            "status",
+            "session",
+            "session_title",
+            "agent",
+            "tool_name",
+            "args",
+            "title",
+            "description",
+            "reason",
+            "requester",
+            "answer_group",
+            "who_may_answer",
+            "may_answer",
+            "may_remember",
+            "created_at",
+            "expires_at",
+            "answered_by",
+            "answered_at",
+            "comment",
+            "scheme",
+            "run",
+            "answer_run",
+        ]
+        read_only_fields = fields
+
+    def get_session_title(self, request: Request) -> str:
+        first = " ".join((getattr(request, "first_message", None) or "").split())
+        if len(first) > TITLE_CHARS:
+            first = first[: TITLE_CHARS - 1] + "…"
+        agent = request.session.app_name
+        return f"{agent}: {first}" if first else agent
+
+    def get_title(self, request: Request) -> str:
+        return wording.title(request)
+
+    def get_reason(self, request: Request) -> str:
+        return wording.reason(request)
+
+    def get_requester(self, request: Request) -> str | None:
+        owner = request.session.owner
+        return owner.get_username() if owner is not None else None
+
+    def get_who_may_answer(self, request: Request) -> str:
+        return wording.who_may_answer(request)
+
+    def get_may_answer(self, request: Request) -> bool:
+        if not _is_open(request):
+            return False
+        rule = getattr(request, "user_may_answer", None)
+        if rule is None:
+            rule = rules.may_answer(user=self._user, request=request)
+        return bool(rule)
+
+    def get_may_remember(self, request: Request) -> bool:
+        return _is_open(request) and rules.may_remember(
+            user=self._user, request=request
+        )
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # `fields` names a serializer's own fields: declared here, not as an attribute.
+        found = {}
+        for name, field in super().get_fields().items():
+            found[name] = field
+            if name == "scheme":
+                found["fields"] = serializers.SerializerMethodField(
+                    method_name="get_answer_fields",
+                    help_text="A credential's: the fields its answer gives; else empty.",
+                )
+        return found
+
+    def get_answer_fields(self, request: Request) -> list[str]:
+        if request.kind != Request.Kind.CREDENTIAL:
+            return []
+        return answer_fields(request)
+
+    @property
+    def _user(self):
+        return self.context["request"].user
+
+
+class AnswerSerializer(serializers.Serializer):
+    """What an answer started: the Run that resumes the agent, and the request."""
+
+    run = RunSerializer()
+    request = RequestSerializer()
+
+
+# The body of an answer, by the request's kind (agents.inputs).
+INPUTS = {
+    Request.Kind.APPROVAL: DecisionInput,
+    Request.Kind.CALL: CallResultInput,
+    Request.Kind.CREDENTIAL: CredentialAnswer,
+}
+
+
+class RequestViewSet(viewsets.GenericViewSet):
+    """Everything waiting on my answer (approvals, results, credentials), or mine."""
+
+    serializer_class = RequestSerializer
+    lookup_value_converter = ID_CONVERTER
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "status",
+                str,
+                enum=list(inbox.STATUSES),
+                description="pending (the default), all, or one status.",
+            ),
+            OpenApiParameter(
+                "mine",
+                bool,
+                description="My own requests that wait on others, or were answered,"
+                " instead of those waiting on me.",
+            ),
+            OpenApiParameter("session", str, description="Only this session's."),
+            OpenApiParameter(
+                "limit",
+                int,
+                description=f"At most (default {LIST_LIMIT}, max {LIST_MAX}).",
+            ),
+            OpenApiParameter(
+                "before",
+                int,
+                description="Only requests with a smaller id: the next page.",
+            ),
+        ],
+        responses=RequestSerializer(many=True),
+    )
+    def list(self, request: HttpRequest) -> Response:
+        """Newest first: pending requests I may answer (or, with ?mine=1, my own)."""
+        params = request.query_params
+        status = params.get("status") or inbox.PENDING
+        if status not in inbox.STATUSES:
+            raise ValidationError({"status": [f"Unknown status {status!r}."]})
+        if bool_param(params, "mine"):
+            rows = inbox.requests_of(user=request.user, status=status)
+        else:
+            rows = inbox.inbox_of(user=request.user, status=status)
+        rows = rows.filter(_page(params))
+        if params.get("session"):
+            rows = rows.filter(session_id=params["session"])
+        limit = min(
+            whole_number_param(params, "limit", default=LIST_LIMIT, minimum=1),
+            LIST_MAX,
+        )
+        return Response(self.get_serializer(rows[:limit], many=True).data)
+
+    @extend_schema(
+        responses=inline_serializer(
+            "RequestCount", {"count": serializers.IntegerField()}
+        )
+    )
+    @action(detail=False, methods=["get"])
+    def count(self, request: HttpRequest) -> Response:
+        """How many pending requests wait on my answer (the inbox's badge)."""
+        return Response({"count": inbox.count_waiting(user=request.user)})
+
+    def retrieve(self, request: HttpRequest, pk=None) -> Response:
+        """One request I may answer, or made."""
+        found = inbox.readable(user=request.user, request_id=pk)
+        return Response(self.get_serializer(found).data)
+
+    @extend_schema(
+        request=PolymorphicProxySerializer(
+            component_name="RequestAnswer",
+            serializers=[DecisionInput, CallResultInput, CredentialAnswer],
+            resource_type_field_name=None,
+        ),
+        responses={
+            200: AnswerSerializer,
+            202: AnswerSerializer,
+            409: OpenApiResponse(description=CLOSED),
+        },
+        parameters=[
+            OpenApiParameter(
+                "wait", bool, description="Answer when the resumed turn has ended."
+            )
+        ],
+    )
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser])
+    def answer(self, request: HttpRequest, pk=None) -> Response:
+        """Answer by the request's kind: an approval `{"approved", "comment"?,
+        "remember"?}`, a call `{"response": {...}}`, a credential its scheme's fields.
+        The agent resumes."""
+        found = access_by_id(user=request.user, request_id=pk)
+        body = validated(INPUTS[found.kind], request.data)
+        run = answer_by_id(
+            user=request.user, request_id=found.pk, answer=_answer_of(body)
+        )
+        resumed = _run_response(request, run)
+        answered = inbox.readable(user=request.user, request_id=found.pk)
+        resumed.data = {
+            "run": resumed.data,
+            "request": self.get_serializer(answered).data,
+        }
+        return resumed
+
+
+def _answer_of(body) -> dict:
+    """An answer body as the answer path takes it, by its kind."""
+    if isinstance(body, DecisionInput):
+        return body.answer()
+    if isinstance(body, CallResultInput):
+        return body.response
+    return body.model_dump(exclude_none=True)
+
+
+def _page(params) -> Q:
+    before = whole_number_param(params, "before", default=0)
+    return Q(pk__lt=before) if before else Q()
+
+
+def _is_open(request: Request) -> bool:
+    """Pending, in a session still open: an answer can still go to the agent."""
+    return request.status == Request.Status.PENDING and not request.session.closed_at

@@ -1,0 +1,56 @@
+"""The inbox's doorbell: a request was recorded, answered or expired.
+
+One group send per change and group of who hears of it (rules.audience): its
+requester's inbox, its answer group's, and staff's where staff may answer it;
+never one send per user. The frame names the request and nothing more: a socket
+refetches what it shows. Rung once the change is committed (the database is the
+log): by the recorder after its rows are stored, by the answer path on commit.
+"""
+
+from collections.abc import Iterable
+
+from asgiref.sync import async_to_sync
+from django.db import transaction
+
+from agents.models import Request
+from agents.realtime import streams
+from agents.realtime.frames import RequestFrame
+from agents.requests import rules
+
+NEW = "new"
+ANSWERED = "answered"
+EXPIRED = "expired"
+
+
+def groups_of(request: Request) -> list[str]:
+    """The inbox groups that hear of `request`'s changes (its session is loaded)."""
+    audience = rules.audience(request)
+    groups = []
+    if audience.owner_id is not None:
+        groups.append(streams.inbox_user_group(audience.owner_id))
+    if audience.group:
+        groups.append(streams.inbox_group_group(audience.group))
+    if audience.staff:
+        groups.append(streams.inbox_staff_group())
+    return groups
+
+
+def frame_of(request: Request, event: str) -> dict:
+    frame = RequestFrame(
+        event=event, id=request.pk, kind=request.kind, status=request.status
+    )
+    return frame.model_dump()
+
+
+async def aring(requests: Iterable[Request], event: str) -> None:
+    """Ring for each of `requests`, stored and committed already."""
+    for request in requests:
+        await streams.apublish_inbox(groups_of(request), frame_of(request, event))
+
+
+def ring_on_commit(request: Request, event: str) -> None:
+    """Ring for `request` once the transaction that changes it commits."""
+    groups, frame = groups_of(request), frame_of(request, event)
+    transaction.on_commit(
+        lambda: async_to_sync(streams.apublish_inbox)(groups, frame), robust=True
+    )
