@@ -168,7 +168,6 @@ class ToolAdmin(admin.ModelAdmin):
         "requires_approval",
         "approver_group",
         "approval_timeout",
-        "requester_may_approve",
         "policy",
         "missing",
         "created_at",
@@ -285,10 +284,12 @@ class ToolCallAdmin(admin.ModelAdmin):
         "agent",
         "tool_full_name",
         "status",
+        "decided_by",
         "attempts",
         "duration_ms",
     ]
     list_filter = ["status", "agent"]
+    list_select_related = ["user", "decided_by"]
     search_fields = ["tool_full_name", "tool_name", "user__username", "session_id"]
     date_hierarchy = "started_at"
 

@@ -10,7 +10,10 @@ class ToolsetsConfig(AppConfig):
 
         from toolsets import signals
         from toolsets.builtin import shell
+        from toolsets.governance import decisions
 
         signals.connect()
+        # A held call's audit row reads its decision (agents' request_decided).
+        decisions.connect()
         # Warns when the shell toolset has no sandbox and will refuse every command.
         checks.register(shell.check_shell_toolset)

@@ -97,11 +97,6 @@ class Tool(models.Model):
         blank=True,
         help_text="Seconds before an undecided approval is rejected; blank: never.",
     )
-    requester_may_approve = models.BooleanField(
-        default=False,
-        help_text="The requester may decide her own calls (even with an approver "
-        'group), and "always allow" the tool for the rest of her session.',
-    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -190,7 +185,14 @@ class Grant(models.Model):
 
 
 class ToolCall(models.Model):
-    """The audit record of one tool call: who, where, what, how it ended, who decided."""
+    """The audit record of one tool call: who, where, what, how it ended, which
+    access rule let it through, and for a call held for approval, who decided.
+
+    A held call's row is its pause: `awaiting_approval` while a person decides,
+    then the decision (`approved`, `rejected`, `expired`) with `decided_by` and
+    `decided_at` (toolsets.governance.decisions). An approved call that ADK runs
+    again gets a row of its own, with how that run ended.
+    """
 
     class Status(models.TextChoices):
         OK = "ok"
@@ -206,8 +208,11 @@ class ToolCall(models.Model):
         BUSY = "busy"
         INACTIVE = "inactive"
         NOT_OFFERED = "not_offered"
+        # Held for a person's decision, then that decision.
         AWAITING_APPROVAL = "awaiting_approval"
+        APPROVED = "approved"
         REJECTED = "rejected"
+        EXPIRED = "expired"
         # Answered by the agent's own before_tool_callback, so it did not run.
         REFUSED = "refused"
 
@@ -236,7 +241,20 @@ class ToolCall(models.Model):
     args = models.JSONField(default=dict, blank=True)
     result_summary = models.TextField(blank=True)
     status = models.CharField(max_length=32, choices=Status)
-    decided_by = models.TextField(blank=True, help_text="The access rule that decided.")
+    access_rule = models.TextField(
+        blank=True, help_text="The access rule that allowed or denied the call."
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="decided_tool_calls",
+        help_text="Who approved or rejected a held call; blank if nobody (expired).",
+    )
+    decided_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a held call was decided, or expired."
+    )
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField()
     duration_ms = models.PositiveIntegerField(default=0)

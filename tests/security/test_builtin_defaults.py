@@ -122,7 +122,7 @@ def test_an_admin_grant_lets_her_use_each_risky_toolset(
     say(alice, session, "go")
 
     assert set(RISKY.values()) <= set(OFFERED[0])
-    decided = dict(ToolCall.objects.values_list("tool_full_name", "decided_by"))
+    decided = dict(ToolCall.objects.values_list("tool_full_name", "access_rule"))
     assert all(rule.startswith("allowed by grant") for rule in decided.values())
     statuses = audit()
     assert statuses.pop("shell.run_command") != "denied"  # the sandbox may refuse it

@@ -193,12 +193,15 @@ def test_each_refusing_check_writes_one_audit_row_with_its_status(
 
 
 @pytest.mark.parametrize(
-    ("approved", "ended", "launches"),
-    [(True, ("ok", 1), ["moon"]), (False, ("rejected", 0), [])],
+    ("approved", "audited", "launches"),
+    [
+        (True, [("approved", 0, "alice"), ("ok", 1, None)], ["moon"]),
+        (False, [("rejected", 0, "alice")], []),
+    ],
     ids=["approved", "rejected"],
 )
-def test_a_held_call_is_audited_awaiting_then_as_its_decision_ended(
-    approved, ended, launches, catalog, alice, api_for, start_session, say, events_of
+def test_a_held_call_is_audited_as_its_decision_then_as_it_ran(
+    approved, audited, launches, catalog, alice, api_for, start_session, say, events_of
 ):
     mark_launch_for_approval(alice, None)
     session = start_session(alice, "rocketeer")
@@ -216,7 +219,6 @@ def test_a_held_call_is_audited_awaiting_then_as_its_decision_ended(
     assert tools.LAUNCHES == launches
     [call_id] = set(refused_call_ids(events_of(alice, session), "launch_rocket"))
     audit = ToolCall.objects.filter(call_id=call_id).order_by("started_at", "id")
-    assert list(audit.values_list("status", "attempts")) == [
-        ("awaiting_approval", 0),
-        ended,
-    ]
+    assert (
+        list(audit.values_list("status", "attempts", "decided_by__username")) == audited
+    )

@@ -60,7 +60,7 @@ def test_an_allowed_call_is_audited_with_its_context(
     assert call.args == {"city": "london"}
     assert call.status == ToolCall.Status.OK
     assert "cloudy" in call.result_summary
-    assert call.decided_by == "toolset weather_sentiment is open to everyone"
+    assert call.access_rule == "toolset weather_sentiment is open to everyone"
     assert call.finished_at >= call.started_at and call.duration_ms >= 0
     [frame_call] = calls_in(events_of(bob, session))
     assert call.call_id == frame_call["id"]
@@ -88,7 +88,7 @@ def test_a_forced_call_to_a_denied_tool_never_runs_and_is_audited(
     audit = ToolCall.objects.get()
     assert audit.status == ToolCall.Status.DENIED
     assert (
-        audit.decided_by
+        audit.access_rule
         == f"denied by grant #{grant.pk}: user alice on tool rocketeer.launch_rocket"
     )
     assert audit.args == {"target": "moon"}
@@ -107,7 +107,7 @@ def test_granted_only_toolset_refuses_without_a_grant(
     statuses = dict(ToolCall.objects.values_list("user__username", "status"))
     assert statuses == {"alice": "denied", "bob": "ok"}
     denied = ToolCall.objects.get(user=alice)
-    assert "granted only" in denied.decided_by
+    assert "granted only" in denied.access_rule
 
 
 def test_kill_switch_refuses_everyone(catalog, alice, start_session, say):
@@ -120,7 +120,7 @@ def test_kill_switch_refuses_everyone(catalog, alice, start_session, say):
 
     assert tools.LAUNCHES == []
     assert scripted.OFFERED[0] == ["dash_audited_read", "dash_read_gauge"]
-    assert ToolCall.objects.get().decided_by == "toolset rocketeer is disabled"
+    assert ToolCall.objects.get().access_rule == "toolset rocketeer is disabled"
 
 
 def test_revoked_tool_is_not_offered_on_next_step(

@@ -77,7 +77,6 @@ class ToolSerializer(serializers.ModelSerializer):
             "requires_approval",
             "approver_group",
             "approval_timeout",
-            "requester_may_approve",
             "missing",
             "created_at",
             "updated_at",
@@ -210,9 +209,14 @@ class AgentToolSerializer(serializers.Serializer):
 
 
 class ToolCallSerializer(serializers.ModelSerializer):
-    """One audited tool call."""
+    """One audited tool call; a held one, with who decided it and when."""
 
     user = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    decided_by = serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        help_text="Who approved or rejected a held call; null if nobody did.",
+    )
 
     class Meta:
         model = ToolCall
@@ -230,7 +234,9 @@ class ToolCallSerializer(serializers.ModelSerializer):
             "args",
             "result_summary",
             "status",
+            "access_rule",
             "decided_by",
+            "decided_at",
             "started_at",
             "finished_at",
             "duration_ms",

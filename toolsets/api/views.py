@@ -240,7 +240,7 @@ class ToolCallViewSet(
     ]
 
     def get_queryset(self) -> QuerySet[ToolCall]:
-        calls = ToolCall.objects.select_related("user")
+        calls = ToolCall.objects.select_related("user", "decided_by")
         if not self.request.user.is_staff:
             calls = calls.filter(user=self.request.user)
         if self.action != "list":

@@ -16,11 +16,17 @@ One ADK plugin runs governance's checks (checks.CHECKS, in that order) at two po
 
 Every governed call leaves one ToolCall row, from `after_tool_callback` (which ADK
 also runs when a before-tool callback answered the call) or
-`on_tool_error_callback`. Its status is the refusing check's; else how the run
-ended (ok, error, timeout, busy); else, for a call that did not run though no
-check refused it, ADK's own confirmation gate (`awaiting_approval`, `rejected`) or
-the agent's own before_tool_callback (`refused`). ADK's own machinery
-(transfer_to_agent, adk_request_*, ...) is never governed.
+`on_tool_error_callback`. Its status is the refusing check's; else
+`awaiting_approval` for a call that asked a person (ADK's own confirmation gate,
+or the tool itself); else how the run ended (ok, error, timeout, busy); else, for
+a call that did not run though no check refused it, the agent's own
+before_tool_callback (`refused`). ADK's own machinery (transfer_to_agent,
+adk_request_*, ...) is never governed.
+
+A held row becomes its decision when a person decides (decisions.py). The call ADK
+runs again once decided writes a row only if it was approved: a rejected (or
+expired) call never runs, and its held row already reads `rejected` (`expired`),
+with who decided and when, so it is not audited twice.
 
 What a turn needs between callbacks lives on the instance, per invocation
 (turn.Turns), and goes when the invocation ends or the Runner closes;
@@ -146,6 +152,8 @@ class GovernancePlugin(BasePlugin):
         if call is None:
             return None
         status, attempts = _outcome(call, tool_context, result)
+        if status == ToolCall.Status.REJECTED:
+            return None  # Its held row reads the decision (see the module's doc).
         await self._audit(tool_context, tool_args, call, status, result, attempts)
         if status == ToolCall.Status.OK:
             await remember_result(call, result)
@@ -201,7 +209,7 @@ class GovernancePlugin(BasePlugin):
             args=redact_secrets(dict(args)),
             result_summary=summarize(result),
             status=status,
-            decided_by=call.decision.rule if call.decision else "",
+            access_rule=call.decision.rule if call.decision else "",
             started_at=call.started_at,
             finished_at=call.started_at + elapsed,
             duration_ms=round(elapsed.total_seconds() * 1000),
@@ -253,26 +261,32 @@ def _outcome(call: Call, context: Context, result: Any) -> tuple[str, int]:
     """The audit status and the number of runs of a call that did not raise."""
     if call.answer is not None:
         return call.answer.status, 0
-    if call.dispatched or not call.watched:
-        if call.outcome:
-            return call.outcome, call.attempts
-        status = (
-            ToolCall.Status.ERROR if _is_error_result(result) else ToolCall.Status.OK
-        )
-        return status, call.attempts if call.watched else 1
-    return _not_run(context), 0
+    ran = call.dispatched or not call.watched
+    attempts = (call.attempts if call.watched else 1) if ran else 0
+    held = _held(context)
+    if held is not None:
+        return held, attempts
+    if not ran:
+        # No check refused it, no person holds it: the agent's own
+        # before_tool_callback answered it.
+        return ToolCall.Status.REFUSED, 0
+    if call.outcome:
+        return call.outcome, attempts
+    status = ToolCall.Status.ERROR if _is_error_result(result) else ToolCall.Status.OK
+    return status, attempts
 
 
-def _not_run(context: Context) -> str:
-    """Why a call no check refused did not run: ADK's confirmation gate held or
-    rejected it, or else the agent's own before_tool_callback answered it."""
+def _held(context: Context) -> str | None:
+    """`awaiting_approval` for a call that asks a person (ADK's confirmation gate,
+    or the tool itself), `rejected` for one a person refused (or nobody decided in
+    time: ADK tells it as a rejection); None for any other call."""
     asked = context.actions.requested_tool_confirmations or {}
     if context.function_call_id in asked:
         return ToolCall.Status.AWAITING_APPROVAL
     confirmation = context.tool_confirmation
     if confirmation is not None and not confirmation.confirmed:
         return ToolCall.Status.REJECTED
-    return ToolCall.Status.REFUSED
+    return None
 
 
 def _is_error_result(result: Any) -> bool:

@@ -376,7 +376,7 @@ def make_call(user, **fields) -> ToolCall:
         "args": {"target": "moon"},
         "result_summary": '{"status": "launched"}',
         "status": "ok",
-        "decided_by": "toolset rocketeer is open to everyone",
+        "access_rule": "toolset rocketeer is open to everyone",
         "started_at": now,
         "finished_at": now,
     }
