@@ -168,6 +168,7 @@ class ToolAdmin(admin.ModelAdmin):
         "requires_approval",
         "approver_group",
         "approval_timeout",
+        "requester_may_approve",
         "policy",
         "missing",
         "created_at",

@@ -97,6 +97,11 @@ class Tool(models.Model):
         blank=True,
         help_text="Seconds before an undecided approval is rejected; blank: never.",
     )
+    requester_may_approve = models.BooleanField(
+        default=False,
+        help_text="The requester may decide her own calls (even with an approver "
+        'group), and "always allow" the tool for the rest of her session.',
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

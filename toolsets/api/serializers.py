@@ -77,6 +77,7 @@ class ToolSerializer(serializers.ModelSerializer):
             "requires_approval",
             "approver_group",
             "approval_timeout",
+            "requester_may_approve",
             "missing",
             "created_at",
             "updated_at",
