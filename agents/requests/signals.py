@@ -18,6 +18,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from agents.models import Request, Session
+from agents.requests import rings
 
 # Sent with sender=Request and `request`: the Request, its decision stored on it.
 request_decided = Signal()
@@ -35,6 +36,7 @@ def _expire_with_session(sender, instance: Session, **kwargs) -> None:
     for request in pending:
         request.status, request.answered_at = Request.Status.EXPIRED, now
         send_decided(request)
+        rings.ring_on_commit(request, rings.EXPIRED)  # Its inboxes drop it.
 
 
 def connect() -> None:

@@ -61,6 +61,10 @@ def ring(event: str, request: Request, status: str) -> dict:
     }
 
 
+def delete_session(user, session: str):
+    return client_of(user).delete(f"/api/sessions/{session}/")
+
+
 def decide(user, request: Request, body: dict):
     return client_of(user).post(
         f"/api/requests/{request.pk}/answer/?wait=1", body, format="json"
@@ -225,4 +229,16 @@ async def test_the_inbox_socket_takes_no_other_frames(people):
 
     assert unsupported["error"]["code"] == "unsupported"
     assert pong == {"type": "pong"}
+    await socket.disconnect()
+
+
+async def test_a_deleted_sessions_requests_ring_as_expired(people):
+    session, request = await sync(paused)(people["owner"], "audited_teller")
+    socket = await open_inbox(people["member"])
+
+    deleted = await sync(delete_session)(people["owner"], session)
+    heard = await rings(socket)
+
+    assert deleted.status_code == 204
+    assert heard == [ring("expired", request, "expired")]
     await socket.disconnect()
