@@ -38,11 +38,17 @@ def test_reading_requests_expires_nothing(people, overdue):
         client.get("/api/calls/"),
         client.get("/api/auth-requests/"),
         client.get(f"/api/sessions/{session}/calls/"),
+        client.get("/api/requests/"),
+        client.get("/api/requests/?mine=1&status=all"),
+        client.get("/api/requests/count/"),
+        client.get(f"/api/requests/{approval.pk}/"),
     ]
 
     assert [r.status_code for r in reads] == [200] * len(reads)
     assert [a["id"] for a in reads[1].json()] == [approval.pk]
     assert reads[3].json()["status"] == "pending"
+    assert [r["id"] for r in reads[7].json()] == [approval.pk]
+    assert reads[-1].json()["status"] == "pending"
     approval.refresh_from_db()
     assert (approval.status, approval.answered_at) == ("pending", None)
     assert Run.objects.filter(session_id=session).count() == 1
