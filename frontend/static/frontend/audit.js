@@ -1,14 +1,24 @@
 // The audit log of tool calls, filtered by user, agent, tool, status and time,
 // with the filters kept in the URL and CSV / JSON lines exports of the same query.
+// A call held for approval reads its decision, who made it and when.
 
 import { api, withQuery } from "./api.js";
 import { clear, dateTime, duration, empty, failure, h, inline, json, loading, statusBadge } from "./dom.js";
+import { GROUPS } from "./outcomes.js";
 
 const LIMIT = 500;
 const form = document.getElementById("audit-filters");
 const box = document.getElementById("audit");
 const exportsBox = document.getElementById("exports");
 const FIELDS = ["user", "agent", "tool", "status", "since", "until"];
+
+/** The status filter: every status, grouped by what it means (outcomes.js). */
+function statusOptions() {
+  const select = form.elements.status;
+  for (const group of GROUPS) {
+    select.append(h("optgroup", { label: group.label }, group.statuses.map((status) => h("option", { value: status }, status.replaceAll("_", " ")))));
+  }
+}
 
 function fromUrl() {
   const params = new URLSearchParams(window.location.search);
@@ -66,7 +76,7 @@ async function load() {
       h(
         "thead",
         {},
-        h("tr", {}, ["When", "User", "Agent", "Tool", "Status", "Duration", "Decided by", "Arguments and result"].map((title) => h("th", { scope: "col", class: title === "Duration" ? "num" : "" }, title))),
+        h("tr", {}, ["When", "User", "Agent", "Tool", "Status", "Duration", "Decided", "Access rule", "Arguments and result"].map((title) => h("th", { scope: "col", class: title === "Duration" ? "num" : "" }, title))),
       ),
       h("tbody", {}, calls.map(callRow)),
     ),
@@ -85,7 +95,8 @@ function callRow(call) {
     h("td", { class: "tool", title: call.tool_full_name || call.tool_name }, h("code", {}, call.tool_name), toolsetOf(call) ? h("div", { class: "muted small" }, toolsetOf(call)) : null),
     h("td", {}, statusBadge(call.status)),
     h("td", { class: "num" }, duration(call.duration_ms)),
-    h("td", { class: "small decided" }, call.decided_by || h("span", { class: "muted" }, "—")),
+    h("td", { class: "small decision" }, decision(call)),
+    h("td", { class: "small decided" }, call.access_rule || h("span", { class: "muted" }, "—")),
     h(
       "td",
       { class: "call-cell" },
@@ -93,6 +104,13 @@ function callRow(call) {
       call.result_summary ? details("result", call.result_summary) : null,
     ),
   );
+}
+
+/** Who decided a held call and when; "nobody" for one that expired; else a dash. */
+function decision(call) {
+  if (!call.decided_at) return h("span", { class: "muted" }, "—");
+  const who = call.decided_by ? `by ${call.decided_by}` : "by nobody";
+  return h("span", { title: `${call.status} ${who}` }, who, h("div", { class: "muted" }, dateTime(call.decided_at)));
 }
 
 function toolsetOf(call) {
@@ -121,5 +139,6 @@ form.addEventListener("reset", () => {
   });
 });
 
+statusOptions();
 fromUrl();
 load();

@@ -146,6 +146,10 @@ const STATUS_TONES = {
   rejected: "bad",
   expired: "bad",
   awaiting: "wait",
+  // A run that ended for now, waiting for a person; an audited call held for one.
+  waiting: "wait",
+  awaiting_approval: "wait",
+  cached: "ok",
 };
 
 export function statusBadge(status) {

@@ -1,21 +1,18 @@
-// Overview: tool calls over time by status, slowest tools, denials, approvals
-// waiting, tokens by user and agent. Drawn from the API with charts.js.
+// Overview: tool calls over time by outcome, slowest tools, denials, approvals
+// waiting, tokens by user and agent. Drawn from the API with charts.js; how each
+// audit status counts (ran, failed, held for approval, ...) is outcomes.js's.
 
 import { api, ApiError } from "./api.js";
 import { barList, quantile, rangeBars, stackedColumns } from "./charts.js";
 import { ago, clear, duration, empty, failure, h, loading } from "./dom.js";
+import { failed, GROUPS, groupOf, ran } from "./outcomes.js";
 
 const RANGES = {
   "24h": { hours: 24, bucketHours: 1, label: "last 24 hours" },
   "7d": { hours: 24 * 7, bucketHours: 6, label: "last 7 days" },
   "30d": { hours: 24 * 30, bucketHours: 24, label: "last 30 days" },
 };
-const STATUSES = [
-  { key: "ok", label: "ok" },
-  { key: "error", label: "error" },
-  { key: "denied", label: "denied" },
-  { key: "timeout", label: "timeout" },
-];
+const SERIES = GROUPS.map(({ key, label }) => ({ key, label }));
 const CALL_LIMIT = 50000;
 const el = (id) => document.getElementById(id);
 let range = "24h";
@@ -52,18 +49,26 @@ async function load() {
 }
 
 function renderKpis(calls) {
-  const ran = calls.filter((call) => call.status !== "denied");
-  const failed = calls.filter((call) => call.status === "error" || call.status === "timeout").length;
-  const denied = calls.length - ran.length;
-  const p95 = quantile(ran.map((call) => call.duration_ms), 0.95);
-  const kpi = (label, value, tone = "") => h("div", { class: `kpi ${tone}`.trim() }, h("div", { class: "value" }, value), h("div", { class: "label" }, label));
+  const count = (status) => calls.filter((call) => call.status === status).length;
+  // An approved call's run has a row of its own: count the call once, by that row.
+  const total = calls.length - count("approved");
+  const runs = calls.filter(ran);
+  const failures = calls.filter(failed).length;
+  const denied = count("denied");
+  const p95 = quantile(runs.map((call) => call.duration_ms), 0.95);
+  const kpi = (key, label, value, tone = "") =>
+    h("div", { class: `kpi ${tone}`.trim(), dataset: { kpi: key } }, h("div", { class: "value" }, value), h("div", { class: "label" }, label));
   clear(
     el("kpis"),
-    kpi("Tool calls", String(calls.length)),
-    kpi("Failed", calls.length ? `${Math.round((failed / calls.length) * 100)}%` : "—", failed ? "bad" : ""),
-    kpi("Denied", String(denied), denied ? "bad" : ""),
-    kpi("p95 duration", ran.length ? duration(p95) : "—"),
-    kpi("Distinct tools", String(new Set(calls.map(toolOf)).size)),
+    kpi("calls", "Tool calls", String(total)),
+    kpi("failed", `Failed, of ${runs.length} that ran`, runs.length ? `${Math.round((failures / runs.length) * 100)}%` : "—", failures ? "bad" : ""),
+    kpi("denied", "Denied", String(denied), denied ? "bad" : ""),
+    kpi("approved", "Approved", String(count("approved"))),
+    kpi("rejected", "Rejected", String(count("rejected"))),
+    kpi("expired", "Expired, undecided", String(count("expired"))),
+    kpi("awaiting", "Awaiting approval", String(count("awaiting_approval"))),
+    kpi("p95", "p95 duration", runs.length ? duration(p95) : "—"),
+    kpi("tools", "Distinct tools", String(new Set(calls.map(toolOf)).size)),
   );
 }
 
@@ -95,15 +100,16 @@ function renderCalls(calls, since) {
     const index = Math.floor((new Date(call.started_at).getTime() - start) / size);
     if (index < 0 || index >= count) continue;
     const values = buckets[index].values;
-    values[call.status] = (values[call.status] || 0) + 1;
+    const group = groupOf(call.status);
+    values[group] = (values[group] || 0) + 1;
   }
-  clear(el("chart-calls"), stackedColumns(buckets, STATUSES));
+  clear(el("chart-calls"), stackedColumns(buckets, SERIES));
 }
 
 function renderSlowest(calls) {
   const byTool = new Map();
   for (const call of calls) {
-    if (call.status === "denied") continue; // a denied call never ran
+    if (!ran(call)) continue; // refused, held or cached: the tool never ran
     const list = byTool.get(toolOf(call)) || [];
     list.push(call.duration_ms);
     byTool.set(toolOf(call), list);
@@ -141,9 +147,9 @@ function renderDenials(calls) {
 async function loadApprovals() {
   const box = el("chart-approvals");
   clear(box, loading());
-  let calls;
+  let waiting;
   try {
-    calls = await api("/api/calls/");
+    waiting = (await api("/api/requests/")).filter((request) => request.kind === "approval");
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
       clear(box, empty("Approvals are not switched on yet", "When tools wait for an approval, the waiting ones are counted here."));
@@ -152,19 +158,19 @@ async function loadApprovals() {
     clear(box, failure(error, loadApprovals));
     return;
   }
-  if (!calls.length) {
-    clear(box, empty("Nothing waiting", "No tool call waits for an answer you may give."));
+  if (!waiting.length) {
+    clear(box, empty("Nothing waiting", "No tool call waits for an approval you may give."));
     return;
   }
   const counts = new Map();
-  for (const call of calls) {
-    const key = call.answered_by_group ? `${call.name} · ${call.answered_by_group}` : call.name;
+  for (const request of waiting) {
+    const key = request.answer_group ? `${request.tool_name} · ${request.answer_group}` : request.tool_name;
     counts.set(key, (counts.get(key) || 0) + 1);
   }
-  const oldest = calls.reduce((first, call) => (call.created_at < first ? call.created_at : first), calls[0].created_at);
+  const oldest = waiting.reduce((first, request) => (request.created_at < first ? request.created_at : first), waiting[0].created_at);
   clear(
     box,
-    h("p", { class: "big-number" }, h("strong", {}, String(calls.length)), ` waiting · oldest ${ago(oldest)} · `, h("a", { href: "/inbox/" }, "open the inbox")),
+    h("p", { class: "big-number" }, h("strong", {}, String(waiting.length)), ` waiting · oldest ${ago(oldest)} · `, h("a", { href: "/inbox/" }, "open the inbox")),
     barList([...counts].sort((a, b) => b[1] - a[1]).map(([name, value]) => ({ name, value, title: name })), { fill: "denied" }),
   );
 }
