@@ -297,6 +297,10 @@ TOOLCRIB_TOOLSETS: dict[str, str] = {
         if "=" in item
     ),
 }
+# Agents (AgentSpec names) whose turn fails when a tool raises. Any other agent's
+# model reads the error as the call's result and the turn goes on
+# (docs/availability.md, "When a tool raises").
+TOOLCRIB_TOOL_ERRORS_FAIL_TURN = env_list("TOOLCRIB_TOOL_ERRORS_FAIL_TURN")
 # Execution policies set in code for whole tools: "<toolset>.<tool>" -> the fields
 # of a policy (timeout, retries, max_concurrent, rate_limit, cache_ttl; see
 # docs/availability.md). An administrator's override in the catalog wins.

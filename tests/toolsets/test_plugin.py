@@ -263,7 +263,7 @@ def test_a_tool_that_raises_is_audited_as_error(
 
     run = say(alice, session, "overheat the engine")
 
-    assert run["status"] == "failed"  # a raising tool still fails the turn
+    assert run["status"] == "succeeded"  # the model reads the error and goes on
     audit = ToolCall.objects.get()
     assert (audit.tool_full_name, audit.status) == ("rockets.overheat_engine", "error")
     assert audit.result_summary == "RuntimeError: engine overheated at 11"

@@ -19,9 +19,13 @@ the confirmation gate's pause, or the agent's own callback's answer, from a run.
   thread (RunConfig.tool_thread_pool_config), where Python cannot stop it: its
   result is abandoned. Either way the model reads that it timed out.
 - Retries: only errors marked retryable (policies.Retryable, policies.retryable,
-  or a type in the policy's retry_on); the wait doubles from `backoff` up to
-  `backoff_max`, and no wait starts that would pass the deadline. When retries
-  run out the model reads the last error and the turn goes on.
+  or a type in the policy's retry_on); the wait grows from `backoff` by
+  `multiplier` up to `backoff_max`, and no wait starts that would pass the
+  deadline. When retries run out the model reads the last error and the turn
+  goes on.
+- An error that is not retried reaches ADK's on_tool_error callbacks: the model
+  reads it as the call's result (`error_result`) and the turn goes on, unless
+  the agent chose to fail its turns on tool errors (`fails_turn`).
 - Concurrency: slots are keys in Django's cache (`add` is atomic, Redis in
   production), so the limit holds across workers. A call waits up to
   `queue_wait` seconds for a slot, then is refused as busy. A slot is a lease
@@ -36,6 +40,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from google.adk.agents.context import Context
 from google.adk.tools import BaseTool
@@ -61,6 +66,25 @@ def refusal(message: str, outcome: str, **extra: Any) -> dict[str, Any]:
         OUTCOME_KEY: str(outcome),
         **extra,
     }
+
+
+def error_result(tool_name: str, error: BaseException, attempts: int) -> dict:
+    """What the model reads of a call that raised: the error as its result."""
+    result: dict[str, Any] = {"error": f"{tool_name} failed: {describe(error)}"}
+    if attempts > 1:
+        result["attempts"] = attempts
+    return result
+
+
+def describe(error: BaseException) -> str:
+    """An error as the audit and the model read it: `ValueError: bad input`."""
+    return f"{type(error).__name__}: {error}"
+
+
+def fails_turn(agent: str) -> bool:
+    """Whether a tool that raises fails this agent's turn, rather than answering
+    the model with the error (settings.TOOLCRIB_TOOL_ERRORS_FAIL_TURN)."""
+    return agent in settings.TOOLCRIB_TOOL_ERRORS_FAIL_TURN
 
 
 # Concurrency slots (in Django's cache, so shared by every worker on Redis).

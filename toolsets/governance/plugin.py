@@ -23,6 +23,10 @@ a call that did not run though no check refused it, the agent's own
 before_tool_callback (`refused`). ADK's own machinery (transfer_to_agent,
 adk_request_*, ...) is never governed.
 
+A governed tool that raises does not fail the turn: the model reads the error as
+the call's result (`{"error": ...}`) and goes on, and the row says `error` with the
+message; an agent in settings.TOOLCRIB_TOOL_ERRORS_FAIL_TURN fails its turn instead.
+
 A held row becomes its decision when a person decides (decisions.py). The call ADK
 runs again once decided writes a row only if it was approved: a rejected (or
 expired) call never runs, and its held row already reads `rejected` (`expired`),
@@ -34,6 +38,7 @@ agents.plugins builds one instance per turn, from its Run.
 """
 
 import asyncio
+import inspect
 import json
 import logging
 import time
@@ -167,16 +172,30 @@ class GovernancePlugin(BasePlugin):
         tool_context: Context,
         error: BaseException,
     ) -> dict | None:
-        """Audit a call that raised (or timed out); ADK handles the error as usual."""
+        """Audit a call that raised (or timed out), and answer the model with the
+        error as the call's result, so the turn goes on.
+
+        The agent's own on_tool_error callbacks answer first (a plugin's answer
+        would skip them). An agent listed in TOOLCRIB_TOOL_ERRORS_FAIL_TURN gets
+        ADK's own handling instead: the error fails the turn. A cancelled call
+        cannot be answered (ADK ignores the return).
+        """
         call = self._pop_call(tool_context, tool)
         if call is None:
             return None
         timed_out = isinstance(error, (TimeoutError, asyncio.CancelledError))
         status = ToolCall.Status.TIMEOUT if timed_out else ToolCall.Status.ERROR
-        summary = f"{type(error).__name__}: {error}"
+        summary = execution.describe(error)
         attempts = call.attempts if call.watched else 1
         await self._audit(tool_context, tool_args, call, status, summary, attempts)
-        return None
+        if isinstance(error, asyncio.CancelledError):
+            return None
+        if execution.fails_turn(tool_context.session.app_name):
+            return None
+        answer = await _agent_error_answer(tool, tool_args, tool_context, error)
+        if answer is not None:
+            return answer
+        return execution.error_result(tool.name, error, attempts)
 
     def _pop_call(self, context: Context, tool: BaseTool) -> Call | None:
         turn = self.turns.get(context.invocation_id)
@@ -286,6 +305,20 @@ def _held(context: Context) -> str | None:
     confirmation = context.tool_confirmation
     if confirmation is not None and not confirmation.confirmed:
         return ToolCall.Status.REJECTED
+    return None
+
+
+async def _agent_error_answer(
+    tool: BaseTool, args: dict[str, Any], context: Context, error: Exception
+) -> dict | None:
+    """What the agent's own on_tool_error callbacks answer, if one does."""
+    agent = context.get_invocation_context().agent
+    for callback in getattr(agent, "canonical_on_tool_error_callbacks", None) or []:
+        answer = callback(tool=tool, args=args, tool_context=context, error=error)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        if answer is not None:
+            return answer
     return None
 
 

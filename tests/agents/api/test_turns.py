@@ -184,6 +184,7 @@ def test_failed_turn_keeps_earlier_events_and_next_turn_works(
         "reactor": "tests.agents.tools.explode_reactor",
         "notes": "tests.agents.tools.note_fact",
     }
+    settings.TOOLCRIB_TOOL_ERRORS_FAIL_TURN = ["plant"]  # a raising tool fails it
     staff = type(alice).objects.create_user("ops", password="pw", is_staff=True)
     created = api_for(staff).post(
         "/api/agents/",
