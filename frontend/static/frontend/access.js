@@ -95,7 +95,7 @@ function row(kind, name, info, toolset, expander = null) {
   const label =
     kind === "toolset"
       ? [expander, h("span", {}, name), policySelect(toolset), killSwitch("toolset", toolset)]
-      : [h("code", {}, name.slice(toolset.name.length + 1) || name), info ? h("span", { class: "badge" }, info.risk) : null, info ? killSwitch("tool", info) : null];
+      : [h("code", {}, name.slice(toolset.name.length + 1) || name), info ? h("span", { class: "badge" }, info.risk) : null, info ? killSwitch("tool", info) : null, info ? approvalSettings(info) : null];
   return h(
     "tr",
     { class: kind === "toolset" ? "toolset-row" : "tool-row", dataset: { target, toolset: toolset.name, name } },
@@ -135,6 +135,85 @@ function killSwitch(kind, item) {
     }
   });
   return button;
+}
+
+/** A tool's human approval: whether each call waits, who decides, until when, and
+ * whether the requester may approve her own calls ("always allow for me"). A button
+ * in the tool's row says how it is set and opens the form in a dialog. */
+function approvalSettings(tool) {
+  const slug = tool.full_name.replace(/[^\w-]/g, "_");
+  const id = (field) => `approval-${slug}-${field}`;
+  const opener = h("button", { type: "button", class: "approval-summary", "aria-haspopup": "dialog", title: "Human approval of this tool's calls", dataset: { tool: tool.full_name } });
+  const requires = h("input", { type: "checkbox", id: id("requires") });
+  const group = h(
+    "select",
+    { id: id("group") },
+    h("option", { value: "" }, "the session's owner"),
+    subjects.groups.map((g) => h("option", { value: g.name }, `members of ${g.name}`)),
+  );
+  const timeout = h("input", { type: "number", id: id("timeout"), min: "1", step: "1", inputmode: "numeric", placeholder: "never" });
+  const self = "requester_may_approve" in tool ? h("input", { type: "checkbox", id: id("self") }) : null;
+  const save = h("button", { type: "submit", class: "button small primary" }, "Save");
+  const cancel = h("button", { type: "button", class: "button small ghost" }, "Cancel");
+  const fields = [group, timeout, self].filter(Boolean);
+  const show = () => {
+    requires.checked = Boolean(tool.requires_approval);
+    group.value = tool.approver_group || "";
+    timeout.value = tool.approval_timeout ? String(tool.approval_timeout) : "";
+    if (self) self.checked = Boolean(tool.requester_may_approve);
+    for (const field of fields) field.disabled = !requires.checked;
+    opener.textContent = approvalWords(tool);
+    opener.dataset.on = String(Boolean(tool.requires_approval));
+  };
+  requires.addEventListener("change", () => {
+    for (const field of fields) field.disabled = !requires.checked;
+  });
+  const form = h(
+    "form",
+    { class: "approval-form" },
+    h("h2", { class: "panel-title", id: id("title") }, "Approval of ", h("code", {}, tool.full_name)),
+    h("label", { class: "check" }, requires, " Every call waits for a person's approval"),
+    h("label", { for: id("group") }, "Who decides"),
+    group,
+    h("label", { for: id("timeout") }, "Rejected when undecided after (seconds; blank: never)"),
+    timeout,
+    self ? h("label", { class: "check" }, self, " The requester may approve her own calls, and always allow the tool for her session") : null,
+    h("div", { class: "answer-buttons" }, save, cancel),
+  );
+  const dialog = h("dialog", { class: "approval-dialog", "aria-labelledby": id("title"), dataset: { tool: tool.full_name } }, form);
+  opener.addEventListener("click", () => {
+    show();
+    dialog.showModal();
+  });
+  cancel.addEventListener("click", () => dialog.close());
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const body = {
+      requires_approval: requires.checked,
+      approver_group: group.value || null,
+      approval_timeout: timeout.value ? Number(timeout.value) : null,
+    };
+    if (self) body.requester_may_approve = self.checked;
+    save.disabled = true;
+    const words = body.requires_approval ? "calls wait for approval" : "calls need no approval";
+    if (await saveCatalog(`/api/tools/${encodeURIComponent(tool.full_name)}/`, body, `${tool.full_name}: ${words}`)) {
+      Object.assign(tool, body);
+      dialog.close();
+    }
+    save.disabled = false;
+    show();
+  });
+  show();
+  return [opener, dialog];
+}
+
+/** "approval: managers · 5 min", or "no approval". */
+function approvalWords(tool) {
+  if (!tool.requires_approval) return "no approval";
+  const who = tool.approver_group || "owner";
+  const until = tool.approval_timeout ? ` · ${tool.approval_timeout} s` : "";
+  const self = tool.requester_may_approve ? " · self" : "";
+  return `approval: ${who}${until}${self}`;
 }
 
 async function saveCatalog(path, body, done, undo = () => {}) {
