@@ -1,7 +1,8 @@
 """The dashboard in a real browser: chat with a live timeline, governance reaching an
 open session, replay after the server drops the socket, and every page rendered.
 
-Tests run in file order and share one server; the reconnect test restarts it, last.
+Tests run in file order and share one server; the reconnect test restarts it, last in
+this file (test_waiting_for_a_person.py runs after it, on the restarted server).
 """
 
 import re
@@ -17,8 +18,8 @@ from tests.live.server import ROOT
 pytestmark = pytest.mark.browser
 
 WEATHER_CARD = '.card.call[data-tool="get_weather_report"]'
-APPROVAL_CARD = '.card.request[data-kind="approval"]'
 WIRE_CARD = '.card.call[data-tool="wire_money"]'
+APPROVAL_CARD = f'{WIRE_CARD} .request-box[data-kind="approval"]'
 
 
 def start_session(page: Page, agent: str) -> str:
@@ -136,7 +137,7 @@ async () => {
       actions: { requested_tool_confirmations: { w1: { hint: "Send 5 to bob?" } } } }),
   ];
   for (const item of frames) timeline.apply(item);
-  const request = list.querySelector('.card.request[data-kind="approval"]');
+  const request = list.querySelector('.request-box[data-kind="approval"]');
   const card = list.querySelector(".card.call");
   const waiting = { wire: card.dataset.status, request: request.dataset.status };
   timeline.apply(frame(4, "function_response", { author: "user", function_responses: [
@@ -152,8 +153,21 @@ async () => {
     hint: request.querySelector(".hint").textContent,
     outcome: request.querySelector(".approval-outcome").textContent,
     cards: list.querySelectorAll(".card").length,
+    inCard: card.contains(request),
     seqs: [...list.querySelectorAll("[data-seq]")].map((el) => Number(el.dataset.seq)),
+    adkHint: adkHint(),
   };
+  function adkHint() {
+    const other = document.createElement("ol");
+    const timeline = new Timeline(other, scroller);
+    const ask = { id: "c2", name: "adk_request_confirmation", args: {
+      originalFunctionCall: { id: "w2", name: "wire_money", args: {} },
+      toolConfirmation: { hint: "Please approve or reject the tool call wire_money() by " +
+        "responding with a FunctionResponse with an expected ToolConfirmation payload." } } };
+    timeline.apply(frame(1, "function_call", { function_calls: [{ id: "w2", name: "wire_money", args: {} }] }));
+    timeline.apply(frame(2, "approval_request", { function_calls: [ask], long_running_tool_ids: ["c2"] }));
+    return { text: other.textContent, cards: other.querySelectorAll(".card").length };
+  }
 }
 """
 
@@ -174,8 +188,11 @@ def test_timeline_merges_a_decision_into_its_request_and_keeps_every_seq(
     assert shown["request"] == "approved"
     assert shown["hint"] == "Send 5 to bob?"
     assert "Approved" in shown["outcome"]
-    assert shown["cards"] == 2
+    assert shown["cards"] == 1
+    assert shown["inCard"] is True
     assert sorted(shown["seqs"]) == [1, 2, 3, 4, 5]
+    assert shown["adkHint"]["cards"] == 1
+    assert "FunctionResponse" not in shown["adkHint"]["text"]
 
 
 def test_chat_shows_the_function_call_card_live_and_signs_out(sign_in, shoot):
@@ -274,7 +291,9 @@ def test_every_page_renders_and_the_inbox_answers_in_place(sign_in, api, shoot):
     )
     assert asked.status_code == 200, asked.text
     admin.goto("/inbox/")
-    waiting = admin.locator('#inbox-list li:has(code:text("ask_for_approval"))')
+    waiting = admin.locator("#waiting-list .card.request").filter(
+        has_text="ask_for_approval"
+    )
     expect(waiting).to_contain_text("conference trip")
     shoot(admin, "inbox")
     waiting.locator('button[data-answer="approved"]').click()
@@ -322,15 +341,16 @@ def test_the_owner_approves_a_transfer_in_the_live_timeline(sign_in, shoot):
     send(page, 'wire 500 to "bob"')
 
     card = page.locator(APPROVAL_CARD)
-    expect(card.locator("code.call-name")).to_have_text("wire_money")
-    expect(card.locator(".args")).to_contain_text("bob")
-    expect(card).to_contain_text("Waits for you, the session's owner")
+    wire = page.locator(WIRE_CARD)
+    expect(wire.locator("code.call-name")).to_have_text("wire_money")
+    expect(wire.locator(".args")).to_contain_text("bob")
+    expect(card.locator(".waits")).to_contain_text("Waits for alice, or staff")
     expect(card.get_by_role("button", name="Reject wire_money")).to_be_enabled()
-    expect(page.locator(WIRE_CARD)).to_have_attribute("data-status", "awaiting")
+    expect(wire).to_have_attribute("data-status", "awaiting")
+    expect(page.locator("#timeline .card")).to_have_count(1)
     shoot(page, "session-approval-asked")
     card.get_by_role("button", name="Approve wire_money").click()
 
-    wire = page.locator(WIRE_CARD)
     expect(wire).to_have_attribute("data-status", "ok")
     expect(wire.locator(".call-result")).to_contain_text("Sent 500.0 dollars to bob.")
     expect(agent_answer(page)).to_have_text("[bank] Sent 500.0 dollars to bob.")
@@ -350,12 +370,12 @@ def test_rejecting_in_the_inbox_shows_in_the_open_session(sign_in, shoot):
 
     inbox = page.context.new_page()
     inbox.goto("/inbox/")
-    item = inbox.locator(f'#approval-list li[data-session="{session_id}"]')
+    item = inbox.locator(f'#waiting-list .card.request[data-session="{session_id}"]')
     expect(item.locator("code.call-name")).to_have_text("wire_money")
     expect(item).to_contain_text("carol")
     expect(item).to_contain_text("agent bank")
-    expect(item).to_contain_text("Waits for you, the session's owner")
-    expect(item.get_by_role("link", name="open the session")).to_have_attribute(
+    expect(item.locator(".waits")).to_contain_text("Waits for alice, or staff")
+    expect(item.get_by_role("link", name=re.compile("^open"))).to_have_attribute(
         "href", f"/sessions/{session_id}/"
     )
     shoot(inbox, "inbox-approval")
@@ -382,33 +402,35 @@ def test_a_stale_approval_says_why_and_others_cannot_decide_it(sign_in, api):
         json={"text": 'wire 70 to "dave"'},
     )
     assert asked.status_code == 200, asked.text
-    mine = f'#approval-list li[data-session="{session["id"]}"]'
+    mine = f'#waiting-list .card.request[data-session="{session["id"]}"]'
 
     bob = sign_in("bob")
     bob.goto("/inbox/")
-    expect(bob.locator("#inbox .state.empty")).to_contain_text(
+    expect(bob.locator("#requests-waiting .state.empty")).to_contain_text(
         "Nothing is waiting for you"
     )
     expect(bob.locator(mine)).to_have_count(0)
+    # Staff may decide an approval no group decides, from its session.
     admin = sign_in("admin")
     admin.goto(f"/sessions/{session['id']}/")
     card = admin.locator(APPROVAL_CARD)
-    expect(card.locator(".waits")).to_contain_text("Waits for a decision by someone")
-    expect(card.get_by_role("button")).to_have_count(0)
+    expect(card.locator(".waits")).to_contain_text("Waits for alice, or staff")
+    expect(card.get_by_role("button", name="Approve wire_money")).to_be_enabled()
 
     page = sign_in("alice")
+    # This page hears nothing live (its inbox socket answers nothing), so its card
+    # is stale when the decision is made elsewhere.
+    page.route_web_socket(re.compile(r"/ws/inbox/"), lambda socket: None)
     page.goto("/inbox/")
     item = page.locator(mine)
     expect(item).to_contain_text("dave")
     decided = alice.post(
-        f"/api/approvals/{item.get_attribute('data-approval-id')}/decide/?wait=1",
+        f"/api/approvals/{item.get_attribute('data-request-id')}/decide/?wait=1",
         json={"approved": True},
     )
     assert decided.status_code == 200, decided.text
     item.get_by_role("button", name="Reject wire_money").click()
-    expect(page.locator("#toasts .toast.bad")).to_contain_text(
-        "This approval has already been decided."
-    )
+    expect(page.locator("#toasts .toast.bad")).to_contain_text("already")
     expect(item).to_have_count(0)
 
 
@@ -441,14 +463,18 @@ def test_my_request_for_an_approver_group_shows_as_not_mine_to_decide(
         start_session(page, "calculator")
         send(page, "add 2 and 3")
 
-        card = page.locator(APPROVAL_CARD)
+        card = page.locator(
+            '.card.call[data-tool="calculator_add_numbers"] .request-box'
+        )
         expect(card.locator(".waits")).to_contain_text("Waits for a member of")
         expect(card.locator(".waits")).to_contain_text("auditors")
         expect(card.get_by_role("button")).to_have_count(0)
 
         bob = sign_in("bob")
         bob.goto("/inbox/")
-        item = bob.locator("#approval-list li").filter(has_text="calculator_add")
+        item = bob.locator("#waiting-list .card.request").filter(
+            has_text="calculator_add"
+        )
         item.get_by_role("button", name=re.compile("^Approve")).click()
         expect(card).to_have_attribute("data-status", "approved")
         expect(card.locator(".approval-outcome")).to_contain_text("Approved by bob")
@@ -461,15 +487,14 @@ def test_my_request_for_an_approver_group_shows_as_not_mine_to_decide(
 
 FIELDS_SCRIPT = """
 async () => {
-  const { fieldsFor } = await import("/static/frontend/credentials.js");
-  const names = (request) => fieldsFor(request).map(([name]) => name);
-  const http = (scheme) => ({ scheme: "http", auth_config: { auth_scheme: { scheme } } });
+  const { credentialFields } = await import("/static/frontend/requests.js");
+  const names = (request) => credentialFields(request).map(([name]) => name);
   return {
-    apiKey: names({ scheme: "apiKey" }),
-    bearer: names(http("bearer")),
-    basic: names(http("basic")),
-    oauth2: names({ scheme: "oauth2" }),
-    other: names({ scheme: "mutualTLS" }),
+    apiKey: names({ scheme: "apiKey", fields: ["api_key"] }),
+    bearer: names({ scheme: "http", fields: ["token"] }),
+    basic: names({ scheme: "http", fields: ["username", "password"] }),
+    oauth2: names({ scheme: "oauth2", fields: ["access_token", "refresh_token"] }),
+    other: names({ scheme: "mutualTLS", fields: [] }),
   };
 }
 """
@@ -491,15 +516,16 @@ def test_a_credential_is_given_in_the_timeline_never_shown_and_revoked(sign_in, 
 
     send(page, "quote for ACME")
 
-    card = page.locator('.card.request[data-kind="credential"]')
-    expect(card.locator("code.call-name")).to_have_text("get_stock_quote")
+    quote = page.locator('.card.call[data-tool="get_stock_quote"]')
+    card = quote.locator('.request-box[data-kind="credential"]')
+    expect(card).to_contain_text("demo_quotes_api_key")
+    expect(page.locator("#timeline .card")).to_have_count(1)
     key = card.get_by_label("API key")
     expect(key).to_have_attribute("type", "password")
     shoot(page, "session-credential-asked")
     key.fill(secret)
     card.get_by_role("button", name="Send credential").click()
 
-    quote = page.locator('.card.call[data-tool="get_stock_quote"]')
     expect(quote).to_have_attribute("data-status", "ok")
     expect(agent_answer(page)).to_contain_text("ACME is at 123.45 (key ****wxyz)")
     expect(card).to_have_attribute("data-status", "answered")

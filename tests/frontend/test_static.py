@@ -53,3 +53,27 @@ def test_templates_attach_no_inline_handlers_or_styles(template):
 def test_page_modules_exist(template):
     for name in re.findall(r"static 'frontend/([\w.-]+)'", template.read_text()):
         assert (STATIC / name).is_file(), f"{template.name} loads {name}"
+
+
+def test_notification_permission_is_asked_only_by_the_inbox_button():
+    """Never on page load: only askToNotify() asks, and only the inbox's button calls it."""
+    askers = [m.name for m in MODULES if "requestPermission(" in m.read_text()]
+    call = re.compile(r"(?<!function )\baskToNotify\(\)")
+    callers = [m.name for m in MODULES if call.search(m.read_text())]
+
+    assert askers == ["inboxfeed.js"]
+    assert callers == ["inbox.js"]
+    assert re.search(
+        r'notifyButton\.addEventListener\("click", async \(\) => \{[^}]*askToNotify\(\)',
+        (STATIC / "inbox.js").read_text(),
+    )
+
+
+def test_one_module_draws_and_answers_requests():
+    """The inbox and the session page draw requests with requests.js, not their own."""
+    for page in ("inbox.js", "session.js"):
+        text = (STATIC / page).read_text()
+        assert 'from "./requests.js"' in text
+        assert "/answer/" not in text and "/decide/" not in text
+    assert not (STATIC / "approvals.js").exists()
+    assert not (STATIC / "answers.js").exists()

@@ -122,3 +122,31 @@ def test_a_wrong_password_says_so(client, make_user):
 
     assert response.status_code == 200
     assert b"didn't match" in response.content
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_carries_the_inbox_count_and_its_live_module(client, alice, path):
+    client.force_login(alice)
+
+    content = client.get(path).content.decode()
+
+    assert '<script type="module" src="/static/frontend/inboxfeed.js">' in content
+    assert re.search(r'id="nav-inbox"[^>]*>Inbox <span id="inbox-count"', content)
+
+
+def test_the_login_page_opens_no_inbox_socket(client):
+    content = client.get("/login/").content.decode()
+
+    assert "inboxfeed.js" not in content
+    assert 'id="inbox-count"' not in content
+
+
+def test_the_inbox_page_has_both_lists_and_asks_to_notify_only_from_a_button(
+    client, alice
+):
+    client.force_login(alice)
+
+    content = client.get("/inbox/").content.decode()
+
+    for element in ('id="requests-waiting"', 'id="requests-mine"', 'id="notify-me"'):
+        assert element in content

@@ -1,93 +1,8 @@
-// Credentials a tool asks for (ADK's request_credential): the answer form of a
-// request (POST /api/auth-requests/{id}/answer/), and the credentials I gave, with
-// Revoke (GET / DELETE /api/credentials/). A secret goes from its input to the
-// request body and nowhere else: the inputs are emptied as it is sent, and nothing
-// here writes it into the page or logs it.
+// The credentials I gave tools, with Revoke (GET / DELETE /api/credentials/). A
+// request for one is answered on its card (requests.js); its secret is never shown.
 
 import { api, ApiError } from "./api.js";
-import { clear, dateTime, empty, failure, h, loading, timeAgo, toast } from "./dom.js";
-
-let fieldIds = 0;
-
-/** The fields a request's scheme needs: [name, label, type, required]. */
-export function fieldsFor(request) {
-  const scheme = request.scheme;
-  if (scheme === "apiKey") return [["api_key", "API key", "password", true]];
-  if (scheme === "http") {
-    const auth = (request.auth_config && request.auth_config.auth_scheme) || {};
-    if (String(auth.scheme || "").toLowerCase() === "basic") {
-      return [
-        ["username", "Username", "text", true],
-        ["password", "Password", "password", true],
-      ];
-    }
-    return [["token", "Bearer token", "password", true]];
-  }
-  if (scheme === "oauth2" || scheme === "openIdConnect") {
-    return [
-      ["access_token", "Access token", "password", true],
-      ["refresh_token", "Refresh token (optional)", "password", false],
-    ];
-  }
-  return [];
-}
-
-/**
- * The form that answers a pending credential request.
- * @param {object} request a CredentialRequest from the API
- * @param {object} handlers onAnswered(run); onRefused(error) when the server says
- *   no for good (already answered, not yours)
- */
-export function credentialForm(request, { onAnswered = () => {}, onRefused = () => {} } = {}) {
-  const fields = fieldsFor(request);
-  if (!fields.length) {
-    return h("p", { class: "muted small" }, `A “${request.scheme}” credential cannot be given from the browser.`);
-  }
-  const status = h("span", { class: "muted small", role: "status" });
-  const inputs = fields.map(([name, label, type, required]) => {
-    const id = `credential-${request.id}-${name}-${(fieldIds += 1)}`;
-    const input = h("input", { id, name, type, required, autocomplete: "off", spellcheck: "false" });
-    return { name, input, row: h("div", { class: "credential-field" }, h("label", { for: id }, label), input) };
-  });
-  const button = h("button", { type: "submit", class: "button small primary" }, "Send credential");
-  const form = h(
-    "form",
-    { class: "credential-form", dataset: { requestId: String(request.id) }, "aria-label": `Credential for ${request.tool_name || "the tool"}` },
-    inputs.map((field) => field.row),
-    h("div", { class: "answer-buttons" }, button, status),
-    h("p", { class: "muted small" }, "Stored encrypted for you; the tool runs again with it. Revoke it any time on your sessions page."),
-  );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const answer = {};
-    for (const { name, input } of inputs) {
-      if (input.value) answer[name] = input.value;
-      input.value = ""; // never kept in the page once sent
-    }
-    button.disabled = true;
-    status.textContent = "Sending…";
-    try {
-      const run = await api(`/api/auth-requests/${encodeURIComponent(request.id)}/answer/`, { method: "POST", body: answer });
-      status.textContent = "Sent: the tool runs again with it.";
-      for (const { input } of inputs) input.disabled = true;
-      onAnswered(run);
-    } catch (error) {
-      status.textContent = "";
-      button.disabled = false;
-      toast(`Not sent: ${error.message} Type it again to retry.`, "bad");
-      if (isFinal(error)) onRefused(error);
-    }
-  });
-  return form;
-}
-
-/** Refused for good (answered already, not yours, a scheme the server cannot take),
- * unlike a missing field, which the user can fix. */
-function isFinal(error) {
-  if (!(error instanceof ApiError)) return false;
-  if (error.status === 403 || error.status === 404) return true;
-  return error.status === 400 && Boolean(error.body && (error.body.status || error.body.scheme));
-}
+import { clear, empty, failure, h, loading, timeAgo, toast } from "./dom.js";
 
 /** The credentials I gave tools, newest first, each with Revoke. */
 export async function showCredentials(box) {
@@ -145,10 +60,4 @@ function credentialItem(row, box) {
     }
   });
   return li;
-}
-
-/** An answered request, in words. */
-export function answeredNote(request) {
-  const when = request.answered_at ? ` ${dateTime(request.answered_at)}` : "";
-  return h("p", { class: "approval-outcome", dataset: { outcome: "answered" } }, `Credential given${when}; the tool ran again with it.`);
 }

@@ -103,14 +103,23 @@ async function loadSessions() {
   );
 }
 
+const WAITING_FOR = { approval: "waiting for approval", credential: "waiting for a credential", result: "waiting for a result" };
+
+/** A run's status in words: a run that waits for a person says for what. */
+function runBadge(run) {
+  if (!run) return h("span", { class: "muted" }, "new");
+  if (run.status === "waiting") return badge(WAITING_FOR[run.waiting_for] || "waiting for a person", "wait");
+  return statusBadge(run.status);
+}
+
 function sessionRow(session) {
-  const status = session.last_run ? session.last_run.status : null;
+  const run = session.last_run;
   return h(
     "tr",
-    { dataset: { session: session.id } },
+    { dataset: { session: session.id, status: run ? run.status : "" } },
     h("td", {}, h("a", { href: `/sessions/${session.id}/`, class: "strong" }, session.agent || session.app_name)),
     h("td", {}, timeAgo(session.updated_at)),
-    h("td", {}, status ? statusBadge(status) : h("span", { class: "muted" }, "new")),
+    h("td", {}, runBadge(run)),
     h("td", { class: "num hide-phone" }, String(session.last_seq)),
     h("td", { class: "hide-phone" }, timeAgo(session.created_at)),
   );

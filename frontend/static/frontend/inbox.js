@@ -1,171 +1,142 @@
-// Inbox: what waits on me, answerable in place. Tool calls waiting for my approval
-// (/api/approvals/?status=pending: my sessions', my groups'), tools of my sessions
-// asking for a credential (/api/auth-requests/?status=pending), and long-running
-// calls waiting for an answer I may give (/api/calls/).
+// Inbox: "Waiting on me" (GET /api/requests/: approvals I may decide, credentials my
+// tools ask for, results I may post) and "My requests" (?mine=1: what I wait on from
+// others, and how it was decided), one card each (requests.js), answered in place.
+// Live: every `request` frame of /ws/inbox/ (inboxfeed.js) refetches both lists, so
+// nobody reloads.
 
-import { answerForm, waitsFor } from "./answers.js";
-import { api, ApiError } from "./api.js";
-import { decideButtons, expiry, waitsForApproval } from "./approvals.js";
-import { credentialForm } from "./credentials.js";
-import { clear, empty, failure, h, json, loading, timeAgo, toast } from "./dom.js";
+import { ApiError } from "./api.js";
+import { clear, debounce, empty, failure, h, loading, toast } from "./dom.js";
+import { askToNotify, notificationState, onRequestFrame } from "./inboxfeed.js";
+import { listRequests, requestCard, requestKey } from "./requests.js";
 
-const box = document.getElementById("inbox");
-const me = document.body.dataset.user;
+const el = (id) => document.getElementById(id);
+const TABS = {
+  waiting: {
+    box: el("requests-waiting"),
+    count: el("count-waiting"),
+    query: {},
+    listId: "waiting-list",
+    empty: ["Nothing is waiting for you", "Tool calls waiting for your approval, credentials your tools ask for and results you may post show up here as they happen."],
+  },
+  mine: {
+    box: el("requests-mine"),
+    count: el("count-mine"),
+    query: { mine: 1, status: "all" },
+    listId: "mine-list",
+    empty: ["You are waiting on nobody", "When a tool of yours waits for someone else's approval, it shows up here, and so does the decision."],
+  },
+};
+const state = { loading: false, again: false };
 
-/** A list from the API, or null when this Toolcrib has no such API (404). */
-async function optional(path, options) {
-  try {
-    return await api(path, options);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return null;
-    throw error;
+for (const button of document.querySelectorAll("#inbox-tabs [data-tab]")) {
+  button.addEventListener("click", () => {
+    history.replaceState(null, "", button.dataset.tab === "mine" ? "#mine" : "#");
+    showTab(button.dataset.tab);
+  });
+}
+
+function showTab(name) {
+  for (const [key, tab] of Object.entries(TABS)) {
+    tab.box.hidden = key !== name;
+    el(`tab-${key}`).setAttribute("aria-pressed", String(key === name));
   }
 }
 
 async function load() {
-  clear(box, loading("Loading what waits on you…"));
-  let approvals;
-  let asks;
-  let calls;
+  if (state.loading) {
+    state.again = true; // a change arrived while the lists were on their way
+    return;
+  }
+  state.loading = true;
+  await Promise.all(Object.values(TABS).map(fill));
+  state.loading = false;
+  if (state.again) {
+    state.again = false;
+    load();
+  }
+}
+
+async function fill(tab) {
+  if (!tab.box.querySelector(".inbox-list")) clear(tab.box, loading("Loading…"));
+  let rows;
   try {
-    [approvals, asks, calls] = await Promise.all([
-      optional("/api/approvals/", { query: { status: "pending" } }),
-      optional("/api/auth-requests/", { query: { status: "pending" } }),
-      optional("/api/calls/"),
-    ]);
+    rows = await listRequests(tab.query);
   } catch (error) {
-    clear(box, failure(error, load));
+    if (error instanceof ApiError && error.status === 401) return;
+    clear(tab.box, failure(error, load));
     return;
   }
-  if (!approvals?.length && !asks?.length && !calls?.length) {
-    clear(box, empty("Nothing is waiting for you", "Tool calls waiting for your approval or a credential, and long-running calls you may answer, show up here."));
+  tab.count.textContent = rows.length ? String(rows.length) : "";
+  if (!rows.length) {
+    clear(tab.box, empty(...tab.empty));
     return;
   }
-  clear(
-    box,
-    approvals?.length ? section("approvals", "Approvals", approvals.length, h("ul", { class: "inbox-list", id: "approval-list" }, approvals.map(approvalItem))) : null,
-    asks?.length ? section("credentials", "Credentials asked for", asks.length, h("ul", { class: "inbox-list", id: "credential-requests" }, asks.map(credentialItem))) : null,
-    calls?.length ? section("calls", "Long-running calls", calls.length, h("ul", { class: "inbox-list", id: "inbox-list" }, calls.map(item))) : null,
-  );
+  let list = tab.box.querySelector(".inbox-list");
+  if (!list) {
+    list = h("ul", { class: "inbox-list", id: tab.listId });
+    clear(tab.box, list);
+  }
+  render(list, rows);
 }
 
-function section(key, title, count, list) {
-  const id = `inbox-${key}-title`;
-  return h(
-    "section",
-    { class: "inbox-section", "aria-labelledby": id },
-    h("h2", { class: "panel-title", id }, title, h("span", { class: "count" }, String(count))),
-    list,
-  );
+/** Put `rows` in `list`, keeping the items that did not change (a comment being typed). */
+function render(list, rows) {
+  const kept = new Map([...list.children].map((li) => [li.dataset.key, li]));
+  const items = rows.map((request) => kept.get(requestKey(request)) || item(request));
+  list.replaceChildren(...items);
 }
 
-/** A list item left: drop it, and show the empty state when nothing is left. */
-function done(li) {
-  const list = li.parentElement;
-  li.remove();
-  if (!list) return;
-  const part = list.closest(".inbox-section");
-  if (list.children.length) part.querySelector(".count").textContent = String(list.children.length);
-  else part.remove();
-  if (!box.querySelector(".inbox-list li")) load();
+function item(request) {
+  const card = requestCard(request, {
+    onAnswered: (run, answered, body) => {
+      toast(`${said(answered, body)}; the agent resumes.`);
+      load();
+    },
+    onRefused: () => load(),
+  });
+  return h("li", { dataset: { key: requestKey(request), requestId: String(request.id), session: request.session || "" } }, card);
 }
 
-function approvalItem(approval) {
-  const li = h(
-    "li",
-    { class: "card request approval", dataset: { approvalId: String(approval.id), session: approval.session, callId: approval.call_id } },
-    h(
-      "header",
-      {},
-      h("span", { class: "badge wait" }, "approval"),
-      h("code", { class: "call-name" }, approval.tool_name),
-      approval.approver_group ? h("span", { class: "badge wait" }, `for ${approval.approver_group}`) : h("span", { class: "badge live" }, "your session"),
-      approval.expires_at ? h("span", { class: "badge bad" }, expiry(approval)) : null,
-      h("span", { class: "muted small" }, timeAgo(approval.created_at)),
-    ),
-    h(
-      "div",
-      { class: "inbox-meta" },
-      h("span", {}, `agent ${approval.agent || "?"}`),
-      h("a", { href: `/sessions/${approval.session}/` }, "open the session"),
-      h("span", {}, waitsForApproval(approval)),
-    ),
-    approval.hint ? h("p", { class: "hint" }, approval.hint) : null,
-    h("pre", { class: "json" }, json(approval.args)),
-    h(
-      "div",
-      { class: "answer" },
-      decideButtons(approval, {
-        onDecided: (run, approved) => {
-          toast(`${approved ? "Approved" : "Rejected"} ${approval.tool_name}${me ? ` as ${me}` : ""}; the agent resumes.`);
-          done(li);
-        },
-        onRefused: () => done(li),
-      }),
-    ),
-  );
-  return li;
+function said(request, body) {
+  const tool = request.tool_name || "the call";
+  if (request.kind === "approval") return `${body.approved ? "Approved" : "Rejected"} ${tool}`;
+  if (request.kind === "credential") return `Credential sent to ${tool}`;
+  return `Answered ${tool}`;
 }
 
-function credentialItem(request) {
-  const li = h(
-    "li",
-    { class: "card request credential", dataset: { requestId: String(request.id), session: request.session, callId: request.call_id } },
-    h(
-      "header",
-      {},
-      h("span", { class: "badge wait" }, "credential"),
-      h("code", { class: "call-name" }, request.tool_name),
-      h("span", { class: "badge live" }, "your session"),
-      h("span", { class: "muted small" }, timeAgo(request.created_at)),
-    ),
-    h(
-      "div",
-      { class: "inbox-meta" },
-      h("span", {}, `agent ${request.agent || "?"}`),
-      h("a", { href: `/sessions/${request.session}/` }, "open the session"),
-      h("span", {}, `asks for ${request.credential_key} (${request.scheme})`),
-    ),
-    h(
-      "div",
-      { class: "answer" },
-      credentialForm(request, {
-        onAnswered: () => {
-          toast(`Credential sent to ${request.tool_name}; the agent resumes.`);
-          done(li);
-        },
-        onRefused: () => done(li),
-      }),
-    ),
-  );
-  return li;
+// Browser notifications: asked for from this button only, never on page load.
+
+const notifyButton = el("notify-me");
+const notifyState = el("notify-state");
+
+function showNotifyState() {
+  const current = notificationState();
+  notifyButton.hidden = current !== "default";
+  notifyState.textContent = {
+    granted: "Notifications are on for new requests.",
+    denied: "Notifications are blocked for this site in your browser.",
+    unsupported: "",
+    default: "",
+  }[current];
 }
 
-function item(call) {
-  const li = h(
-    "li",
-    { class: "card request", dataset: { callId: call.call_id } },
-    h(
-      "header",
-      {},
-      h("code", { class: "call-name" }, call.name),
-      call.answered_by_group ? h("span", { class: "badge wait" }, `for ${call.answered_by_group}`) : h("span", { class: "badge live" }, "your session"),
-      h("span", { class: "muted small" }, timeAgo(call.created_at)),
-    ),
-    h(
-      "div",
-      { class: "inbox-meta" },
-      h("span", {}, `agent ${call.agent || "?"}`),
-      h("a", { href: `/sessions/${call.session}/` }, "open the session"),
-      h("span", {}, waitsFor(call)),
-    ),
-    h("pre", { class: "json" }, json(call.args)),
-    answerForm(call, () => {
-      toast(`Answered ${call.name}${me ? ` as ${me}` : ""}; the agent resumes.`);
-      done(li);
-    }),
-  );
-  return li;
-}
+notifyButton.addEventListener("click", async () => {
+  notifyButton.disabled = true;
+  await askToNotify();
+  notifyButton.disabled = false;
+  showNotifyState();
+});
 
+const refetch = debounce(load, 150);
+let connected = false;
+onRequestFrame((frame) => {
+  // The first connect's count comes with the lists this page just fetched.
+  if (frame.type === "inbox" && !connected) {
+    connected = true;
+    return;
+  }
+  refetch();
+});
+showTab(window.location.hash === "#mine" ? "mine" : "waiting");
+showNotifyState();
 load();

@@ -1,12 +1,11 @@
 // A session: the timeline (REST backlog, then the websocket from the last seq),
 // the composer, and the side panels (tools, toolsets, state by scope, artifacts).
 
-import { answerForm, waitsFor } from "./answers.js";
 import { api, ApiError } from "./api.js";
-import { decideButtons, expiry, outcome, waitsForApproval } from "./approvals.js";
-import { answeredNote, credentialForm } from "./credentials.js";
 import { clear, dateTime, debounce, empty, failure, h, loading, toast } from "./dom.js";
+import { onRequestFrame } from "./inboxfeed.js";
 import { showArtifacts, showState, showTools } from "./panels.js";
+import { listRequests, requestKey, requestPart } from "./requests.js";
 import { bindIndicator, Stream } from "./stream.js";
 import { Timeline } from "./timeline.js";
 import { ToolsetsPanel } from "./toolsets.js";
@@ -16,11 +15,11 @@ const root = document.getElementById("session-page");
 const sessionId = root.dataset.session;
 const el = (id) => document.getElementById(id);
 
-const runs = new Map(); // run id -> status, for the "working" line
+const runs = new Map(); // run id -> the run ({id, status, waiting_for}), newest last, for the status line
 const seenArtifacts = new Map(); // name -> latest version, from the events
-const pending = new Map(); // call id -> its card, while a long-running call waits
-const approvalCards = new Map(); // confirmation call id -> its request card (timeline entry)
-const credentialCards = new Map(); // credential request call id -> its request card
+// Call id -> the timeline's place for its request (the card of the paused call): a
+// confirmation's or credential request's call id, and a long-running call's own.
+const slots = new Map();
 let session = null;
 let stream = null;
 let live = false; // the backlog is drawn: events now happen as they arrive
@@ -31,26 +30,20 @@ const timeline = new Timeline(el("timeline"), el("timeline-scroll"), {
     for (const [name, version] of Object.entries(delta)) seenArtifacts.set(name, version);
     refreshArtifacts();
   },
-  onPending: (callId, card) => {
-    pending.set(callId, card);
-    refreshCalls();
+  onPending: (callId, entry) => {
+    if (!slots.has(callId)) slots.set(callId, { kind: "call", card: entry.card, outcome: entry.answer, toolName: entry.name, args: entry.args, runId: entry.runId, shown: null });
+    refreshRequests();
   },
   onRequest: (entry) => {
-    entry.shown = null; // the timeline just drew it: draw the decision or form again
-    if (entry.kind === "approval") {
-      approvalCards.set(entry.callId, entry);
-      refreshApprovals();
-    } else {
-      credentialCards.set(entry.callId, entry);
-      refreshCredentials();
-    }
+    entry.shown = null; // the timeline just drew it: draw the request again
+    slots.set(entry.callId, entry);
+    refreshRequests();
   },
   onRun: (run, kind) => {
-    runs.set(run.id, run.status);
+    noteRun(run);
     renderRunStatus();
-    // A decision made elsewhere (another tab, the API, an expiry) resumes a run.
-    if (kind === "run_finished" && approvalCards.size) refreshApprovals();
-    if (kind === "run_finished" && credentialCards.size) refreshCredentials();
+    // An answer given elsewhere (another tab, the inbox, an expiry) resumes a run.
+    if (kind === "run_finished" && slots.size) refreshRequests();
   },
   onToolsChanged: (event) => {
     // The backlog's changes are already in the first loads; live ones are news.
@@ -71,7 +64,7 @@ async function init() {
   document.title = `${session.agent} · Toolcrib`;
   el("session-title").textContent = session.agent || session.app_name;
   el("session-sub").textContent = `Session ${session.id.slice(0, 8)} · started ${new Date(session.created_at).toLocaleString()}`;
-  if (session.last_run) runs.set(session.last_run.id, session.last_run.status);
+  if (session.last_run) noteRun(session.last_run);
   renderRunStatus();
   showClosed();
   loadTools();
@@ -147,7 +140,7 @@ function onFrame(frame) {
       else clear(el("timeline-state"));
       return;
     case "ack":
-      runs.set(frame.run.id, frame.run.status);
+      noteRun(frame.run);
       renderRunStatus();
       return;
     case "access_changed":
@@ -163,16 +156,34 @@ function onFrame(frame) {
   }
 }
 
+const WAITING_FOR = { approval: "Waiting for approval", credential: "Waiting for a credential", result: "Waiting for a result" };
+
+/** Keep a run's latest state, moved to the end: the newest run is the last one. */
+function noteRun(run) {
+  const known = runs.get(run.id);
+  runs.delete(run.id);
+  runs.set(run.id, { ...known, ...run });
+}
+
 function renderRunStatus() {
   const box = el("run-status");
-  const active = [...runs.values()].filter((status) => status === "running" || status === "queued");
+  const all = [...runs.values()];
+  const active = all.filter((run) => run.status === "running" || run.status === "queued");
+  // The newest run says whether the session now waits for a person.
+  const newest = all[all.length - 1];
+  const waiting = newest && newest.status === "waiting" ? newest : null;
+  if (!active.length && waiting) {
+    box.dataset.active = "waiting";
+    clear(box, h("span", { class: "badge wait" }, WAITING_FOR[waiting.waiting_for] || "Waiting for a person"));
+    return;
+  }
   if (!active.length) {
     clear(box);
     box.dataset.active = "false";
     return;
   }
   box.dataset.active = "true";
-  const running = active.includes("running");
+  const running = active.some((run) => run.status === "running");
   clear(box, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i")), running ? `${session.agent} is working…` : "Queued…");
 }
 
@@ -202,7 +213,7 @@ form.addEventListener("submit", async (event) => {
   // No live socket right now: the REST API starts the turn; events arrive on reconnect.
   try {
     const run = await api(`/api/sessions/${sessionId}/messages/`, { method: "POST", body: { text } });
-    runs.set(run.id, run.status);
+    noteRun(run);
     renderRunStatus();
   } catch (error) {
     input.value = text;
@@ -228,145 +239,101 @@ function loadArtifacts() {
 
 const refreshArtifacts = debounce(() => loadArtifacts(), 250);
 
-// Long-running calls: who they wait for, and the answer form when it is mine to give.
+// Requests (requests.js): in the card of the call each pauses, why it waits and who
+// may answer, the answer form when it is mine to give, and once answered, who, when
+// and the comment. Refetched when the timeline draws or answers one, when a run ends,
+// and on the inbox socket's frames (an answer or an expiry elsewhere).
 
-const refreshCalls = debounce(() => loadCalls(), 200);
+const refreshRequests = debounce(() => loadRequests(), 150);
 
-async function loadCalls() {
-  let calls;
-  let mine;
+async function loadRequests() {
+  if (!slots.size) return;
+  let rows;
   try {
-    [calls, mine] = await Promise.all([api(`/api/sessions/${sessionId}/calls/`), api("/api/calls/")]);
+    // What I may see of this session: the requests I may answer, and my own.
+    const lists = await Promise.all([
+      listRequests({ session: sessionId, status: "all" }),
+      listRequests({ session: sessionId, status: "all", mine: 1 }),
+    ]);
+    rows = new Map(lists.flat().map((request) => [request.id, request]));
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return; // no calls API here
-    toast(`Could not load waiting calls: ${error.message}`, "bad");
+    if (error instanceof ApiError && error.status === 404) return; // no requests API here
+    toast(`Could not load what this session waits for: ${error.message}`, "bad");
     return;
   }
-  const answerable = new Set(mine.map((call) => call.call_id));
-  for (const call of calls) {
-    const card = pending.get(call.call_id);
-    if (!card) continue;
-    if (card.card.dataset.status !== "pending") {
-      pending.delete(call.call_id); // its result arrived meanwhile
-      continue;
-    }
-    if (call.status !== "pending") {
-      card.answer.replaceChildren(h("p", { class: "muted small" }, `Answered by ${call.answered_by || "someone"}.`));
-      continue;
-    }
-    const waits = h("p", { class: "waits" }, waitsFor(call));
-    if (!answerable.has(call.call_id)) {
-      card.answer.replaceChildren(waits);
-      continue;
-    }
-    const onAnswered = (run) => {
-      runs.set(run.id, run.status);
-      renderRunStatus();
-    };
-    card.answer.replaceChildren(waits, answerForm(call, onAnswered));
+  const found = new Set();
+  // Oldest first, so that the oldest request claims the oldest card when only the
+  // tool and its arguments tell them apart.
+  for (const request of [...rows.values()].sort((a, b) => a.id - b.id)) {
+    const slot = slotFor(request, found);
+    if (!slot) continue;
+    found.add(slot);
+    showRequest(slot, request);
+  }
+  for (const slot of slots.values()) {
+    if (found.has(slot) || slot.answered || slot.kind === "call") continue;
+    // Not mine to see (someone else's, that a group decides): the timeline's words stay.
+    if (!slot.shown) fill(slot, h("p", { class: "waits" }, "Waits for a decision by someone else: the tool's approver group, or the session's owner."));
+    slot.shown = "other";
   }
 }
 
-// Approvals: Approve / Reject when the call is mine to decide, else who it waits
-// for; once decided, the outcome and who decided (the Approval, by call id).
+/** The timeline's place for a request: by the id of the call it pauses where the
+ * request names it, else the first card not yet taken of its run, kind, tool and
+ * arguments (a run that calls one tool twice alike pairs them in order). */
+function slotFor(request, taken) {
+  if (request.call_id) return slots.get(request.call_id) || null;
+  for (const slot of slots.values()) {
+    if (taken.has(slot) || slot.kind !== request.kind || slot.toolName !== request.tool_name) continue;
+    if (request.run && slot.runId && String(request.run) !== String(slot.runId)) continue;
+    if (request.kind === "credential" || sameJson(slot.args, request.args)) return slot;
+  }
+  return null;
+}
 
-const refreshApprovals = debounce(() => loadApprovals(), 200);
+function sameJson(a, b) {
+  const sorted = (value) => {
+    if (Array.isArray(value)) return value.map(sorted);
+    if (value && typeof value === "object") return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key])]));
+    return value;
+  };
+  return JSON.stringify(sorted(a || {})) === JSON.stringify(sorted(b || {}));
+}
 
 /** Put the page's part of a request card in place, keeping the end in view. */
-function fill(entry, ...nodes) {
+function fill(slot, ...nodes) {
   const stick = timeline.nearBottom();
-  entry.outcome.replaceChildren(...nodes);
+  slot.outcome.replaceChildren(...nodes);
   if (stick) timeline.scrollToEnd();
 }
 
-async function loadApprovals() {
-  let rows;
-  try {
-    rows = await api("/api/approvals/", { query: { session: sessionId } });
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return; // no approvals API here
-    toast(`Could not load approvals: ${error.message}`, "bad");
-    return;
+function showRequest(slot, request) {
+  const key = requestKey(request);
+  if (slot.shown === key) return; // keep a form someone may be typing in
+  slot.shown = key;
+  slot.card.dataset.requestId = String(request.id);
+  if (slot.box) {
+    slot.box.dataset.status = request.status;
+    // The request's own reason replaces the hint the event carried.
+    const hint = slot.box.querySelector(":scope > .hint");
+    if (hint) hint.hidden = Boolean(request.reason);
   }
-  const byCall = new Map(rows.filter((row) => row.session === sessionId).map((row) => [row.call_id, row]));
-  for (const entry of approvalCards.values()) showApproval(entry, byCall.get(entry.callId));
+  fill(
+    slot,
+    requestPart(request, {
+      onAnswered: (run) => {
+        if (run && run.id) noteRun(run);
+        renderRunStatus();
+      },
+      onRefused: () => {
+        slot.shown = null;
+        refreshRequests();
+      },
+    }),
+  );
 }
 
-function showApproval(entry, approval) {
-  if (!approval) {
-    // Not mine to decide (an approver group's, or staff looking at someone's session).
-    if (!entry.answered) {
-      fill(entry, h("p", { class: "waits" }, "Waits for a decision by someone else: the tool's approver group, or the session's owner."));
-    }
-    return;
-  }
-  const shown = `${approval.id}:${approval.status}`;
-  if (entry.shown === shown) return; // keep buttons a click may be using
-  entry.shown = shown;
-  entry.card.dataset.approvalId = String(approval.id);
-  if (approval.status !== "pending") {
-    entry.card.dataset.status = approval.status;
-    fill(entry, outcome(approval));
-    return;
-  }
-  const waits = h("p", { class: "waits" }, waitsForApproval(approval), " ", expiry(approval));
-  if (approval.may_decide === false) {
-    // My own request, which an approver group decides: shown, not mine to decide.
-    fill(entry, waits);
-    return;
-  }
-  const buttons = decideButtons(approval, {
-    onDecided: (run) => {
-      runs.set(run.id, run.status);
-      renderRunStatus();
-    },
-    onRefused: () => {
-      entry.shown = null;
-      refreshApprovals();
-    },
-  });
-  fill(entry, waits, buttons);
-}
-
-// Credential requests: the answer form for the session's owner (the only one who
-// may answer); once answered, when. Staff looking on keep the timeline's words.
-
-const refreshCredentials = debounce(() => loadCredentialRequests(), 200);
-
-async function loadCredentialRequests() {
-  let rows;
-  try {
-    rows = await api("/api/auth-requests/");
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return; // no credentials API here
-    toast(`Could not load credential requests: ${error.message}`, "bad");
-    return;
-  }
-  const byCall = new Map(rows.filter((row) => row.session === sessionId).map((row) => [row.call_id, row]));
-  for (const entry of credentialCards.values()) showCredentialRequest(entry, byCall.get(entry.callId));
-}
-
-function showCredentialRequest(entry, request) {
-  if (!request) return;
-  const shown = `${request.id}:${request.status}`;
-  if (entry.shown === shown) return; // keep a form someone may be typing in
-  entry.shown = shown;
-  if (request.status !== "pending") {
-    fill(entry, answeredNote(request));
-    return;
-  }
-  const form = credentialForm(request, {
-    onAnswered: (run) => {
-      runs.set(run.id, run.status);
-      renderRunStatus();
-    },
-    onRefused: () => {
-      entry.shown = null;
-      refreshCredentials();
-    },
-  });
-  fill(entry, form);
-}
+onRequestFrame(() => refreshRequests());
 
 // A closed session keeps its history and takes no new turns.
 

@@ -3,6 +3,7 @@
 // streams in from partial frames (seq null) and is replaced by the stored text.
 
 import { badge, clock, duration, h, inline, json, statusBadge } from "./dom.js";
+import { humanHint } from "./requests.js";
 
 const REQUEST_CALLS = new Set(["adk_request_credential", "adk_request_confirmation"]);
 
@@ -11,9 +12,11 @@ export class Timeline {
    * @param {HTMLElement} list an <ol> to fill.
    * @param {HTMLElement} scroller the element that scrolls.
    * @param {object} hooks onState(delta), onArtifacts(delta), onRun(run, kind),
-   *   onToolsChanged(event), onPending(callId, card): a long-running call waits for its result,
+   *   onToolsChanged(event), onPending(callId, entry): a long-running call waits for its
+   *   result (entry.card, entry.answer: the slot for its request),
    *   onRequest(entry): a credential or approval request was shown, or answered
-   *   (entry: callId, kind "approval" | "credential", card, outcome, answered)
+   *   (entry: callId, toolCallId, kind "approval" | "credential", card: the paused
+   *   call's, box, outcome: the slot for the request's part, answered)
    */
   constructor(list, scroller, hooks = {}) {
     this.list = list;
@@ -24,6 +27,7 @@ export class Timeline {
     this.requests = new Map();
     this.streaming = new Map();
     this.runStarts = new Map();
+    this.currentRun = null; // the id of the run the events being drawn belong to
     this.lastSeq = 0;
   }
 
@@ -58,7 +62,8 @@ export class Timeline {
 
   render(seq, event) {
     const blocks = [];
-    const merged = this.mergeResponses(seq, event, blocks);
+    const asked = this.mergeRequests(seq, event, blocks);
+    const merged = this.mergeResponses(seq, event, blocks) || asked;
     this.addBlocks(event, blocks);
     const key = streamKey(event);
     const streaming = this.streaming.get(key);
@@ -95,10 +100,7 @@ export class Timeline {
     }
     if (event.transfer) blocks.push(handoff("transfer", event.transfer));
     if (event.escalation) blocks.push(handoff("escalation", event.escalation));
-    const calls = event.function_calls || [];
-    const requests = calls.filter((call) => REQUEST_CALLS.has(call.name));
-    const toolCalls = calls.filter((call) => !REQUEST_CALLS.has(call.name));
-    for (const call of requests) blocks.push(this.requestCard(event, call));
+    const toolCalls = (event.function_calls || []).filter((call) => !REQUEST_CALLS.has(call.name));
     if (toolCalls.length) blocks.push(...toolCalls.map((call) => this.callCard(event, call)));
     if (event.text) blocks.push(message(event));
     if (event.artifact_delta) blocks.push(artifactChips(event.artifact_delta));
@@ -129,7 +131,7 @@ export class Timeline {
       result,
       answer,
     );
-    if (call.id) this.calls.set(call.id, { card, ts: event.ts, status, took, result, answer, name: call.name });
+    if (call.id) this.calls.set(call.id, { card, ts: event.ts, status, took, result, answer, name: call.name, args: call.args || {}, runId: this.currentRun });
     return card;
   }
 
@@ -178,55 +180,69 @@ export class Timeline {
     return first;
   }
 
-  /** A credential or approval request: a card whose outcome the page may fill. */
-  requestCard(event, call) {
+  /**
+   * ADK's requests for a person (a confirmation, a credential): each is drawn in the
+   * card of the call it pauses, so one request is one card; a card of its own only
+   * when that call is not shown. Returns the seq tag of the first one merged, or null.
+   */
+  mergeRequests(seq, event, blocks) {
+    let first = null;
+    for (const call of event.function_calls || []) {
+      if (!REQUEST_CALLS.has(call.name)) continue;
+      const host = this.calls.get(pausedCallId(call));
+      if (!host) {
+        blocks.push(this.requestBox(event, call, null));
+        continue;
+      }
+      const tag = seqTag(seq, false);
+      this.requestBox(event, call, host, tag);
+      first = first || tag;
+    }
+    return first;
+  }
+
+  /**
+   * The request's part of a card: what it waits for, and a slot (`outcome`) the page
+   * fills from the request JSON (requests.js); in `host`'s card, or a card of its own.
+   */
+  requestBox(event, call, host, tag = null) {
     const credential = call.name === "adk_request_credential";
     const kind = credential ? "credential" : "approval";
-    const original = credential ? this.askingCall(call.args) : (call.args && (call.args.originalFunctionCall || call.args.original_function_call)) || {};
-    const hint = call.args && call.args.toolConfirmation ? call.args.toolConfirmation.hint : "";
-    const tagSlot = h("span", { class: "request-seq" });
+    const hint = credential ? credentialWanted(call) : humanHint(confirmationOf(call).hint);
+    const tagSlot = h("span", { class: "request-seq" }, tag ? ["asked ", tag] : null);
     const outcome = h(
       "div",
       { class: "request-outcome" },
-      h(
-        "p",
-        { class: "muted small" },
-        credential
-          ? "The agent waits for a credential from the session's owner."
-          : "The agent waits for a decision on this call.",
-      ),
+      h("p", { class: "waits" }, credential ? "Waits for a credential from the session's owner." : "Waits for a decision on this call."),
     );
-    const card = h(
-      "article",
-      { class: "card request", dataset: { callId: call.id || "", kind, status: "pending" } },
-      h(
-        "header",
-        {},
-        badge(credential ? "credential requested" : "approval requested", "wait"),
-        original.name ? h("code", { class: "call-name" }, original.name) : null,
-        tagSlot,
-      ),
+    const box = h(
+      "section",
+      { class: "request-box", dataset: { callId: call.id || "", kind, status: "pending" }, "aria-label": credential ? "Credential requested" : "Approval requested" },
+      h("header", {}, badge(credential ? "credential requested" : "approval requested", "wait"), tagSlot),
       hint ? h("p", { class: "hint" }, hint) : null,
-      original.args ? argsView(original.args) : h("pre", { class: "json" }, json(call.args)),
       outcome,
     );
+    let card = host ? host.card : null;
+    if (host) {
+      card.dataset.request = kind;
+      host.answer.before(box);
+    } else {
+      // The paused call is not shown (it never is, for a request made without one).
+      const original = credential ? {} : confirmationOf(call).call;
+      card = h(
+        "article",
+        { class: "card call", dataset: { callId: call.id || "", tool: original.name || call.name, request: kind, status: "awaiting" } },
+        h("header", {}, h("span", { class: "call-icon", "aria-hidden": "true" }, "ƒ"), h("code", { class: "call-name" }, original.name || call.name)),
+        original.args ? h("div", { class: "call-args" }, h("div", { class: "label" }, "Arguments"), argsView(original.args)) : null,
+        box,
+      );
+    }
     if (!call.id) return card;
-    const entry = { callId: call.id, kind, card, outcome, tagSlot, answered: null, toolName: original.name || "" };
+    const paused = host || (credential ? {} : confirmationOf(call).call);
+    const entry = { callId: call.id, toolCallId: pausedCallId(call), kind, card, box, outcome, tagSlot, answered: null, toolName: paused.name || "", args: paused.args || {}, runId: this.currentRun };
     this.requests.set(call.id, entry);
     if (this.hooks.onRequest) this.hooks.onRequest(entry);
     return card;
-  }
-
-  /** The call that asked for a credential: its tool's name, and what it asks for. */
-  askingCall(args) {
-    const config = (args && (args.authConfig || args.auth_config)) || {};
-    const scheme = config.authScheme || config.auth_scheme || {};
-    const asking = this.calls.get(args && (args.functionCallId || args.function_call_id));
-    const wanted = { credential: config.credentialKey || config.credential_key, scheme: scheme.type || scheme.type_ };
-    if (scheme.scheme) wanted.http = scheme.scheme;
-    if (scheme.name) wanted[scheme.in || scheme.in_ || "name"] = scheme.name;
-    for (const key of Object.keys(wanted)) if (!wanted[key]) delete wanted[key];
-    return { name: asking ? asking.name : "", args: Object.keys(wanted).length ? wanted : null };
   }
 
   /** The answer to a request (a decision, a credential): never its content. */
@@ -235,8 +251,8 @@ export class Timeline {
     let answered = "answered";
     if (entry.kind === "approval") answered = body.confirmed === true ? "approved" : "rejected";
     entry.answered = answered;
-    entry.card.dataset.status = answered;
-    entry.tagSlot.replaceChildren("answered ", tag);
+    entry.box.dataset.status = answered;
+    entry.tagSlot.append(" · answered ", tag);
     const words = {
       approved: "Approved: the tool runs.",
       rejected: "Rejected: the tool does not run.",
@@ -252,15 +268,24 @@ export class Timeline {
     const run = event.run || {};
     if (event.kind === "run_started") {
       this.runStarts.set(run.id, event.ts);
-      return h("div", { class: "divider" }, h("span", {}, `Run started · ${clock(event.ts)}`));
+      this.currentRun = run.id || null;
+      return h("div", { class: "divider", id: run.id ? `run-${run.id}` : null }, h("span", {}, `Run started · ${clock(event.ts)}`, this.resumes(run)));
     }
     const started = this.runStarts.get(run.id);
     const took = started ? ` · ${duration((event.ts - started) * 1000)}` : "";
+    const tone = { failed: "bad", waiting: "wait" }[run.status] || "";
     return h(
       "div",
-      { class: `divider ${run.status === "failed" ? "bad" : ""}` },
-      h("span", {}, `Run ${run.status || "finished"}${took}`),
+      { class: `divider ${tone}`.trim(), dataset: { status: run.status || "" } },
+      h("span", {}, `${runWords(run)}${took}`, this.resumes(run)),
     );
+  }
+
+  /** " · resumes the run of 12:03:04", linked to where that run started. */
+  resumes(run) {
+    if (!run.resumes) return null;
+    const started = this.runStarts.get(run.resumes);
+    return [" · ", h("a", { href: `#run-${run.resumes}`, class: "resumes", dataset: { resumes: run.resumes } }, started ? `resumes the run of ${clock(started)}` : "resumes an earlier run")];
   }
 
   /** Partial model text: append to the bubble of this agent's turn. */
@@ -312,6 +337,14 @@ export class Timeline {
   }
 }
 
+const WAITING_FOR = { approval: "Waiting for approval", credential: "Waiting for a credential", result: "Waiting for a result" };
+
+/** "Run succeeded", "Waiting for approval", "Run failed". */
+function runWords(run) {
+  if (run.status === "waiting") return WAITING_FOR[run.waiting_for] || "Waiting for a person";
+  return `Run ${run.status || "finished"}`;
+}
+
 /** Who switched which toolset (its `text`), else the generic note. */
 function toolsChanged(event) {
   const switched = event.toolsets && typeof event.toolsets === "object" ? Object.entries(event.toolsets) : [];
@@ -343,6 +376,31 @@ function awaitApproval(entry, tag) {
     h("div", { class: "label" }, "Result ", tag),
     h("span", { class: "muted" }, "Not run yet: it waits for approval."),
   );
+}
+
+/** A confirmation request's call and hint (ADK writes both spellings). */
+function confirmationOf(call) {
+  const args = call.args || {};
+  const confirmation = args.toolConfirmation || args.tool_confirmation || {};
+  return { call: args.originalFunctionCall || args.original_function_call || {}, hint: confirmation.hint || "" };
+}
+
+/** What a credential request asks for, in words: "an apiKey credential (demo_key)". */
+function credentialWanted(call) {
+  const args = call.args || {};
+  const config = args.authConfig || args.auth_config || {};
+  const scheme = config.authScheme || config.auth_scheme || {};
+  const type = scheme.type || scheme.type_ || "";
+  const key = config.credentialKey || config.credential_key || "";
+  if (!type && !key) return "";
+  return `Asks for ${type ? `an ${type} credential` : "a credential"}${key ? ` (${key})` : ""}.`;
+}
+
+/** The id of the call a request pauses: the confirmed call, or the one asking for a credential. */
+function pausedCallId(call) {
+  const args = call.args || {};
+  if (call.name === "adk_request_credential") return args.functionCallId || args.function_call_id || "";
+  return confirmationOf(call).call.id || "";
 }
 
 function streamKey(event) {

@@ -1,0 +1,318 @@
+// One card per request (a pause for a person: an approval, a credential, a call's
+// result), drawn from the request JSON of /api/requests/ for the inbox and the session
+// timeline alike: what will run with which arguments, why it waits, who may answer,
+// when it expires; the answer (POST /api/requests/{id}/answer/) and, once answered,
+// the outcome with who, when and the comment. A credential goes from its input to the
+// request body and nowhere else: the inputs are emptied as it is sent, and nothing
+// here writes it into the page or logs it.
+
+import { api, ApiError } from "./api.js";
+import { badge, dateTime, h, json, statusBadge, timeAgo, toast } from "./dom.js";
+
+const KIND_LABELS = { approval: "approval", credential: "credential", call: "result" };
+const COMMENT_LIMIT = 2000;
+let ids = 0;
+
+/** A list of requests: `query` as GET /api/requests/ takes it (a page or a plain list). */
+export async function listRequests(query = {}) {
+  const data = await api("/api/requests/", { query });
+  if (Array.isArray(data)) return data;
+  return (data && data.results) || [];
+}
+
+/** A request's place in the DOM, so a refetch can keep a card someone is typing in. */
+export function requestKey(request) {
+  return `${request.id}:${request.status}:${request.may_answer ? 1 : 0}`;
+}
+
+/**
+ * The card of a request, standalone (the inbox): its heading, what runs, and the
+ * part that answers or tells the outcome.
+ * @param {object} request the request JSON
+ * @param {object} hooks onAnswered(run, request), onRefused(error, request)
+ */
+export function requestCard(request, hooks = {}) {
+  return h(
+    "article",
+    {
+      class: "card request",
+      dataset: { requestId: String(request.id), kind: request.kind, status: request.status, session: request.session || "", callId: request.call_id || "" },
+      "aria-label": title(request),
+    },
+    h(
+      "header",
+      {},
+      badge(KIND_LABELS[request.kind] || request.kind, "wait"),
+      request.tool_name ? h("code", { class: "call-name" }, request.tool_name) : null,
+      request.status === "pending" ? null : statusBadge(request.status),
+      h("span", { class: "muted small request-when" }, "asked ", timeAgo(request.created_at)),
+    ),
+    h("h3", { class: "request-title" }, title(request)),
+    request.description ? h("p", { class: "request-description" }, request.description) : null,
+    h(
+      "div",
+      { class: "inbox-meta" },
+      request.requester ? h("span", {}, `asked by ${request.requester}`) : null,
+      request.agent ? h("span", {}, `agent ${request.agent}`) : null,
+      request.session
+        ? h("a", { href: `/sessions/${request.session}/` }, request.session_title ? `open “${request.session_title}”` : "open the session")
+        : null,
+    ),
+    request.kind === "credential" ? null : h("div", { class: "call-args" }, h("div", { class: "label" }, "Arguments"), argsView(request.args)),
+    requestPart(request, hooks),
+  );
+}
+
+/**
+ * Why it waits, who may answer, until when; then the answer form (pending, mine to
+ * give) or the outcome. The timeline puts this in the card of the call it pauses.
+ */
+export function requestPart(request, hooks = {}) {
+  const part = h("div", { class: "request-part", dataset: { requestId: String(request.id), kind: request.kind, status: request.status } });
+  const hint = humanHint(request.hint);
+  part.append(
+    ...[
+      request.reason ? h("p", { class: "request-reason" }, request.reason) : null,
+      hint && hint !== request.reason ? h("p", { class: "hint" }, hint) : null,
+    ].filter(Boolean),
+  );
+  if (request.status !== "pending") {
+    part.append(outcome(request));
+    return part;
+  }
+  part.append(h("p", { class: "waits" }, waitsFor(request), request.expires_at ? [" · ", expiry(request)] : null));
+  if (!request.may_answer) return part;
+  const form = { approval: decisionForm, credential: credentialForm, call: resultForm }[request.kind];
+  if (form) part.append(form(request, hooks));
+  return part;
+}
+
+/** ADK's own hint speaks to developers ("…responding with a FunctionResponse…"): not shown. */
+export function humanHint(hint) {
+  if (!hint || /FunctionResponse|ToolConfirmation/.test(hint)) return "";
+  return hint;
+}
+
+function title(request) {
+  if (request.title) return request.title;
+  const tool = request.tool_name || "a tool";
+  if (request.kind === "credential") return `Give ${tool} a credential`;
+  if (request.kind === "call") return `Post the result of ${tool}`;
+  return `Approve a call of ${tool}`;
+}
+
+function waitsFor(request) {
+  if (request.who_may_answer) return `Waits for ${lowerFirst(request.who_may_answer)}.`;
+  if (request.answer_group) return `Waits for a member of ${request.answer_group} (not ${request.requester || "the requester"}).`;
+  return "Waits for the session's owner.";
+}
+
+/** "A member of x" reads on after "Waits for"; a name ("Alice, or staff") stays as it is. */
+function lowerFirst(text) {
+  return /^(A|An|The) /.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
+}
+
+/** "expires in 4 min", from the request's time. */
+export function expiry(request) {
+  if (!request.expires_at) return null;
+  return h("span", { class: "expiry" }, "expires ", timeAgo(request.expires_at));
+}
+
+const OUTCOMES = {
+  approved: "the tool ran.",
+  rejected: "the tool never ran.",
+  expired: "nobody answered in time; the agent was told.",
+};
+
+/** An answered request: its status, who answered, when, and the comment. */
+export function outcome(request) {
+  const who = request.answered_by ? ` by ${request.answered_by}` : "";
+  const when = request.answered_at ? ` · ${dateTime(request.answered_at)}` : "";
+  let words;
+  if (request.status === "approved") words = `Approved${who}${when}: ${OUTCOMES.approved}`;
+  else if (request.status === "rejected") words = `Rejected${who}${when}: ${OUTCOMES.rejected}`;
+  else if (request.status === "expired") words = `Expired${when}: ${OUTCOMES.expired}`;
+  else if (request.kind === "credential") words = `Credential given${who}${when}: the tool ran again with it.`;
+  else words = `Answered${who}${when}: the agent resumed.`;
+  return h(
+    "div",
+    { class: "request-outcome" },
+    h(
+      "p",
+      { class: "approval-outcome", dataset: { outcome: request.status } },
+      request.status === "answered" ? badge("answered", "ok") : statusBadge(request.status),
+      " ",
+      words,
+    ),
+    request.comment
+      ? h(
+          "figure",
+          { class: "request-comment" },
+          h("blockquote", {}, request.comment),
+          h("figcaption", { class: "muted small" }, `comment${who}`),
+        )
+      : null,
+  );
+}
+
+function argsView(args) {
+  const entries = Object.entries(args || {});
+  if (!entries.length) return h("span", { class: "muted" }, "none");
+  return h(
+    "dl",
+    { class: "args" },
+    entries.map(([key, value]) => [
+      h("dt", {}, key),
+      h("dd", {}, typeof value === "string" ? value : value !== null && typeof value === "object" ? h("pre", { class: "json" }, json(value)) : JSON.stringify(value)),
+    ]),
+  );
+}
+
+/** Send an answer; the hooks hear the run, or a refusal that is final. */
+async function send(request, body, hooks, { status, enable }) {
+  status.textContent = "Sending…";
+  try {
+    const answer = await api(`/api/requests/${encodeURIComponent(request.id)}/answer/`, { method: "POST", body });
+    status.textContent = "Sent: the agent resumes.";
+    const run = answer && answer.run && typeof answer.run === "object" ? answer.run : answer;
+    if (hooks.onAnswered) hooks.onAnswered(run, request, body);
+    return true;
+  } catch (error) {
+    status.textContent = "";
+    enable();
+    toast(`Not sent: ${error.message}`, "bad");
+    // Answered or expired meanwhile (409), not mine (403), gone (404): show what is.
+    if (error instanceof ApiError && [403, 404, 409].includes(error.status) && hooks.onRefused) hooks.onRefused(error, request);
+    return false;
+  }
+}
+
+/** Approve / Reject, with an optional comment and, where allowed, "always allow for me". */
+function decisionForm(request, hooks) {
+  const label = request.tool_name || "this call";
+  const commentId = `request-${request.id}-comment-${(ids += 1)}`;
+  const comment = h("textarea", { id: commentId, class: "request-comment-input", rows: "2", maxlength: String(COMMENT_LIMIT), placeholder: "Why, for the requester and the audit" });
+  const remember = request.may_remember ? h("input", { type: "checkbox", name: "remember" }) : null;
+  const approve = h("button", { type: "button", class: "button small approve", dataset: { decide: "approve" }, "aria-label": `Approve ${label}` }, "Approve");
+  const reject = h("button", { type: "button", class: "button small reject", dataset: { decide: "reject" }, "aria-label": `Reject ${label}` }, "Reject");
+  const status = h("span", { class: "muted small", role: "status" });
+  const controls = [comment, remember, approve, reject].filter(Boolean);
+  const enable = (on) => {
+    for (const control of controls) control.disabled = !on;
+  };
+  const decide = (approved) => {
+    enable(false);
+    const body = { approved, comment: comment.value.trim() };
+    if (approved && remember && remember.checked) body.remember = true;
+    send(request, body, hooks, { status, enable: () => enable(true) });
+  };
+  approve.addEventListener("click", () => decide(true));
+  reject.addEventListener("click", () => decide(false));
+  return h(
+    "div",
+    { class: "answer decide", dataset: { requestId: String(request.id) } },
+    h("label", { for: commentId, class: "small strong" }, "Comment (optional)"),
+    comment,
+    remember ? h("label", { class: "remember small" }, remember, ` Always allow ${label} for ${request.requester || "me"} in this session`) : null,
+    h("div", { class: "answer-buttons" }, approve, reject, status),
+  );
+}
+
+const FIELD_LABELS = {
+  api_key: "API key",
+  token: "Bearer token",
+  username: "Username",
+  password: "Password",
+  access_token: "Access token",
+  refresh_token: "Refresh token (optional)",
+};
+
+/** The fields a credential request needs: [name, label, type, required]. */
+export function credentialFields(request) {
+  const names = Array.isArray(request.fields) && request.fields.length ? request.fields : defaultFields(request.scheme);
+  return names.map((name) => [name, FIELD_LABELS[name] || name, name === "username" ? "text" : "password", name !== "refresh_token"]);
+}
+
+function defaultFields(scheme) {
+  if (scheme === "apiKey") return ["api_key"];
+  if (scheme === "http") return ["token"];
+  if (scheme === "oauth2" || scheme === "openIdConnect") return ["access_token", "refresh_token"];
+  return [];
+}
+
+function credentialForm(request, hooks) {
+  const fields = credentialFields(request);
+  if (!fields.length) {
+    return h("p", { class: "muted small" }, `A “${request.scheme}” credential cannot be given from the browser.`);
+  }
+  const status = h("span", { class: "muted small", role: "status" });
+  const inputs = fields.map(([name, label, type, required]) => {
+    const id = `credential-${request.id}-${name}-${(ids += 1)}`;
+    const input = h("input", { id, name, type, required, autocomplete: "off", spellcheck: "false" });
+    return { name, input, row: h("div", { class: "credential-field" }, h("label", { for: id }, label), input) };
+  });
+  const button = h("button", { type: "submit", class: "button small primary" }, "Send credential");
+  const form = h(
+    "form",
+    { class: "credential-form answer", dataset: { requestId: String(request.id) }, "aria-label": `Credential for ${request.tool_name || "the tool"}` },
+    inputs.map((field) => field.row),
+    h("div", { class: "answer-buttons" }, button, status),
+    h("p", { class: "muted small" }, "Stored encrypted for you; the tool runs again with it. Revoke it any time on your sessions page."),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const body = {};
+    for (const { name, input } of inputs) {
+      if (input.value) body[name] = input.value;
+      input.value = ""; // never kept in the page once sent
+    }
+    button.disabled = true;
+    send(request, body, hooks, { status, enable: () => (button.disabled = false) }).then((sent) => {
+      if (sent) for (const { input } of inputs) input.disabled = true;
+      else status.textContent = "Type it again to retry.";
+    });
+  });
+  return form;
+}
+
+/** A long-running call's result: quick Approve / Reject, or any JSON object. */
+function resultForm(request, hooks) {
+  const me = document.body.dataset.user || "";
+  const label = request.tool_name || "the call";
+  const status = h("span", { class: "muted small", role: "status" });
+  const approve = h("button", { type: "button", class: "button small approve", dataset: { answer: "approved" }, "aria-label": `Approve ${label}` }, "Approve");
+  const reject = h("button", { type: "button", class: "button small reject", dataset: { answer: "rejected" }, "aria-label": `Reject ${label}` }, "Reject");
+  const editor = h("textarea", { class: "json-input", rows: "3", "aria-label": `Result of ${label} as a JSON object`, spellcheck: "false" }, '{"status": "done"}');
+  const custom = h("button", { type: "button", class: "button small" }, "Send result");
+  const buttons = [approve, reject, custom];
+  const enable = (on) => {
+    for (const button of buttons) button.disabled = !on;
+  };
+  const post = (response) => {
+    enable(false);
+    send(request, { response }, hooks, { status, enable: () => enable(true) });
+  };
+  approve.addEventListener("click", () => post({ status: "approved", approver: me }));
+  reject.addEventListener("click", () => post({ status: "rejected", approver: me }));
+  custom.addEventListener("click", () => {
+    let value;
+    try {
+      value = JSON.parse(editor.value);
+    } catch (error) {
+      toast(`That is not JSON: ${error.message}`, "bad");
+      editor.focus();
+      return;
+    }
+    if (!value || typeof value !== "object" || Array.isArray(value)) {
+      toast('The result must be a JSON object, e.g. {"status": "done"}.', "bad");
+      return;
+    }
+    post(value);
+  });
+  return h(
+    "div",
+    { class: "answer", dataset: { requestId: String(request.id) } },
+    h("div", { class: "answer-buttons" }, approve, reject, status),
+    h("details", { class: "answer-custom" }, h("summary", {}, "Answer with any JSON result"), editor, custom),
+  );
+}
