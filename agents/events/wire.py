@@ -192,11 +192,21 @@ def split_state_delta(delta: Mapping[str, Any]) -> ScopedState | None:
     return scoped
 
 
+def is_error_response(response: Mapping[str, Any]) -> bool:
+    """Whether a tool's answer says the call failed: an `error` key, `"status":
+    "error"`, or an MCP tool result marked `"isError": true`."""
+    return (
+        "error" in response
+        or response.get("status") == "error"
+        or response.get("isError") is True
+    )
+
+
 def _response_status(response: Mapping[str, Any], pending: bool) -> str:
     # A long-running tool's first answer is an interim one ("pending" in ADK's docs).
     if pending or response.get("status") == "pending":
         return "pending"
-    if "error" in response or response.get("status") == "error":
+    if is_error_response(response):
         return "error"
     return "ok"
 

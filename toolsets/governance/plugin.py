@@ -56,6 +56,7 @@ from google.adk.sessions import Session as AdkSession
 from google.adk.tools import BaseTool
 
 from agents.adk.sessions import session_rows
+from agents.events.wire import is_error_response
 from agents.models import Run
 from agents.redaction import redact_secrets
 from toolsets import access, bindings, catalog
@@ -323,9 +324,7 @@ async def _agent_error_answer(
 
 
 def _is_error_result(result: Any) -> bool:
-    return isinstance(result, dict) and (
-        "error" in result or result.get("status") == "error"
-    )
+    return isinstance(result, dict) and is_error_response(result)
 
 
 # The audit record.

@@ -19,6 +19,7 @@ import jsonschema
 from django.core.cache import cache
 from google.adk.agents.context import Context
 
+from agents.events.wire import is_error_response
 from toolsets.catalog import declaration_of
 from toolsets.governance.execution import OUTCOME_KEY, refusal
 from toolsets.governance.turn import Answer, Call, Check, Turn
@@ -151,7 +152,6 @@ def result_key(user_id: str, full_name: str, args: Mapping[str, Any]) -> str:
 def _is_success(result: Any) -> bool:
     return (
         isinstance(result, dict)
-        and "error" not in result
-        and result.get("status") != "error"
+        and not is_error_response(result)
         and not result.get(CACHED_FLAG)
     )

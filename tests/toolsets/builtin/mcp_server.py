@@ -3,7 +3,7 @@
     python mcp_server.py stdio TOOLS_FILE   # speaks MCP on stdin/stdout
     python mcp_server.py http TOOLS_FILE    # streamable HTTP on 127.0.0.1, port printed
 
-TOOLS_FILE names the tools to offer (add, echo, shout), read once at start, so a
+TOOLS_FILE names the tools to offer (add, echo, shout, refuse), read once at start, so a
 test changes the tool list by editing the file and starting a new session.
 """
 
@@ -13,8 +13,10 @@ from pathlib import Path
 
 try:  # mcp 2.x renamed FastMCP
     from mcp.server.mcpserver import MCPServer as Server
+    from mcp.server.mcpserver.exceptions import ToolError
 except ImportError:  # mcp 1.x
     from mcp.server.fastmcp import FastMCP as Server
+    from mcp.server.fastmcp.exceptions import ToolError
 
 
 def add(a: int, b: int) -> int:
@@ -32,10 +34,15 @@ def shout(text: str) -> str:
     return text.upper()
 
 
+def refuse(text: str) -> str:
+    """Refuse the text: the server answers with a result marked isError."""
+    raise ToolError(f"the server refuses {text!r}")
+
+
 def build(tools_file: str) -> Server:
     wanted = Path(tools_file).read_text().split()
     server = Server("toolcrib-test")
-    for tool in (add, echo, shout):
+    for tool in (add, echo, shout, refuse):
         if tool.__name__ in wanted:
             server.add_tool(tool)
     return server
