@@ -32,6 +32,7 @@ NO_APPROVAL = {
     "requires_approval": False,
     "approver_group": None,
     "approval_timeout": None,
+    "requester_may_approve": False,
 }
 # A browser's Notification that records what the page shows; the permission starts
 # unasked ("default") and is granted when the page asks, from the user's click.
@@ -216,7 +217,7 @@ def test_an_undecided_request_expires_with_nobody_acting(
 def test_a_rejection_shows_its_comment_and_the_audit_says_rejected(
     sign_in, api, adder_needs_approval, shoot
 ):
-    mark_adder(adder_needs_approval)
+    mark_adder(adder_needs_approval, requester_may_approve=True)
     alice = api("alice")
     session = alice.post("/api/sessions/", json={"agent": "calculator"}).json()
     asked = alice.post(
@@ -229,6 +230,16 @@ def test_a_rejection_shows_its_comment_and_the_audit_says_rejected(
     card = page.locator(ADDER_CARD)
     request = card.locator('.request-box[data-kind="approval"]')
     expect(request.locator(".waits")).to_contain_text("managers")
+    # The catalog lets the requester decide her own calls, and always allow them.
+    expect(request.locator(".waits")).to_contain_text("or alice (the requester)")
+    expect(
+        request.get_by_label(
+            "Always allow calculator_add_numbers for alice in this session"
+        )
+    ).not_to_be_checked()
+    expect(
+        request.get_by_role("button", name="Approve calculator_add_numbers")
+    ).to_be_enabled()
 
     bob = sign_in("bob")
     bob.goto("/inbox/")
@@ -243,6 +254,7 @@ def test_a_rejection_shows_its_comment_and_the_audit_says_rejected(
         "Not this month, sorry."
     )
     expect(card).to_have_attribute("data-status", "error")
+    expect(request.get_by_role("button")).to_have_count(0)
     shoot(page, "requests-rejected")
 
     admin = sign_in("admin")
