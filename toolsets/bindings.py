@@ -392,14 +392,21 @@ async def abindings_of_settings(failed: list[str]) -> list[Binding]:
     """Every tool of every toolset registered in settings."""
     found: list[Binding] = []
     for name in settings.TOOLCRIB_TOOLSETS:
-        info = settings_toolset(name)
-        for entry in resolve_toolset(name):
-            if isinstance(entry, BaseToolset):
-                for called, base, tool in await listed_tools(entry, info, None, failed):
-                    found.append(Binding(info, called, tool, base))
-            else:
-                tool = plain_tool(entry)
-                found.append(Binding(info, tool.name, tool, tool.name))
+        found += await abindings_of_settings_toolset(name, failed)
+    return found
+
+
+async def abindings_of_settings_toolset(name: str, failed: list[str]) -> list[Binding]:
+    """Every tool of the toolset registered in settings as `name`."""
+    info = settings_toolset(name)
+    found: list[Binding] = []
+    for entry in resolve_toolset(name):
+        if isinstance(entry, BaseToolset):
+            for called, base, tool in await listed_tools(entry, info, None, failed):
+                found.append(Binding(info, called, tool, base))
+        else:
+            tool = plain_tool(entry)
+            found.append(Binding(info, tool.name, tool, tool.name))
     return found
 
 

@@ -1,12 +1,14 @@
 """Per-tool execution policies: what a tool's policy is, and where it comes from.
 
 A ToolPolicy says, for one tool: validate the arguments against its schema, cut
-the call off after `timeout` seconds, retry errors marked retryable with
-exponential backoff, run at most `max_concurrent` calls at once, allow
-`rate_limit` calls per user per window, and reuse a read-only tool's result for
-`cache_ttl` seconds. Defaults come from code (the decorators below, on the tool
-function), then settings.TOOLCRIB_TOOL_POLICIES, then the admin's override on the
-Tool row (`Tool.policy`), key by key (docs/availability.md).
+the call off after `timeout` seconds, retry errors marked retryable (or of a type
+in `retry_on`) with exponential backoff (`backoff`, times `multiplier` per retry,
+up to `backoff_max`: the GoAgent RetryPolicy), run at most `max_concurrent` calls
+at once, allow `rate_limit` calls per user per window, and reuse a read-only
+tool's result for `cache_ttl` seconds. Defaults come from code (the decorators
+below, on the tool function), then settings.TOOLCRIB_TOOL_POLICIES, then the
+admin's override on the Tool row (`Tool.policy`), key by key
+(docs/availability.md); `effective_policy` shows the merge.
 
 This module is what tool authors (`policy`, `rate_limited`, `cached_for`, `retry`,
 `Retryable`, `retryable`) and administrators (the override) use. Governance
@@ -19,7 +21,8 @@ to the model (and the stream) in the function response.
 """
 
 import logging
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -27,6 +30,7 @@ from google.adk.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolsets import access
+from toolsets.code import acode_tool
 from toolsets.models import Tool
 
 logger = logging.getLogger(__name__)
@@ -34,6 +38,10 @@ logger = logging.getLogger(__name__)
 POLICY_ATTR = "toolcrib_policy"
 RETRYABLE_ATTR = "toolcrib_retryable"
 OFF_KEYS = frozenset({"timeout", "max_concurrent", "rate_limit", "cache_ttl"})
+# An exception's class name, or its dotted path: `ConnectionError`,
+# `httpx.ConnectError`, `myapp.errors.Busy`.
+ERROR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+MAX_RETRY_ON = 20
 
 
 class Retryable(Exception):
@@ -52,8 +60,10 @@ def retryable(error: BaseException) -> BaseException:
 class PolicyOverride(BaseModel):
     """What an admin may set on a tool; a key left out keeps the default.
 
-    `null` switches a policy off (no timeout, no limit, no cache). Which
-    exceptions are retryable is the code's business, not an override's.
+    `null` switches a policy off (no timeout, no limit, no cache). `retry_on`
+    names the exceptions that are retried (by class name or dotted path, matched
+    against the error's classes), replacing the code's list; an error the code
+    marks retryable is retried whatever it says.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -71,6 +81,14 @@ class PolicyOverride(BaseModel):
     backoff_max: float | None = Field(
         None, ge=0, le=600, description="Longest wait between retries."
     )
+    multiplier: float | None = Field(
+        None, ge=1, le=10, description="Each wait is the last one times this."
+    )
+    retry_on: list[str] | None = Field(
+        None,
+        max_length=MAX_RETRY_ON,
+        description="Exceptions retried, by class name or dotted path.",
+    )
     max_concurrent: int | None = Field(
         None, ge=1, le=1000, description="Calls of this tool running at once."
     )
@@ -83,6 +101,14 @@ class PolicyOverride(BaseModel):
     cache_ttl: int | None = Field(
         None, ge=0, le=86_400, description="Seconds a read-only result is reused."
     )
+
+    @field_validator("retry_on")
+    @classmethod
+    def _error_names(cls, value: list[str] | None) -> list[str] | None:
+        for name in value or []:
+            if len(name) > 200 or not ERROR_NAME.fullmatch(name):
+                raise ValueError(f"{name!r} is not an exception's name")
+        return value
 
     @field_validator("rate_limit")
     @classmethod
@@ -106,6 +132,15 @@ OVERRIDE_SCHEMA: dict[str, Any] = {
         "retries": _nullable({"type": "integer", "minimum": 0, "maximum": 10}),
         "backoff": _nullable({"type": "number", "minimum": 0, "maximum": 60}),
         "backoff_max": _nullable({"type": "number", "minimum": 0, "maximum": 600}),
+        "multiplier": _nullable({"type": "number", "minimum": 1, "maximum": 10}),
+        "retry_on": _nullable(
+            {
+                "type": "array",
+                "items": {"type": "string", "pattern": ERROR_NAME.pattern},
+                "maxItems": MAX_RETRY_ON,
+                "description": "Exceptions retried, by class name or dotted path.",
+            }
+        ),
         "max_concurrent": _nullable({"type": "integer", "minimum": 1, "maximum": 1000}),
         "queue_wait": _nullable({"type": "number", "minimum": 0, "maximum": 600}),
         "rate_limit": _nullable(
@@ -122,6 +157,28 @@ OVERRIDE_SCHEMA: dict[str, Any] = {
 }
 
 
+# ToolPolicy.as_json() in OpenAPI 3.0 terms: every key, merged.
+EFFECTIVE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "The policy calls get: the code's defaults, then settings, then "
+    "the override.",
+    "properties": {
+        "validate_args": {"type": "boolean"},
+        "timeout": _nullable({"type": "number"}),
+        "retries": {"type": "integer", "minimum": 0},
+        "backoff": {"type": "number", "minimum": 0},
+        "backoff_max": {"type": "number", "minimum": 0},
+        "multiplier": {"type": "number"},
+        "retry_on": {"type": "array", "items": {"type": "string"}},
+        "max_concurrent": _nullable({"type": "integer"}),
+        "queue_wait": {"type": "number", "minimum": 0},
+        "rate_limit": _nullable({"type": "array", "items": {"type": "integer"}}),
+        "cache_ttl": _nullable({"type": "integer"}),
+    },
+    "required": list(OVERRIDE_SCHEMA["properties"]),
+}
+
+
 class ToolPolicy(BaseModel):
     """How calls of one tool run. All off except argument validation."""
 
@@ -132,7 +189,9 @@ class ToolPolicy(BaseModel):
     retries: int = 0
     backoff: float = 0.5
     backoff_max: float = 10.0
-    retry_on: tuple[type[BaseException], ...] = ()
+    multiplier: float = 2.0
+    # Types (code) or names (an admin's override): see is_retryable.
+    retry_on: tuple[type[BaseException] | str, ...] = ()
     max_concurrent: int | None = None
     queue_wait: float = 10.0
     rate_limit: tuple[int, int] | None = None
@@ -154,22 +213,47 @@ class ToolPolicy(BaseModel):
                 logger.warning("unknown tool policy key %s ignored", key)
             elif key in OFF_KEYS and not value:
                 changes[key] = None
-            elif key == "rate_limit":
+            elif key in ("rate_limit", "retry_on") and value is not None:
                 changes[key] = tuple(value)
             elif value is not None or key in OFF_KEYS:
                 changes[key] = value
         return self.model_copy(update=changes)
 
     def is_retryable(self, error: BaseException) -> bool:
-        return (
-            isinstance(error, Retryable)
-            or bool(getattr(error, RETRYABLE_ATTR, False))
-            or isinstance(error, self.retry_on)
+        """Marked retryable by the code, or of a type `retry_on` lists."""
+        if isinstance(error, Retryable) or getattr(error, RETRYABLE_ATTR, False):
+            return True
+        names = {name for cls in type(error).__mro__ for name in _names_of(cls)}
+        return any(
+            (kind in names) if isinstance(kind, str) else isinstance(error, kind)
+            for kind in self.retry_on
         )
 
     def delay(self, attempt: int) -> float:
-        """Seconds to wait after failed attempt `attempt` (1-based): doubling, capped."""
-        return min(self.backoff * 2 ** (attempt - 1), self.backoff_max)
+        """Seconds to wait after failed attempt `attempt` (1-based): `backoff`,
+        times `multiplier` for each attempt after the first, capped."""
+        return min(self.backoff * self.multiplier ** (attempt - 1), self.backoff_max)
+
+    def as_json(self) -> dict[str, Any]:
+        """The policy as the API shows it: errors by name, the rate limit a list."""
+        shown = self.model_dump(exclude={"retry_on", "rate_limit"})
+        shown["retry_on"] = [
+            kind if isinstance(kind, str) else error_name(kind)
+            for kind in self.retry_on
+        ]
+        shown["rate_limit"] = list(self.rate_limit) if self.rate_limit else None
+        return shown
+
+
+def _names_of(kind: type) -> tuple[str, str]:
+    return kind.__name__, f"{kind.__module__}.{kind.__qualname__}"
+
+
+def error_name(kind: type[BaseException]) -> str:
+    """`ConnectionError` for a built-in, else `module.QualName`."""
+    if kind.__module__ == "builtins":
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__qualname__}"
 
 
 def check_override(value: Any) -> dict[str, Any]:
@@ -234,20 +318,31 @@ def retry(
     *,
     backoff: float = 0.5,
     backoff_max: float = 10.0,
-    on: tuple[type[BaseException], ...] = (),
+    multiplier: float = 2.0,
+    on: Sequence[type[BaseException] | str] = (),
 ) -> Callable[..., Any]:
-    """Default retries of a tool function, for `Retryable` errors and `on` types."""
-    return policy(retries=times, backoff=backoff, backoff_max=backoff_max, retry_on=on)
+    """Default retries of a tool function, for `Retryable` errors and `on` types
+    (classes, or names as an admin gives them)."""
+    return policy(
+        retries=times,
+        backoff=backoff,
+        backoff_max=backoff_max,
+        multiplier=multiplier,
+        retry_on=tuple(on),
+    )
 
 
-def code_policy(tool: BaseTool) -> ToolPolicy:
-    """The policy the tool's code declares (on the function or the tool object)."""
+def code_policy(tool: BaseTool | None) -> ToolPolicy:
+    """The policy the tool's code declares (on the function or the tool object);
+    the defaults for a tool with none (an imported one)."""
+    if tool is None:
+        return ToolPolicy()
     target = getattr(tool, "func", tool)
     declared = getattr(target, POLICY_ATTR, None) or getattr(tool, POLICY_ATTR, {})
     return ToolPolicy().merged(declared)
 
 
-def settings_policy(full_name: str, tool: BaseTool) -> ToolPolicy:
+def settings_policy(full_name: str, tool: BaseTool | None) -> ToolPolicy:
     """Code defaults with settings.TOOLCRIB_TOOL_POLICIES[full_name] over them."""
     overrides = getattr(settings, "TOOLCRIB_TOOL_POLICIES", {})
     return code_policy(tool).merged(overrides.get(full_name, {}))
@@ -258,6 +353,17 @@ async def apolicy_for(full_name: str, tool: BaseTool) -> ToolPolicy:
     base = settings_policy(full_name, tool)
     row = await access.acatalog_tool(full_name)
     return base.merged((row.policy_override if row else None) or {})
+
+
+def effective_policy(row: Tool, tool: BaseTool | None) -> ToolPolicy:
+    """A catalogued tool's policy now: its code's (`tool`, None for an imported
+    one), then settings, then the row's override; what apolicy_for gives a call."""
+    return settings_policy(row.full_name, tool).merged(row.policy or {})
+
+
+async def aeffective_policy(row: Tool) -> ToolPolicy:
+    """See effective_policy(); the row's code is found first (toolsets.code)."""
+    return effective_policy(row, await acode_tool(row))
 
 
 def rate_limit_of(full_name: str, tool: BaseTool) -> tuple[int, int] | None:

@@ -3,6 +3,7 @@
 import time
 import uuid
 
+import httpx
 import pytest
 from asgiref.sync import async_to_sync
 from google.adk.tools import FunctionTool
@@ -300,6 +301,123 @@ def test_an_override_cannot_widen_access(
     assert "served_from_cache" not in denied
     assert "not available to you" in denied["error_message"]
     assert audit_of("fetch_page") == [("ok", 1), ("denied", 0)]
+
+
+# The retry policy, set by an admin (the GoAgent RetryPolicy: MaxRetries,
+# InitialDelay, MaxDelay, Multiplier, RetryableErrors).
+
+
+CODE_FETCH_POLICY = {
+    "validate_args": True,
+    "timeout": None,
+    "retries": 3,
+    "backoff": 0.01,
+    "backoff_max": 0.05,
+    "multiplier": 2.0,
+    "retry_on": ["ConnectionError"],
+    "max_concurrent": None,
+    "queue_wait": 10.0,
+    "rate_limit": None,
+    "cache_ttl": None,
+}
+
+
+def test_a_tool_shows_its_effective_policy_merged_from_code_settings_and_admin(
+    catalog, alice, staff, api_for, toolcrib_settings
+):
+    url = "/api/tools/breaker.fetch_page/"
+    from_code = api_for(alice).get(url).json()
+    toolcrib_settings.TOOLCRIB_TOOL_POLICIES = {"breaker.fetch_page": {"timeout": 9}}
+
+    patched = api_for(staff).patch(
+        url,
+        {
+            "policy": {
+                "retries": 2,
+                "backoff": 0.1,
+                "backoff_max": 5,
+                "multiplier": 3,
+                "retry_on": ["ValueError", "httpx.ConnectError"],
+            }
+        },
+        format="json",
+    )
+
+    assert from_code["policy"] == {}
+    assert from_code["effective_policy"] == CODE_FETCH_POLICY
+    assert patched.status_code == 200, patched.content
+    assert patched.json()["effective_policy"] == {
+        **CODE_FETCH_POLICY,
+        "timeout": 9.0,  # settings
+        "retries": 2,
+        "backoff": 0.1,
+        "backoff_max": 5.0,
+        "multiplier": 3.0,
+        "retry_on": ["ValueError", "httpx.ConnectError"],  # replaces the code's
+    }
+    listed = api_for(alice).get("/api/tools/?toolset=breaker").json()
+    assert "effective_policy" not in listed[0]  # one tool's page only
+
+
+def test_an_admin_makes_an_error_retryable_by_its_name(
+    catalog, alice, staff, start_session, say, api_for
+):
+    api_for(staff).patch(
+        "/api/tools/breaker.fetch_page/",
+        {"policy": {"retries": 2, "multiplier": 1, "retry_on": ["ValueError"]}},
+        format="json",
+    )
+
+    run = say(alice, start_session(alice, "breaker"), "fetch it")
+
+    assert run["status"] == "succeeded"
+    assert len(policed.FETCHES) == 3  # ValueError is retried now: one try, two retries
+    assert "failed after 3 attempts" in policed.HEARD[1][-1]["error_message"]
+    assert audit_of("fetch_page") == [("error", 3)]
+
+
+def test_an_admins_retry_on_replaces_the_codes(
+    catalog, alice, staff, start_session, say, api_for
+):
+    policed.FAILURES_LEFT["count"] = 1
+    api_for(staff).patch(
+        "/api/tools/resetter.fetch_page/",
+        {"policy": {"retry_on": ["TimeoutError"]}},
+        format="json",
+    )
+
+    say(alice, start_session(alice, "resetter"), "go")
+
+    # ConnectionError was the code's; the admin's list no longer has it.
+    assert audit_of("fetch_page") == [("error", 1)]
+
+
+def test_retry_waits_grow_by_the_multiplier_up_to_the_longest_wait():
+    seed = policies.ToolPolicy(retries=3, backoff=0.1, backoff_max=5, multiplier=2)
+    steep = policies.ToolPolicy(backoff=0.1, backoff_max=1, multiplier=3)
+
+    assert [seed.delay(n) for n in (1, 2, 3)] == pytest.approx([0.1, 0.2, 0.4])
+    assert [steep.delay(n) for n in (1, 2, 3, 4)] == pytest.approx([0.1, 0.3, 0.9, 1])
+
+
+def test_retry_on_matches_an_error_by_its_class_or_a_base_class_name():
+    by_name = policies.ToolPolicy(retry_on=("OSError", "httpx.TransportError"))
+
+    assert by_name.is_retryable(ConnectionResetError("reset"))  # an OSError
+    assert by_name.is_retryable(httpx.ConnectError("refused"))
+    assert not by_name.is_retryable(ValueError("no"))
+    assert policies.ToolPolicy().is_retryable(policies.Retryable("marked"))
+
+
+def test_a_bad_retry_policy_is_a_400_naming_the_fields(catalog, staff, api_for):
+    bad = api_for(staff).patch(
+        "/api/tools/breaker.fetch_page/",
+        {"policy": {"multiplier": 0.5, "retry_on": ["not a name!"]}},
+        format="json",
+    )
+
+    assert bad.status_code == 400
+    assert set(bad.json()["policy"]) == {"multiplier", "retry_on"}
 
 
 def test_the_admin_form_refuses_a_bad_override(catalog):

@@ -1,5 +1,6 @@
 """Toolsets API shapes. Inputs are validated here, before any service runs."""
 
+from asgiref.sync import async_to_sync
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.utils import timezone
@@ -84,6 +85,24 @@ class ToolSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["full_name", "name", "toolset", "parameters", "missing"]
         extra_kwargs = {"approval_timeout": {"min_value": 1}}
+
+
+@extend_schema_field(policies.EFFECTIVE_SCHEMA)
+class EffectivePolicyField(serializers.ReadOnlyField):
+    """The policy a call of the tool gets now (toolsets.policies.effective_policy)."""
+
+    def to_representation(self, value: Tool) -> dict:
+        return async_to_sync(policies.aeffective_policy)(value).as_json()
+
+
+class ToolDetailSerializer(ToolSerializer):
+    """One tool, with its effective policy: the code's defaults, then settings,
+    then the override (`policy`)."""
+
+    effective_policy = EffectivePolicyField(source="*")
+
+    class Meta(ToolSerializer.Meta):
+        fields = [*ToolSerializer.Meta.fields, "effective_policy"]
 
 
 class GrantSerializer(serializers.ModelSerializer):

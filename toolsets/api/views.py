@@ -31,6 +31,7 @@ from toolsets.api.serializers import (
     GrantCreateSerializer,
     GrantSerializer,
     ToolCallSerializer,
+    ToolDetailSerializer,
     ToolSerializer,
     ToolsetSerializer,
 )
@@ -78,6 +79,10 @@ class ToolViewSet(
     permission_classes = [permissions.IsAuthenticated, IsStaffOrReadOnly]
     lookup_field = "full_name"
     lookup_value_converter = NAME_CONVERTER  # dots too: <toolset>.<tool>
+
+    def get_serializer_class(self) -> type[ToolSerializer]:
+        # One tool shows its effective policy too, which finds the tool's code.
+        return ToolSerializer if self.action == "list" else ToolDetailSerializer
 
     def get_queryset(self) -> QuerySet[Tool]:
         tools = Tool.objects.select_related("toolset", "approver_group")
