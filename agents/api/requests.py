@@ -72,6 +72,8 @@ class RequestSerializer(serializers.ModelSerializer):
             "session",
             "session_title",
             "agent",
+            "call_id",
+            "tool_call_id",
             "tool_name",
             "args",
             "title",
