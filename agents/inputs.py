@@ -27,7 +27,9 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PlainValidator,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
 )
 from pydantic.json_schema import SkipJsonSchema
@@ -209,10 +211,78 @@ class ClientInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+TOOL_MODES = ("auto", "none", "required")
+TOOL_CHOICE_FORMS = (
+    '"auto", "none", "required" or {"mode": "required", "required_function_name": '
+    '"<a tool>"}'
+)
+_FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,127}")
+_TOOL_CHOICE_SCHEMA = {
+    "oneOf": [
+        {"type": "string", "enum": list(TOOL_MODES)},
+        {
+            "type": "object",
+            "properties": {
+                "mode": {"type": "string", "enum": list(TOOL_MODES)},
+                "required_function_name": {"type": "string", "maxLength": 128},
+            },
+            "required": ["mode"],
+            "additionalProperties": False,
+        },
+    ],
+    "description": "How the first model call of a turn may use tools.",
+}
+
+StoredToolChoice = str | dict[str, str]
+
+
+def parse_tool_choice(value: Any) -> StoredToolChoice | None:
+    """A tool choice as stored: a mode, or the dict naming the function to call first.
+
+    Raises:
+        ValueError: Not one of TOOL_CHOICE_FORMS.
+    """
+    if value is None or (isinstance(value, str) and value in TOOL_MODES):
+        return value
+    if (
+        not isinstance(value, dict)
+        or set(value) - {"mode", "required_function_name"}
+        or value.get("mode") not in TOOL_MODES
+    ):
+        raise ValueError(f"must be {TOOL_CHOICE_FORMS}")
+    name = value.get("required_function_name")
+    if name is None:
+        return value["mode"]
+    if value["mode"] != "required":
+        raise ValueError("a function name goes only with the mode 'required'")
+    if not isinstance(name, str) or not _FUNCTION_NAME.fullmatch(name):
+        raise ValueError(
+            "the function to call first must be named as a tool is: a letter or "
+            "'_', then letters, digits and '_.:-', at most 128"
+        )
+    return {"mode": "required", "required_function_name": name}
+
+
+ToolChoice = Annotated[
+    StoredToolChoice | None,
+    PlainValidator(parse_tool_choice),
+    WithJsonSchema(_TOOL_CHOICE_SCHEMA),
+]
+"""How the first model call of a turn may use tools: `auto` (as it likes), `none`
+(no tool), `required` (some tool), or `{"mode": "required",
+"required_function_name": ...}` (that tool). The agent's choice stands when a
+message gives none (docs/availability.md#tool-choice-the-first-call)."""
+
+
 class MessageInput(ClientInput):
-    """A message to the agent: it starts a turn."""
+    """A message to the agent: it starts a turn.
+
+    `tool_choice`, if given, decides how the turn's first model call may use tools,
+    over the agent's own choice (docs/availability.md#tool-choice-the-first-call).
+    """
 
     text: StoredText
+    tool_choice: ToolChoice = None
 
     @field_validator("text")
     @classmethod

@@ -38,6 +38,13 @@ class AgentSpec(models.Model):
         "self", symmetrical=False, blank=True, related_name="parents"
     )
     max_iterations = models.PositiveIntegerField(null=True, blank=True)
+    tool_choice = models.JSONField(
+        null=True,
+        blank=True,
+        help_text='The first model call of each turn: "auto", "none", "required" or '
+        '{"mode": "required", "required_function_name": ...}; blank: '
+        "TOOLCRIB_FORCED_FIRST_TOOL. A message may choose otherwise.",
+    )
     is_active = models.BooleanField(default=True)
     missing = models.BooleanField(
         default=False, help_text="A code agent whose dotted path no longer loads."
@@ -209,6 +216,12 @@ class Run(models.Model):
         null=True, blank=True, help_text="The ADK Content sent, when not plain text."
     )
     invocation_id = models.CharField(max_length=128, blank=True)
+    tool_choice = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The message's tool choice for the first model call, over the "
+        "agent's (agents.inputs.ToolChoice, as stored).",
+    )
     error = models.TextField(blank=True)
     waiting_for = models.CharField(
         max_length=16,

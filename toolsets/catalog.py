@@ -109,21 +109,24 @@ def sync_catalog() -> SyncReport:
     return report
 
 
-def register(bindings: Iterable[Binding]) -> SyncReport:
-    """Create the rows of bindings the catalog does not know yet; touch nothing else.
+def register(bindings: Iterable[Binding], *, refresh: bool = False) -> SyncReport:
+    """Create the rows of bindings the catalog does not know yet; touch nothing else
+    (with `refresh`, bring theirs up to date too, as a sync does).
 
     Runs when a running agent offers a tool that no sync has seen (a toolset added to
     settings since the last sync, say): such a tool gets its toolset's default policy.
+    A tool added at run time (availability.add_tools) is refreshed: no sync sees it,
+    so the last one marked it missing.
     """
     found, report = list(bindings), SyncReport()
     try:
         with transaction.atomic():
-            _write(found, report, refresh=False)
+            _write(found, report, refresh=refresh)
     except IntegrityError:
         # Another turn registered the same tools first; what is left is written now.
         report = SyncReport()
         with transaction.atomic():
-            _write(found, report, refresh=False)
+            _write(found, report, refresh=refresh)
     if report.changed:
         # Only the catalog caught up with what already ran: nobody's tools changed.
         access.invalidate()

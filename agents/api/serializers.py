@@ -13,10 +13,13 @@ from agents.adk.builder import (
     toolset_source,
 )
 from agents.adk.providers import model_info
+from agents.inputs import parse_tool_choice
 from agents.models import AgentSpec, Artifact, Request, Run, Session
 from agents.requests.kinds import CALL, RequestKind
 
 APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
+# What an administrator may change on an agent defined in code.
+CODE_AGENT_FIELDS = frozenset({"tool_choice"})
 
 
 class ModelInfoSerializer(serializers.Serializer):
@@ -55,6 +58,7 @@ class AgentSerializer(serializers.ModelSerializer):
             "toolsets",
             "sub_agents",
             "max_iterations",
+            "tool_choice",
             "is_active",
             "tree",
             "updated_at",
@@ -94,7 +98,18 @@ class AgentSerializer(serializers.ModelSerializer):
             )
         return value
 
+    def validate_tool_choice(self, value):
+        try:
+            return parse_tool_choice(value)
+        except ValueError as exc:
+            raise serializers.ValidationError(f"Tool choice {exc}.") from None
+
     def validate(self, attrs):
+        code = (
+            self.instance is not None and self.instance.source == AgentSpec.Source.CODE
+        )
+        if code and set(attrs) <= CODE_AGENT_FIELDS:
+            return attrs  # what an administrator chooses for a code agent
         kind = attrs.get("kind", getattr(self.instance, "kind", AgentSpec.Kind.LLM))
         if kind == AgentSpec.Kind.LOOP and not attrs.get(
             "max_iterations", getattr(self.instance, "max_iterations", None)
@@ -110,9 +125,10 @@ class AgentSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(
                 {"sub_agents": f"A {kind} agent needs sub-agents."}
             )
-        if self.instance is not None and self.instance.source == AgentSpec.Source.CODE:
+        if code:
             raise serializers.ValidationError(
-                "Agents defined in code are changed in code."
+                "Agents defined in code are changed in code (but for their "
+                "tool_choice)."
             )
         self._check_cycle(attrs.get("sub_agents", []))
         return attrs

@@ -74,7 +74,8 @@ class IsStaffOrReadOnly(permissions.BasePermission):
 
 
 class AgentViewSet(viewsets.ModelViewSet):
-    """Agents users can talk to. Staff define agents as rows; code agents are read-only."""
+    """Agents users can talk to. Staff define agents as rows; code agents are read-only
+    but for their tool_choice."""
 
     serializer_class = AgentSerializer
     permission_classes = [permissions.IsAuthenticated, IsStaffOrReadOnly]
@@ -153,7 +154,12 @@ class SessionViewSet(
         """Send a message; the turn runs in the background (or wait for it with ?wait=1)."""
         session = self.get_object()
         message = validated(MessageInput, request.data)
-        run = start.start_turn(session=session, user=request.user, text=message.text)
+        run = start.start_turn(
+            session=session,
+            user=request.user,
+            text=message.text,
+            tool_choice=message.tool_choice,
+        )
         return _run_response(request, run)
 
     @extend_schema(

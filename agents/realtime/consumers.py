@@ -214,7 +214,11 @@ class SessionStreamConsumer(StreamConsumer):
         if frame.type == "message":
             await self.session.arefresh_from_db(fields=["closed_at"])
             await self._act(
-                start.start_turn, session=self.session, user=self.user, text=frame.text
+                start.start_turn,
+                session=self.session,
+                user=self.user,
+                text=frame.text,
+                tool_choice=frame.tool_choice,
             )
             return
         if frame.type == "function_response":

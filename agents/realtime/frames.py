@@ -29,7 +29,8 @@ class PingFrame(_Frame):
 
 
 class MessageFrame(MessageInput):
-    """`{"type": "message", "text": ...}`: starts a turn, answered with an ack."""
+    """`{"type": "message", "text": ..., "tool_choice"?: ...}`: starts a turn,
+    answered with an ack."""
 
     type: Literal["message"]
 

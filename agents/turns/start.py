@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from google.genai import types
 
+from agents.inputs import StoredToolChoice
 from agents.models import Run, Session
 from agents.turns import executors
 from project.errors import SessionClosed, TooManyTurns
@@ -19,8 +20,17 @@ from project.errors import SessionClosed, TooManyTurns
 UNFINISHED = (Run.Status.QUEUED, Run.Status.RUNNING)
 
 
-def start_turn(*, session: Session, user, text: str) -> Run:
+def start_turn(
+    *,
+    session: Session,
+    user,
+    text: str,
+    tool_choice: StoredToolChoice | None = None,
+) -> Run:
     """Record a queued Run for a user message and hand it to the executor.
+
+    The message's `tool_choice`, if any, goes with the Run to the turn's first
+    model call (governance reads it there, over the agent's own).
 
     Raises:
         SessionClosed: The session takes no new turns.
@@ -29,7 +39,12 @@ def start_turn(*, session: Session, user, text: str) -> Run:
     """
     with transaction.atomic():
         _lock_for_new_turn(session=session, user=user)
-        run = Run.objects.create(session=session, user=user, text=text)
+        run = Run.objects.create(
+            session=session,
+            user=user,
+            text=text,
+            tool_choice=tool_choice,
+        )
         executors.submit(run_id=run.id)
     return run
 

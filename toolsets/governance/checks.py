@@ -6,8 +6,9 @@ The order is CHECKS, below, and nowhere else:
 
 1. access (`denied`): the one decision of toolsets.access, on every step and call;
 2. activation (`inactive`): the session's active toolsets (toolsets.activation);
-3. availability: a call the model was not offered at that step (forced first call,
-   progressive exposure: `not_offered`), then the tool's own gates (`gated`);
+3. availability: a call the model was not offered at that step (the first call's
+   tool choice, progressive exposure: `not_offered`), then the tool's own gates
+   and the agent's middleware (`gated`);
 4. the catalog's approval gate (`awaiting_approval` while a person decides,
    `rejected` once refused);
 5. the policy (policies.py): arguments (`invalid_args`), rate limit
@@ -34,11 +35,24 @@ from agents.adk.long_running import (
 from toolsets import access
 from toolsets.access import Decision, Reason
 from toolsets.activation import ainactive_toolsets
-from toolsets.availability import forced_first_tool, gates_of, is_hidden
+from toolsets.availability import (
+    arun_middleware,
+    gates_of,
+    is_hidden,
+    middleware_of,
+)
 from toolsets.bindings import Binding, is_internal
 from toolsets.governance.execution import refusal
 from toolsets.governance.policies import RateLimit, ResultCache, ValidArguments
-from toolsets.governance.turn import Answer, Call, Check, Offer, Step, Turn
+from toolsets.governance.turn import (
+    Answer,
+    Call,
+    Check,
+    Offer,
+    Step,
+    ToolChoice,
+    Turn,
+)
 from toolsets.models import ToolCall
 
 # In a catalog-asked confirmation's payload: the Tool row that asked.
@@ -115,8 +129,8 @@ class Activation(Check):
 
 
 class Exposure(Check):
-    """Availability: hidden tools and the forced first call shape each step's offer;
-    a call to a tool the step did not offer is refused."""
+    """Availability: hidden and added tools and the first call's tool choice shape
+    each step's offer; a call to a tool the step did not offer is refused."""
 
     status = ToolCall.Status.NOT_OFFERED
 
@@ -129,9 +143,8 @@ class Exposure(Check):
             hidden = {name for name, tool in tools.items() if is_hidden(tool)}
             offer = turn.offers[context.agent_name] = Offer(tools, hidden)
         prune_request(request, offer.hidden & set(request.tools_dict))
-        forced = forced_first_tool(context.session.app_name)
-        if turn.model_calls == 1 and forced and forced in request.tools_dict:
-            force(request, forced)
+        if turn.model_calls == 1 and turn.tool_choice is not None:
+            apply_tool_choice(request, turn.tool_choice)
 
     async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
         offered = call.step.offered
@@ -142,7 +155,8 @@ class Exposure(Check):
 
 
 class Gates(Check):
-    """Availability: the tool's own gates, each may refuse with corrective feedback."""
+    """Availability: the tool's own gates, then the agent's middleware; each may
+    refuse with corrective feedback."""
 
     status = ToolCall.Status.GATED
 
@@ -156,6 +170,13 @@ class Gates(Check):
                 feedback = await feedback
             if feedback:
                 return Answer(self.status, refusal(feedback, self.status))
+        middleware = middleware_of(context.get_invocation_context().agent)
+        if not middleware:
+            return None
+        feedback = await arun_middleware(middleware, call.tool, call.args, context)
+        if feedback:
+            return Answer(self.status, refusal(feedback, self.status))
+        call.middleware_ran = True
         return None
 
 
@@ -286,12 +307,30 @@ def _has_other_capabilities(tool: types.Tool) -> bool:
     return bool(fields)
 
 
+def apply_tool_choice(llm_request: LlmRequest, choice: ToolChoice) -> None:
+    """Shape a first model call by its tool choice, among the tools offered now."""
+    if choice.mode == "none":
+        prune_request(llm_request, set(llm_request.tools_dict))
+    elif choice.mode != "required" or not llm_request.tools_dict:
+        return
+    elif choice.function is None:
+        _set_calling(llm_request, [])
+    elif choice.function in llm_request.tools_dict:
+        force(llm_request, choice.function)
+
+
 def force(llm_request: LlmRequest, name: str) -> None:
     """Make this call call `name`: only it declared, tool_config ANY on it."""
     others = {n for n in llm_request.tools_dict if n != name}
     prune_request(llm_request, others)
+    _set_calling(llm_request, [name])
+
+
+def _set_calling(llm_request: LlmRequest, allowed: list[str]) -> None:
+    """tool_config ANY: the model must call a tool (one of `allowed`, if given)."""
     llm_request.config.tool_config = types.ToolConfig(
         function_calling_config=types.FunctionCallingConfig(
-            mode=types.FunctionCallingConfigMode.ANY, allowed_function_names=[name]
+            mode=types.FunctionCallingConfigMode.ANY,
+            allowed_function_names=allowed or None,
         )
     )

@@ -60,6 +60,7 @@ from agents.events.wire import is_error_response
 from agents.models import Run
 from agents.redaction import redact_secrets
 from toolsets import access, bindings, catalog
+from toolsets.availability import afirst_call_choice
 from toolsets.bindings import Binding, is_internal
 from toolsets.governance import execution
 from toolsets.governance.checks import CHECKS, django_user_id
@@ -68,6 +69,7 @@ from toolsets.governance.turn import (
     PLUGIN_NAME,
     Audited,
     Call,
+    Offer,
     Step,
     Turn,
     Turns,
@@ -116,10 +118,17 @@ class GovernancePlugin(BasePlugin):
         turn = self.turns.start(callback_context.invocation_id)
         turn.model_calls += 1
         agent = callback_context.agent_name
+        offer = turn.offers.get(agent)
+        if offer is not None and offer.added:
+            _append_added(llm_request, offer)
         if not llm_request.tools_dict:
             turn.steps[agent] = Step({}, offered=set(), inactive=set())
             return None
-        step = turn.steps[agent] = Step(await _bindings(callback_context))
+        if turn.model_calls == 1:
+            turn.tool_choice = await afirst_call_choice(
+                run=self._run, app_name=callback_context.session.app_name
+            )
+        step = turn.steps[agent] = Step(await _bindings(callback_context, offer))
         for check in CHECKS:
             await check.offer(
                 step=step, turn=turn, request=llm_request, context=callback_context
@@ -254,15 +263,32 @@ class GovernancePlugin(BasePlugin):
 # The step's bindings.
 
 
-async def _bindings(context: Context) -> dict[str, Binding]:
-    """The agent's bindings now; a tool no sync has seen is catalogued first."""
+async def _bindings(context: Context, offer: Offer | None = None) -> dict[str, Binding]:
+    """The agent's bindings now, with the tools added in this turn; a tool no sync
+    has seen is catalogued first, and an added one brought up to date."""
     found = await bindings.abindings_for_invocation(context)
+    fresh: list[Binding] = []
+    if offer is not None:
+        found.update(offer.added)
+        fresh = [offer.added[name] for name in offer.fresh]
+        offer.fresh.clear()
+    if fresh:
+        # A sync sees only declared tools, and marks an added one missing.
+        await sync_to_async(catalog.register)(fresh, refresh=True)
     names = [binding.full_name for binding in found.values()]
     unknown = set(await access.auncatalogued(tools=names))
     if unknown:
         new = [b for b in found.values() if b.full_name in unknown]
         await sync_to_async(catalog.register)(new)
     return found
+
+
+def _append_added(llm_request: LlmRequest, offer: Offer) -> None:
+    """Declare the tools added in this turn, as the agent's own are."""
+    tools = [
+        b.tool for name, b in offer.added.items() if name not in llm_request.tools_dict
+    ]
+    llm_request.append_tools(tools)
 
 
 async def _step_of(turn: Turn, context: Context) -> Step:

@@ -45,10 +45,26 @@ class Step:
 
 @dataclass
 class Offer:
-    """One agent's tools in one turn, as its tools hide and expose them."""
+    """One agent's tools in one turn, as its tools hide, expose and add them.
+
+    `added` are the tools a tool of the turn added (availability.add_tools) that the
+    agent does not declare, bound to the adding tool's toolset; `fresh` those of
+    them the catalog has not been told about in this turn yet.
+    """
 
     tools: dict[str, BaseTool] = field(default_factory=dict)
     hidden: set[str] = field(default_factory=set)
+    added: dict[str, Binding] = field(default_factory=dict)
+    fresh: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class ToolChoice:
+    """How the first model call of a turn may use tools: mode `auto`, `none` or
+    `required`, and for `required`, maybe the one function to call."""
+
+    mode: str
+    function: str | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +90,7 @@ class Call:
     answer: Answer | None = None  # the check that answered it, if one did
     policy: ToolPolicy | None = None
     result_key: str | None = None  # where a result is cached (policy cache_ttl)
+    middleware_ran: bool = False  # the agent's middleware let it through (Gates)
     watched: bool = False  # its run goes through execution.py's wrapper
     dispatched: bool = False  # ADK ran it: the wrapper was entered
     attempts: int = 0
@@ -108,6 +125,7 @@ class Turn:
     offers: dict[str, Offer] = field(default_factory=dict)
     calls: dict[str, Call] = field(default_factory=dict)
     model_calls: int = 0
+    tool_choice: ToolChoice | None = None  # for the first model call
     data: dict[str, Any] = field(default_factory=dict)
     audited: Audited | None = None
 
