@@ -15,6 +15,7 @@ from google.adk.sessions import Session as AdkSession
 from agents.adk.memory import add_session, search
 from agents.adk.sessions import DjangoSessionService
 from agents.models import AgentSpec, Run, Session
+from agents.requests import answer
 from agents.requests.inbox import has_pending_calls
 from agents.sessions import adk_user_id
 from project.errors import DomainError, NotFoundError
@@ -32,6 +33,9 @@ def remember_session(*, session: Session) -> int:
 def close_session(*, session: Session) -> Session:
     """Add the session to memory and close it; closing twice changes nothing.
 
+    Its pending approvals and credential requests expire with it (nobody could
+    answer them any more), and the inboxes that showed them are told.
+
     Raises:
         SessionBusy: A turn is queued or running, or a long-running call waits.
     """
@@ -42,6 +46,7 @@ def close_session(*, session: Session) -> Session:
         remember_session(session=session)
         session.closed_at = timezone.now()
         session.save(update_fields=["closed_at", "updated_at"])
+        answer.expire_closed(session=session)
     return session
 
 

@@ -168,6 +168,22 @@ def expire(*, request_id: int) -> bool:
         return True
 
 
+def expire_closed(*, session: Session) -> int:
+    """Expire a closing session's pending requests: nobody is left to tell its agent.
+
+    Call it in the transaction that closes the session; each is audited and rung
+    (an inbox drops its card) once that commits. Returns how many expired.
+    """
+    pending = Request.objects.select_for_update().filter(
+        session=session, status=Request.Status.PENDING
+    )
+    expired = 0
+    for locked in pending:
+        _store(locked, kind_of(locked).expired(locked), user=None, run=None)
+        expired += 1
+    return expired
+
+
 def _answer(pk: int, kind: RequestKind, *, user, answer: Mapping[str, Any]) -> Run:
     """Lock the request, check it is pending, and resume its agent with the answer."""
     with transaction.atomic():

@@ -65,6 +65,14 @@ def delete_session(user, session: str):
     return client_of(user).delete(f"/api/sessions/{session}/")
 
 
+def close_session(user, session: str):
+    return client_of(user).post(f"/api/sessions/{session}/close/")
+
+
+def count_of(user) -> dict:
+    return client_of(user).get("/api/requests/count/").json()
+
+
 def decide(user, request: Request, body: dict):
     return client_of(user).post(
         f"/api/requests/{request.pk}/answer/?wait=1", body, format="json"
@@ -241,4 +249,21 @@ async def test_a_deleted_sessions_requests_ring_as_expired(people):
 
     assert deleted.status_code == 204
     assert heard == [ring("expired", request, "expired")]
+    await socket.disconnect()
+
+
+async def test_a_closed_sessions_requests_expire_and_ring(people):
+    """Closing a session expires what waits in it: nobody can answer it any more,
+    so the approver's inbox drops the card and the audit says expired."""
+    session, request = await sync(paused)(people["owner"], "audited_teller")
+    socket = await open_inbox(people["member"])
+
+    closed = await sync(close_session)(people["owner"], session)
+    heard = await rings(socket)
+
+    assert closed.status_code == 200, closed.content
+    assert heard == [ring("expired", request, "expired")]
+    await request.arefresh_from_db()
+    assert request.status == Request.Status.EXPIRED
+    assert await sync(count_of)(people["member"]) == {"count": 0}
     await socket.disconnect()
