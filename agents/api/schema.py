@@ -14,8 +14,9 @@ rules that follow the API's one exception handler (agents/api/errors.py) and DRF
 - 429: a view with throttles. A refusal of a view's own (too many queued turns)
   is declared on the view, like its successes.
 
-409 is declared on the one operation that answers it (`POST /api/requests/{id}/answer/`:
-the request was answered or expired before). A blank optional query
+409 is declared on the operations that answer it (`POST /api/requests/{id}/answer/`:
+the request was answered or expired before; `POST /api/tools/{name}/invoke/`: the call
+needs a person). A blank optional query
 parameter is the same as none, and no query parameter may hold a NUL
 (agents/params.py): `allowEmptyValue` and a `pattern` say so. And a
 field declared on a serializer reads null where its model field may be null (a

@@ -105,6 +105,33 @@ class ToolDetailSerializer(ToolSerializer):
         fields = [*ToolSerializer.Meta.fields, "effective_policy"]
 
 
+class InvocationSerializer(serializers.Serializer):
+    """How a direct call ended (toolsets.governance.direct): the GoAgent ToolOutput
+    (`success`, `result`, `error`) with its ToolCall's timings."""
+
+    tool = serializers.CharField(source="call.tool_full_name")
+    call_id = serializers.CharField(source="call.call_id")
+    audit_id = serializers.IntegerField(
+        source="call.pk", help_text="The call's row in /api/tool-calls/."
+    )
+    status = serializers.CharField(
+        source="call.status",
+        help_text="As in the audit: ok, error, timeout or cached (a refusal is a "
+        "4xx answer instead).",
+    )
+    success = serializers.BooleanField()
+    result = serializers.JSONField(
+        source="response", help_text="What a model would read: the tool's answer."
+    )
+    error = serializers.CharField(allow_null=True)
+    started_at = serializers.DateTimeField(source="call.started_at")
+    finished_at = serializers.DateTimeField(source="call.finished_at")
+    duration_ms = serializers.IntegerField(source="call.duration_ms")
+    attempts = serializers.IntegerField(
+        source="call.attempts", help_text="Times the tool ran: 0 if cached."
+    )
+
+
 class GrantSerializer(serializers.ModelSerializer):
     """A grant as staff read it."""
 

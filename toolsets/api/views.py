@@ -2,12 +2,14 @@
 
 from datetime import UTC, datetime
 
+from asgiref.sync import async_to_sync
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 from django.utils.dateparse import parse_datetime
 from django.utils.timezone import is_naive, make_aware
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.request import Request
@@ -15,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.adk.builder import AgentBuildError, agent_for
-from agents.api.inputs import JSONRenderer
+from agents.api.inputs import JSONRenderer, validated
 from agents.params import (
     ID_CONVERTER,
     NAME_CONVERTER,
@@ -30,11 +32,14 @@ from toolsets.api.serializers import (
     AgentToolSerializer,
     GrantCreateSerializer,
     GrantSerializer,
+    InvocationSerializer,
     ToolCallSerializer,
     ToolDetailSerializer,
     ToolSerializer,
     ToolsetSerializer,
 )
+from toolsets.governance import direct
+from toolsets.governance.direct import ToolInput
 from toolsets.models import Grant, Tool, ToolCall, Toolset
 
 DEFAULT_CALLS = 1000
@@ -88,6 +93,35 @@ class ToolViewSet(
         tools = Tool.objects.select_related("toolset", "approver_group")
         toolset = self.request.query_params.get("toolset")
         return tools.filter(toolset__name=toolset) if toolset else tools
+
+    @extend_schema(
+        request=ToolInput,
+        responses={
+            200: InvocationSerializer,
+            409: OpenApiResponse(
+                description="The call needs a person's approval or a credential: "
+                "call it from a session."
+            ),
+            429: OpenApiResponse(
+                description="The tool's rate limit, or its concurrency limit."
+            ),
+        },
+    )
+    @action(
+        detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated]
+    )
+    def invoke(self, request: Request, full_name: str) -> Response:
+        """Run the tool now, outside any turn, governed and audited as a model's call.
+
+        The body is `{"args": {...}}`. A tool that ran answers 200, whether it
+        succeeded, failed or timed out; a refusal is a 4xx: 403 denied, 400 bad
+        arguments, 429 rate limited or busy, 409 needs a person.
+        """
+        body = validated(ToolInput, request.data)
+        invocation = async_to_sync(direct.ainvoke_tool)(
+            user=request.user, full_name=full_name, args=body.args
+        )
+        return Response(InvocationSerializer(invocation).data)
 
     def perform_update(self, serializer: ToolSerializer) -> None:
         changes = dict(serializer.validated_data)

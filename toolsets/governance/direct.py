@@ -1,0 +1,233 @@
+"""Running one tool directly, outside any model turn (`POST /api/tools/{name}/invoke/`).
+
+A direct call goes through the very pipeline a model's call does: ADK's own tool
+caller (`handle_function_call_list_async`) runs it with the plugins of a turn, so
+GovernancePlugin decides and audits it as any call, by the same checks (access,
+the approval gates, the policy's validation, rate limit and result cache) and the
+same run (timeout, retries, concurrency slots), and ToolAuthPlugin hands a REST
+tool its credential. Its ToolCall row is the GoAgent ToolCall: the direct call's
+answer (`Invocation`) is read from it, timings and attempts included.
+
+What a direct call has not: a session, a model, an agent. So:
+- activation (a session's active toolsets) and availability (what a model step
+  offered, a tool's gates, an agent's middleware) do not apply: they shape what a
+  model is offered and may call within a turn;
+- the call runs with a session of its own that lasts the call: empty state, and
+  an in-memory artifact store (files it writes are not kept);
+- a call that needs a person (an approval, from the catalog or the tool's own
+  `require_confirmation`, or a credential the user never gave for this use) has
+  nobody to ask: it does not run, its row is `refused`, and the caller gets
+  NeedsPerson (409), to call the tool from a session instead;
+- the plugins of TOOLCRIB_PLUGINS that account for a turn's Run (a `for_run`
+  class, such as the model budget) are left out: there is no model call.
+"""
+
+import copy
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+from google.adk.agents import LlmAgent
+from google.adk.agents.invocation_context import (
+    InvocationContext,
+    new_invocation_context_id,
+)
+from google.adk.agents.run_config import RunConfig, ToolThreadPoolConfig
+from google.adk.artifacts import InMemoryArtifactService
+from google.adk.events import Event
+from google.adk.flows.llm_flows.functions import handle_function_call_list_async
+from google.adk.plugins import BasePlugin
+from google.adk.plugins.plugin_manager import PluginManager
+from google.adk.sessions import InMemorySessionService
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.adk.credentials import DjangoCredentialService
+from project.errors import DomainError, ForbiddenError, NotFoundError
+from toolsets.bindings import Binding
+from toolsets.code import arunnable
+from toolsets.governance.plugin import GovernancePlugin
+from toolsets.governance.turn import Audited, Step
+from toolsets.models import Tool, ToolCall
+
+# A direct call's ADK agent and app: the audit's `adk_agent` and (empty) `agent`.
+DIRECT_AGENT = "direct_call"
+DIRECT_APP = ""
+CALL_ID_PREFIX = "direct-"
+
+
+class ToolInput(BaseModel):
+    """A direct call's body, as the GoAgent ToolInput: the tool's arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    args: dict[str, Any] = Field(
+        default_factory=dict, description="The tool's arguments, as its schema says."
+    )
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """How a direct call ended (the GoAgent ToolOutput and ToolCall): its audit row,
+    and what the model would have read."""
+
+    call: ToolCall
+    response: dict[str, Any]
+
+    @property
+    def success(self) -> bool:
+        return self.call.status in (ToolCall.Status.OK, ToolCall.Status.CACHED)
+
+    @property
+    def error(self) -> str | None:
+        if self.success:
+            return None
+        for key in ("error", "error_message"):
+            if isinstance(self.response.get(key), str):
+                return self.response[key]
+        return self.call.result_summary or self.call.status
+
+
+# The refusals of a direct call: the ones a turn tells the model, as errors.
+
+
+class ToolDenied(ForbiddenError):
+    """Access refuses this tool to this user (the rule says why)."""
+
+    code = "denied"
+
+
+class InvalidArguments(DomainError):
+    """The arguments do not match the tool's schema; the tool did not run."""
+
+    code = "invalid_args"
+    field = "args"
+
+
+class ToolBusy(DomainError):
+    """The tool's rate limit, or its concurrency limit, refused the call."""
+
+    status_code = 429
+    code = "busy"
+
+
+class NeedsPerson(DomainError):
+    """The call needs a person's approval or credential: call it from a session."""
+
+    status_code = 409
+    code = "needs_person"
+
+
+REFUSALS: dict[str, type[DomainError]] = {
+    ToolCall.Status.DENIED: ToolDenied,
+    ToolCall.Status.INVALID_ARGS: InvalidArguments,
+    ToolCall.Status.RATE_LIMITED: ToolBusy,
+    ToolCall.Status.BUSY: ToolBusy,
+}
+
+
+async def ainvoke_tool(*, user, full_name: str, args: Mapping[str, Any]) -> Invocation:
+    """Run one catalogued tool for `user` now, governed and audited as in a turn.
+
+    Raises NotFoundError (no such tool), ToolGone (its code is missing), a refusal
+    of REFUSALS, or NeedsPerson; a tool that ran, failed or timed out is an
+    Invocation either way.
+    """
+    row = (
+        await Tool.objects.select_related("toolset")
+        .filter(full_name=full_name)
+        .afirst()
+    )
+    if row is None or row.missing:
+        raise NotFoundError(f"No such tool: {full_name}.")
+    async with arunnable(row) as binding:
+        call_id, event = await _run(user_id=user.pk, binding=binding, args=args)
+    audited = await ToolCall.objects.filter(user_id=user.pk, call_id=call_id).aget()
+    response = _response_of(event)
+    refusal = REFUSALS.get(audited.status)
+    if refusal is not None:
+        raise refusal(response.get("error_message") or audited.result_summary)
+    if audited.status == ToolCall.Status.AWAITING_APPROVAL or _asks_credential(event):
+        await _refused(audited, "needs a person")
+        raise NeedsPerson(
+            f"{row.name} needs a person's approval or a credential before it runs, "
+            "and a direct call has nobody to ask: call it from a session."
+        )
+    return Invocation(audited, response)
+
+
+async def _run(
+    *, user_id: int, binding: Binding, args: Mapping[str, Any]
+) -> tuple[str, Event | None]:
+    """Run the call through ADK's tool pipeline; its call id and response event."""
+    tool = binding.tool
+    if tool.name != binding.name:  # a prefixed toolset's tool, as ADK copies it
+        tool = copy.copy(tool)
+        tool.name = binding.name
+    governance = GovernancePlugin()
+    invocation = await _invocation(user_id, tool, governance)
+    turn = governance.turns.start(invocation.invocation_id)
+    # No model step: nothing was offered, nothing is inactive, no session to name.
+    turn.steps[DIRECT_AGENT] = Step({tool.name: binding}, offered=None, inactive=set())
+    turn.audited = Audited(session_id="", run_id=None)
+    call_id = f"{CALL_ID_PREFIX}{uuid.uuid4().hex}"
+    call = types.FunctionCall(id=call_id, name=tool.name, args=dict(args))
+    try:
+        event = await handle_function_call_list_async(
+            invocation, [call], {tool.name: tool}
+        )
+    finally:
+        governance.turns.end(invocation.invocation_id)
+    return call_id, event
+
+
+async def _invocation(
+    user_id: int, tool: Any, governance: GovernancePlugin
+) -> InvocationContext:
+    sessions = InMemorySessionService()
+    session = await sessions.create_session(app_name=DIRECT_APP, user_id=str(user_id))
+    threads = ToolThreadPoolConfig(max_workers=settings.TOOLCRIB_TOOL_THREADS)
+    return InvocationContext(
+        session_service=sessions,
+        artifact_service=InMemoryArtifactService(),
+        credential_service=DjangoCredentialService(),
+        invocation_id=new_invocation_context_id(),
+        agent=LlmAgent(name=DIRECT_AGENT, tools=[tool]),
+        session=session,
+        run_config=RunConfig(tool_thread_pool_config=threads),
+        plugin_manager=PluginManager(plugins=_plugins(governance)),
+    )
+
+
+def _plugins(governance: GovernancePlugin) -> list[BasePlugin]:
+    """TOOLCRIB_PLUGINS as a call needs them: governance (always), and every
+    plugin that is not a turn's accounting (a `for_run` class)."""
+    plugins: list[BasePlugin] = []
+    for path in settings.TOOLCRIB_PLUGINS:
+        plugin_class = import_string(path)
+        if issubclass(plugin_class, GovernancePlugin):
+            plugins.append(governance)
+        elif not hasattr(plugin_class, "for_run"):
+            plugins.append(plugin_class())
+    if governance not in plugins:
+        plugins.insert(0, governance)
+    return plugins
+
+
+def _response_of(event: Event | None) -> dict[str, Any]:
+    responses = event.get_function_responses() if event is not None else []
+    return dict(responses[0].response or {}) if responses else {}
+
+
+def _asks_credential(event: Event | None) -> bool:
+    return bool(event is not None and event.actions.requested_auth_configs)
+
+
+async def _refused(audited: ToolCall, why: str) -> None:
+    """A call held for a person nobody can be: refused, never held."""
+    audited.status = ToolCall.Status.REFUSED
+    audited.result_summary = f"{why}: a direct call cannot wait for one"
+    await audited.asave(update_fields=["status", "result_summary"])
