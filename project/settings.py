@@ -282,6 +282,10 @@ TOOLCRIB_AGENTS = [
 # Agent (AgentSpec name) -> the tool the first model call of each turn must call
 # (docs/availability.md).
 TOOLCRIB_FORCED_FIRST_TOOL: dict[str, str] = {"records": "get_record"}
+# Agent (AgentSpec name) -> {toolset: condition}: a toolset the agent has only while
+# a state key is truthy ({"state": "user:is_admin"}) or for members of a group
+# ({"group": "billing"}), or both (toolsets/conditions.py, docs/availability.md).
+TOOLCRIB_CONDITIONAL_TOOLSETS: dict[str, dict[str, dict[str, str]]] = {}
 # Code toolsets: name -> dotted path of a module of functions, a tool, or a toolset.
 # The built-in ones first (toolsets/builtin/, docs/builtin-tools.md).
 TOOLCRIB_TOOLSETS: dict[str, str] = {

@@ -9,7 +9,8 @@ after access). docs/availability.md#toolset-activation.
 
 Who may switch: the model, through `list_toolsets` / `activate_toolset` /
 `deactivate_toolset` (offered to an agent that puts `activation_tools()` in its
-tools), and the user, over the API. Both see only the toolsets of the session's
+tools; `names` switches several at once, all or none, as the seed's
+activateToolSets(names[])), and the user, over the API. Both see only the toolsets of the session's
 agent that the session's user may use now: a toolset with no tool access allows is
 neither listed nor activatable, the same as an unknown one. Activation only ever
 narrows access, never widens it: governance still refuses what access refuses.
@@ -38,6 +39,7 @@ from agents.adk.sessions import session_rows
 from agents.events.log import arecord_and_publish
 from agents.models import Session
 from toolsets.catalog import usable_tools
+from toolsets.conditions import absent_toolsets
 from toolsets.models import SessionToolset, Toolset
 
 logger = logging.getLogger(__name__)
@@ -50,7 +52,8 @@ class UnknownToolset(Exception):
 
     def __init__(self, name: str, known: Sequence[str]) -> None:
         listed = ", ".join(known) or "none"
-        super().__init__(f"Unknown toolset {name}. Toolsets of this agent: {listed}.")
+        noun = "toolsets" if ", " in name else "toolset"
+        super().__init__(f"Unknown {noun} {name}. Toolsets of this agent: {listed}.")
         self.name = name
         self.known = list(known)
 
@@ -97,7 +100,8 @@ def session_toolsets(
     """The toolsets of a session's agent that its user may use now, in agent order.
 
     A toolset is listed when access allows at least one of its tools to the session's
-    user (the ADK user id, the owner's: also when staff look at someone's session).
+    user (the ADK user id, the owner's: also when staff look at someone's session),
+    and, for a conditional one, its condition holds (toolsets.conditions).
     """
     user_id = _user_id(session)
     if user_id is None or (root is None and session.agent is None):
@@ -106,6 +110,8 @@ def session_toolsets(
     tools: dict[str, list[str]] = {}
     for item in usable_tools(user_id=user_id, root=root, app_name=session.app_name):
         tools.setdefault(item.binding.toolset.name, []).append(item.tool.name)
+    for name in absent_toolsets(session=session, names=set(tools)):
+        del tools[name]
     rows = {row.name: row for row in Toolset.objects.filter(name__in=list(tools))}
     choices = {
         choice.toolset.name: choice
@@ -174,6 +180,41 @@ async def ainactive_toolsets(
 # Switching.
 
 
+async def aset_toolsets_active(
+    *,
+    session: Session,
+    names: Sequence[str],
+    active: bool,
+    changed_by=None,
+    author: str = "system",
+    invocation_id: str = "",
+    root: BaseAgent | None = None,
+) -> list[Switch]:
+    """Activate or deactivate toolsets of the session's agent in this session, all
+    or none, as the seed's activateToolSets(names[]).
+
+    Raises UnknownToolset, and changes nothing, when a name is not one of the
+    toolsets listed by session_toolsets() (unknown, or none of its tools allowed to
+    the user). What changes is stored, then told to the session's stream as one
+    `tools_changed` event; the model sees it from its next step. Returns each
+    toolset, in the order named (a name given twice counts once).
+    """
+    views = {
+        view.name: view for view in await asession_toolsets(session=session, root=root)
+    }
+    wanted = list(dict.fromkeys(names))
+    unknown = [name for name in wanted if name not in views]
+    if unknown or not wanted:
+        raise UnknownToolset(", ".join(unknown) or "(none named)", list(views))
+    now = timezone.now()
+    switches = [_switch_view(views[name], active, changed_by, now) for name in wanted]
+    changed = [switch.toolset for switch in switches if switch.changed]
+    if changed:
+        await sync_to_async(_store)(session, changed, changed_by, now)
+        await _tell(session, changed, author=author, invocation_id=invocation_id)
+    return switches
+
+
 async def aset_toolset_active(
     *,
     session: Session,
@@ -184,21 +225,43 @@ async def aset_toolset_active(
     invocation_id: str = "",
     root: BaseAgent | None = None,
 ) -> Switch:
-    """Activate or deactivate one toolset of the session's agent in this session.
+    """One toolset: see aset_toolsets_active()."""
+    [switch] = await aset_toolsets_active(
+        session=session,
+        names=[name],
+        active=active,
+        changed_by=changed_by,
+        author=author,
+        invocation_id=invocation_id,
+        root=root,
+    )
+    return switch
 
-    Raises UnknownToolset for a name that is not one of the toolsets listed by
-    session_toolsets() (unknown, or none of its tools allowed to the user).
-    A change is stored, then told to the session's stream as a `tools_changed`
-    event; the model sees it from its next step.
-    """
-    views = await asession_toolsets(session=session, root=root)
-    found = next((view for view in views if view.name == name), None)
-    if found is None:
-        raise UnknownToolset(name, [view.name for view in views])
+
+def set_toolsets_active(
+    *, session: Session, names: Sequence[str], active: bool, changed_by=None
+) -> list[Switch]:
+    """See aset_toolsets_active(); for the API, where the user switches."""
+    return async_to_sync(aset_toolsets_active)(
+        session=session, names=names, active=active, changed_by=changed_by
+    )
+
+
+def set_toolset_active(
+    *, session: Session, name: str, active: bool, changed_by=None
+) -> Switch:
+    """See aset_toolsets_active(); one toolset, for the API."""
+    [switch] = set_toolsets_active(
+        session=session, names=[name], active=active, changed_by=changed_by
+    )
+    return switch
+
+
+def _switch_view(
+    found: SessionToolsetView, active: bool, changed_by, now: datetime
+) -> Switch:
     if found.active == active:
         return Switch(found, changed=False)
-    now = timezone.now()
-    await sync_to_async(_store)(session, name, active, changed_by, now)
     view = SessionToolsetView(
         **{
             **asdict(found),
@@ -207,45 +270,59 @@ async def aset_toolset_active(
             "changed_at": now,
         }
     )
-    await _tell(session, view, author=author, invocation_id=invocation_id)
     return Switch(view, changed=True)
 
 
-def set_toolset_active(
-    *, session: Session, name: str, active: bool, changed_by=None
-) -> Switch:
-    """See aset_toolset_active(); for the API, where the user switches."""
-    return async_to_sync(aset_toolset_active)(
-        session=session, name=name, active=active, changed_by=changed_by
-    )
-
-
 def _store(
-    session: Session, name: str, active: bool, changed_by, now: datetime
+    session: Session,
+    views: Sequence[SessionToolsetView],
+    changed_by,
+    now: datetime,
 ) -> None:
+    rows = Toolset.objects.in_bulk([view.name for view in views], field_name="name")
     with transaction.atomic():
-        SessionToolset.objects.update_or_create(
-            session=session,
-            toolset=Toolset.objects.get(name=name),
-            defaults={"active": active, "changed_by": changed_by, "changed_at": now},
-        )
+        for view in views:
+            SessionToolset.objects.update_or_create(
+                session=session,
+                toolset=rows[view.name],
+                defaults={
+                    "active": view.active,
+                    "changed_by": changed_by,
+                    "changed_at": now,
+                },
+            )
 
 
 async def _tell(
-    session: Session, view: SessionToolsetView, *, author: str, invocation_id: str
+    session: Session,
+    views: Sequence[SessionToolsetView],
+    *,
+    author: str,
+    invocation_id: str,
 ) -> None:
-    """Record and publish a `tools_changed` event: stored first, then the doorbell."""
-    who = view.changed_by or author
-    verb = "activated" if view.active else "deactivated"
+    """Record and publish one `tools_changed` event: stored first, then the doorbell."""
+    who = views[0].changed_by or author
+    parts = [
+        f"{'activated' if active else 'deactivated'} "
+        f"{'toolsets' if len(names) > 1 else 'toolset'} {', '.join(names)}"
+        for active, names in _by_state(views)
+    ]
     await arecord_and_publish(
         session=session,
         kind=EVENT_KIND,
         invocation_id=invocation_id,
         data={
-            "text": f"{who} {verb} toolset {view.name}.",
-            "toolsets": {view.name: view.active},
+            "text": f"{who} {' and '.join(parts)}.",
+            "toolsets": {view.name: view.active for view in views},
         },
     )
+
+
+def _by_state(views: Sequence[SessionToolsetView]) -> list[tuple[bool, list[str]]]:
+    grouped: dict[bool, list[str]] = {}
+    for view in views:
+        grouped.setdefault(view.active, []).append(view.name)
+    return list(grouped.items())
 
 
 # The model's tools.
@@ -284,29 +361,38 @@ async def list_toolsets(tool_context: Context) -> dict:
     return {"status": "success", "toolsets": [view.for_model() for view in views]}
 
 
-async def activate_toolset(name: str, tool_context: Context) -> dict:
-    """Activate a toolset: its tools are offered to you from your next step on.
+async def activate_toolset(
+    tool_context: Context, name: str = "", names: list[str] | None = None
+) -> dict:
+    """Activate toolsets: their tools are offered to you from your next step on.
 
     Args:
-        name: The toolset's name, as list_toolsets gives it.
+        name: One toolset's name, as list_toolsets gives it.
+        names: Several toolsets' names, to activate all of them at once.
     """
-    return await _switch(tool_context, name, active=True)
+    return await _switch(tool_context, name, names, active=True)
 
 
-async def deactivate_toolset(name: str, tool_context: Context) -> dict:
-    """Deactivate a toolset: its tools are no longer offered from your next step on.
+async def deactivate_toolset(
+    tool_context: Context, name: str = "", names: list[str] | None = None
+) -> dict:
+    """Deactivate toolsets: their tools are no longer offered from your next step on.
 
     Args:
-        name: The toolset's name, as list_toolsets gives it.
+        name: One toolset's name, as list_toolsets gives it.
+        names: Several toolsets' names, to deactivate all of them at once.
     """
-    return await _switch(tool_context, name, active=False)
+    return await _switch(tool_context, name, names, active=False)
 
 
-async def _switch(tool_context: Context, name: str, *, active: bool) -> dict:
+async def _switch(
+    tool_context: Context, name: str, names: list[str] | None, *, active: bool
+) -> dict:
+    wanted = [*([name] if name else []), *(names or [])]
     try:
-        switch = await aset_toolset_active(
+        switches = await aset_toolsets_active(
             session=await _session_of(tool_context),
-            name=name,
+            names=wanted,
             active=active,
             author=tool_context.agent_name,
             invocation_id=tool_context.invocation_id,
@@ -315,14 +401,26 @@ async def _switch(tool_context: Context, name: str, *, active: bool) -> dict:
     except UnknownToolset as exc:
         return {"status": "error", "error_message": str(exc)}
     state = "active" if active else "inactive"
-    message = f"Toolset {name} is {state} from your next step."
-    if not switch.changed:
-        message = f"Toolset {name} is already {state}."
+    if names is None:  # one toolset, by `name`: the shape list_toolsets' tools had
+        [switch] = switches
+        message = f"Toolset {name} is {state} from your next step."
+        if not switch.changed:
+            message = f"Toolset {name} is already {state}."
+        return {
+            "status": "success",
+            "changed": switch.changed,
+            "message": message,
+            "toolset": switch.toolset.for_model(),
+        }
+    changed = [s.toolset.name for s in switches if s.changed]
+    already = [s.toolset.name for s in switches if not s.changed]
+    told = [f"{', '.join(changed)} {state} from your next step"] if changed else []
+    told += [f"{', '.join(already)} already {state}"] if already else []
     return {
         "status": "success",
-        "changed": switch.changed,
-        "message": message,
-        "toolset": switch.toolset.for_model(),
+        "changed": changed,
+        "message": f"Toolsets: {'; '.join(told)}.",
+        "toolsets": [s.toolset.for_model() for s in switches],
     }
 
 

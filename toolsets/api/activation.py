@@ -1,4 +1,4 @@
-"""A session's toolsets over REST: which are active, and switching one on or off."""
+"""A session's toolsets over REST: which are active, and switching them on or off."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -11,6 +11,8 @@ from agents.adk.builder import AgentBuildError
 from agents.api.inputs import JSONParser
 from agents.sessions import access_session
 from toolsets import activation
+
+MAX_NAMES = 100
 
 
 class SessionToolsetSerializer(serializers.Serializer):
@@ -36,6 +38,25 @@ class ActiveSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+class SwitchSerializer(serializers.Serializer):
+    """Several toolsets at once: `{"names": [...], "active": true|false}`."""
+
+    names = serializers.ListField(
+        child=serializers.CharField(max_length=100),
+        min_length=1,
+        max_length=MAX_NAMES,
+    )
+    active = serializers.BooleanField(required=True)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict) or not isinstance(data.get("active"), bool):
+            raise ValidationError({"active": ["Must be true or false."]})
+        extra = sorted(set(data) - {"names", "active"})
+        if extra:
+            raise ValidationError({key: ["Unknown field."] for key in extra})
+        return super().to_internal_value(data)
+
+
 NOT_FOUND = OpenApiResponse(description="No such session, or not yours.")
 
 
@@ -47,13 +68,50 @@ def _toolsets(session) -> list[activation.SessionToolsetView]:
 
 
 class SessionToolsetsView(APIView):
-    """The toolsets of a session's agent you may use, and whether each is active."""
+    """The toolsets of a session's agent you may use, and whether each is active;
+    switch several at once."""
+
+    parser_classes = [JSONParser]
 
     @extend_schema(responses={200: SessionToolsetSerializer(many=True), 404: NOT_FOUND})
     def get(self, request: Request, pk: str) -> Response:
         session = access_session(user=request.user, session_id=pk)
         views = _toolsets(session)
         return Response(SessionToolsetSerializer(views, many=True).data)
+
+    @extend_schema(
+        request=SwitchSerializer,
+        responses={
+            200: SessionToolsetSerializer(many=True),
+            400: OpenApiResponse(description="An unknown toolset, or a bad body."),
+            404: NOT_FOUND,
+        },
+    )
+    def post(self, request: Request, pk: str) -> Response:
+        """Activate or deactivate several toolsets, all or none: the toolsets named,
+        in that order, as they are now."""
+        session = access_session(user=request.user, session_id=pk)
+        data = SwitchSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            switches = activation.set_toolsets_active(
+                session=session,
+                names=data.validated_data["names"],
+                active=data.validated_data["active"],
+                changed_by=request.user,
+            )
+        except (activation.UnknownToolset, AgentBuildError) as exc:
+            raise ValidationError({"names": [str(exc)]}) from None
+        views = [switch.toolset for switch in switches]
+        return Response(SessionToolsetSerializer(views, many=True).data)
+
+    @extend_schema(
+        request=SwitchSerializer,
+        responses={200: SessionToolsetSerializer(many=True), 404: NOT_FOUND},
+    )
+    def patch(self, request: Request, pk: str) -> Response:
+        """Same as POST."""
+        return self.post(request, pk)
 
 
 class SessionToolsetView(APIView):

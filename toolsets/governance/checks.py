@@ -5,7 +5,8 @@ instead of letting it run (`check`), with the status its refusal is audited with
 The order is CHECKS, below, and nowhere else:
 
 1. access (`denied`): the one decision of toolsets.access, on every step and call;
-2. activation (`inactive`): the session's active toolsets (toolsets.activation);
+2. activation (`inactive`): the toolsets the agent has now (toolsets.conditions)
+   and the session's active ones (toolsets.activation);
 3. availability: a call the model was not offered at that step (the first call's
    tool choice, progressive exposure: `not_offered`), then the tool's own gates
    and the agent's middleware (`gated`);
@@ -42,6 +43,7 @@ from toolsets.availability import (
     middleware_of,
 )
 from toolsets.bindings import Binding, is_internal
+from toolsets.conditions import Condition, aabsent_toolsets
 from toolsets.governance.execution import refusal
 from toolsets.governance.policies import RateLimit, ResultCache, ValidArguments
 from toolsets.governance.turn import (
@@ -87,10 +89,12 @@ class Access(Check):
 
 
 class Activation(Check):
-    """Offer and run only the tools of toolsets active in the session.
+    """Offer and run only the tools of toolsets the agent has now (a conditional
+    toolset's condition holds: toolsets.conditions) and that are active in the
+    session.
 
-    A call is judged by the toolsets active at the model step that asked for it, so
-    a call made in the same batch as a (de)activation sees the state before it.
+    A call is judged by the toolsets at the model step that asked for it, so a call
+    made in the same batch as a (de)activation sees the state before it.
     """
 
     status = ToolCall.Status.INACTIVE
@@ -103,19 +107,29 @@ class Activation(Check):
             for name, tool in request.tools_dict.items()
             if name in step.bindings and not is_internal(name, tool)
         }
+        names = set(toolsets.values())
+        step.absent = await _absent(context, names)
         step.inactive = await ainactive_toolsets(
-            session=context.session, names=set(toolsets.values())
+            session=context.session, names=names - set(step.absent)
         )
-        prune_request(
-            request, {name for name, ts in toolsets.items() if ts in step.inactive}
-        )
+        off = step.inactive | set(step.absent)
+        prune_request(request, {name for name, ts in toolsets.items() if ts in off})
 
     async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
         if call.binding is None:
             return None
         toolset = call.binding.toolset.name
+        absent = call.step.absent
+        if absent is None:  # a call with no model step in this run
+            absent = await _absent(context, {toolset})
+        if toolset in absent:
+            message = (
+                f"Tool {call.tool.name} is not available: its toolset {toolset} is "
+                f"this agent's only {absent[toolset].describe()}."
+            )
+            return Answer(self.status, {"status": "error", "error_message": message})
         inactive = call.step.inactive
-        if inactive is None:  # a call with no model step in this run
+        if inactive is None:
             inactive = await ainactive_toolsets(
                 session=context.session, names=[toolset]
             )
@@ -126,6 +140,15 @@ class Activation(Check):
             "active in this session."
         )
         return Answer(self.status, {"status": "error", "error_message": message})
+
+
+async def _absent(context: Context, names: set[str]) -> dict[str, Condition]:
+    return await aabsent_toolsets(
+        agent=context.session.app_name,
+        user_id=django_user_id(context.user_id),
+        state=context.state,
+        names=names,
+    )
 
 
 class Exposure(Check):

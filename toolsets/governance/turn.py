@@ -24,6 +24,7 @@ from google.adk.tools import BaseTool
 
 from toolsets.access import Decision
 from toolsets.bindings import Binding
+from toolsets.conditions import Condition
 from toolsets.policies import ToolPolicy, apolicy_for
 
 PLUGIN_NAME = "toolcrib_governance"
@@ -34,13 +35,15 @@ class Step:
     """One agent's latest model step: its bindings, resolved once and reused by the
     step's calls, and what the checks made of it.
 
-    `offered` and `inactive` are None for a call with no model step in this run (a
-    call ADK runs again once a person approved it): the checks then decide without.
+    `offered`, `inactive` and `absent` are None for a call with no model step in
+    this run (a call ADK runs again once a person approved it): the checks then
+    decide without.
     """
 
     bindings: dict[str, Binding]
     offered: set[str] | None = None
     inactive: set[str] | None = None
+    absent: dict[str, Condition] | None = None  # conditional toolsets not had now
 
 
 @dataclass
