@@ -5,12 +5,18 @@ rows of the user it is asked for. Each event with text becomes one entry, so a
 search returns excerpts (the matching messages), best first, at most
 TOOLCRIB_MEMORY_MAX_RESULTS of them.
 
-Ranking: PostgreSQL full-text search (`websearch_to_tsquery` with the words OR-ed,
-`ts_rank`, configuration TOOLCRIB_MEMORY_SEARCH_CONFIG) on PostgreSQL; elsewhere a
-portable ranking by how many distinct query words an entry contains, as ADK's
-in-memory service ranks, without stop words. Ties go to the newer entry.
+Ranking, as ADK's in-memory service ranks: by how many distinct query words an
+entry contains (stop words left out of the query), ties in the order the entries
+were stored. A query word is in an entry when it is one of the entry's words, or,
+for a word with letters beyond ASCII, anywhere in its text: Chinese and Japanese
+are written without spaces, so 太郎 is found in 私の名前は太郎です. A Latin word
+inside such text (Python in 私はPythonを使う) is a word of its own; part of a Latin
+word (thon) is never a match. On PostgreSQL a word also matches the entry's other
+forms of it, by full-text search (configuration TOOLCRIB_MEMORY_SEARCH_CONFIG:
+"running" finds "run").
 """
 
+import itertools
 import re
 import unicodedata
 import uuid
@@ -22,9 +28,9 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db import connections, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import BooleanField, Case, Q, QuerySet, Value, When
 from google.adk.events import Event as AdkEvent
 from google.adk.memory import BaseMemoryService
 from google.adk.memory.base_memory_service import SearchMemoryResponse
@@ -38,6 +44,8 @@ from agents.models import MemoryEntry
 
 NO_SESSION = ""
 MAX_QUERY_WORDS = 32
+# On PostgreSQL, each row's flag per query word: a form of the word is in it.
+STEM = "stem_match_"
 _WORD = re.compile(r"\w+")
 STOP_WORDS = frozenset(
     """
@@ -173,12 +181,20 @@ def search(*, app_name: str, user_id: str, query: str) -> list[AdkMemoryEntry]:
     rows = MemoryEntry.objects.filter(
         app_name=app_name, user_id=user_id, is_deleted=False
     )
-    limit = settings.TOOLCRIB_MEMORY_MAX_RESULTS
+    contains = reduce(or_, [Q(text__contains=word) for word in words])
     if connections[rows.db].vendor == "postgresql":
-        found = _full_text_search(rows, words, limit)
+        rows = _with_stem_matches(rows, words, contains)
     else:
-        found = _portable_search(rows, words, limit)
-    return [memory_entry(row) for row in found]
+        rows = rows.filter(contains)
+    scored = []
+    for row in rows.order_by("pk").iterator():
+        score = _score(row, words)
+        if score:
+            scored.append((score, row))
+    # A stable sort on the score alone: ties keep the order they were stored in.
+    scored.sort(key=lambda item: -item[0])
+    limit = settings.TOOLCRIB_MEMORY_MAX_RESULTS
+    return [memory_entry(row) for _, row in scored[:limit]]
 
 
 def delete_memory(*, app_name: str, user_id: str, memory_id: str | None) -> None:
@@ -218,29 +234,52 @@ def query_words(query: str) -> list[str]:
     return (kept or words)[:MAX_QUERY_WORDS]
 
 
-def _full_text_search(
-    rows: QuerySet[MemoryEntry], words: Sequence[str], limit: int
-) -> list[MemoryEntry]:
+def entry_words(text: str) -> set[str]:
+    """The words of a searchable text, and each script's run within a word.
+
+    私はpythonを使う is one word to a regular expression: its runs 私は, python
+    and を使う are words too, so a Latin word inside unspaced text is found.
+    """
+    words = set(_WORD.findall(text))
+    for word in [w for w in words if not w.isascii()]:
+        words.update("".join(run) for _, run in itertools.groupby(word, _is_latin))
+    return words
+
+
+def _is_latin(char: str) -> bool:
+    if char.isascii():
+        return char.isalnum() or char == "_"
+    return unicodedata.name(char, "").startswith("LATIN")
+
+
+def _score(row: MemoryEntry, words: Sequence[str]) -> int:
+    """How many query words the entry contains (see the module's docstring)."""
+    found = entry_words(row.text)
+    return sum(
+        1
+        for index, word in enumerate(words)
+        if word in found
+        or (not word.isascii() and word in row.text)
+        or getattr(row, f"{STEM}{index}", False)
+    )
+
+
+def _with_stem_matches(
+    rows: QuerySet[MemoryEntry], words: Sequence[str], contains: Q
+) -> QuerySet[MemoryEntry]:
+    """Rows holding a word or a form of one, each flagged per word by its forms."""
     config = settings.TOOLCRIB_MEMORY_SEARCH_CONFIG
-    vector = SearchVector("text", config=config)
-    # Each word is \w+ only, so none can be websearch syntax but "or" itself.
-    query = SearchQuery(" or ".join(words), search_type="websearch", config=config)
-    ranked = rows.annotate(match=vector, rank=SearchRank(vector, query))
-    return list(ranked.filter(match=query).order_by("-rank", "-timestamp")[:limit])
-
-
-def _portable_search(
-    rows: QuerySet[MemoryEntry], words: Sequence[str], limit: int
-) -> list[MemoryEntry]:
-    candidates = rows.filter(reduce(or_, [Q(text__contains=w) for w in words]))
-    scored = []
-    for row in candidates.iterator():
-        found = set(_WORD.findall(row.text))
-        score = sum(1 for word in words if word in found)
-        if score:
-            scored.append((score, row.timestamp, row))
-    scored.sort(key=lambda item: (-item[0], -item[1]))
-    return [row for _, _, row in scored[:limit]]
+    queries = [SearchQuery(word, search_type="plain", config=config) for word in words]
+    rows = rows.annotate(match=SearchVector("text", config=config))
+    flags = {
+        f"{STEM}{index}": Case(
+            When(match=query, then=Value(True)),
+            default=Value(False),
+            output_field=BooleanField(),
+        )
+        for index, query in enumerate(queries)
+    }
+    return rows.filter(contains | Q(match=reduce(or_, queries))).annotate(**flags)
 
 
 def _forgotten_ids(scope: Mapping[str, str]) -> set[str]:

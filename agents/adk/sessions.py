@@ -54,7 +54,8 @@ from agents.models import AppState, Event, Session, UserState, new_session_id
 from agents.redaction import is_credential_state, redact_state
 
 STALE_MESSAGE = (
-    "The session was changed by another writer since it was read; "
+    # ADK's own wording (DatabaseSessionService), which callers may match on.
+    "The session has been modified in storage since it was read; "
     "read it again with get_session before appending."
 )
 
