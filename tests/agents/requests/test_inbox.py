@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from agents.models import Request, Run
+from agents.models import Request, Run, Session
 from tests.agents.requests.conftest import client_of, paused
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -279,10 +279,30 @@ def test_deciding_an_expired_request_is_a_conflict(people):
     assert (approval.status, approval.answered_by) == ("expired", None)
 
 
-def test_answering_in_a_closed_session_is_refused_and_changes_nothing(people, waiting):
+def test_closing_a_session_expires_its_requests_and_an_answer_is_refused(
+    people, waiting
+):
     approval = waiting["teller"]
     owner = client_of(people["owner"])
     assert owner.post(f"/api/sessions/{approval.session_id}/close/").status_code == 200
+
+    refused = answer(people["owner"], approval.pk, {"approved": True})
+
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "detail": "This approval expired: nobody answered in time."
+    }
+    approval.refresh_from_db()
+    assert (approval.status, approval.answered_by) == ("expired", None)
+    assert approval.pk not in listed(people["owner"])  # nobody can answer it now
+    assert Run.objects.filter(session_id=approval.session_id).count() == 1
+
+
+def test_answering_in_a_closed_session_is_refused_and_changes_nothing(people, waiting):
+    """A request still pending in a closed session (closed before closing expired
+    what waited in it) is refused as closed, and stays as it was."""
+    approval = waiting["teller"]
+    Session.objects.filter(pk=approval.session_id).update(closed_at=timezone.now())
 
     refused = answer(people["owner"], approval.pk, {"approved": True})
 
