@@ -8,7 +8,7 @@ class ToolsetsConfig(AppConfig):
     def ready(self) -> None:
         from django.core import checks
 
-        from toolsets import signals
+        from toolsets import bindings, signals
         from toolsets.builtin import shell
         from toolsets.governance import decisions
 
@@ -17,3 +17,5 @@ class ToolsetsConfig(AppConfig):
         decisions.connect()
         # Warns when the shell toolset has no sandbox and will refuse every command.
         checks.register(shell.check_shell_toolset)
+        # Warns when a toolset of TOOLCRIB_EXTRA_TOOLSETS fails to import.
+        checks.register(bindings.check_toolsets)

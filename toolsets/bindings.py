@@ -26,14 +26,20 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.conf import settings
-from django.utils.module_loading import import_string
+from django.core import checks
 from google.adk.agents import BaseAgent
 from google.adk.agents.context import Context
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.tools import BaseTool, FunctionTool
 from google.adk.tools.base_toolset import BaseToolset
 
-from agents.adk.builder import AgentBuildError, load_code_agent, resolve_toolset
+from agents.adk.builder import (
+    AgentBuildError,
+    BrokenToolset,
+    load_code_agent,
+    resolve_toolset,
+    settings_toolset_target,
+)
 from agents.models import AgentSpec
 from toolsets.builtin import catalog_defaults
 from toolsets.imports.registrations import (
@@ -117,8 +123,11 @@ def registered_names() -> dict[int, tuple[str, ...]]:
     if _registered is not None and _registered[0] == items:
         return _registered[1]
     index: dict[int, tuple[str, ...]] = {}
-    for name, path in items:
-        target = import_string(path)
+    for name, _ in items:
+        try:
+            target = settings_toolset_target(name)
+        except BrokenToolset:
+            continue  # none of its tools can run, so none needs a name
         if isinstance(target, ModuleType):
             ids = [id(tool.func) for tool in resolve_toolset(name)]
         else:
@@ -195,10 +204,38 @@ def source_of(obj: Any, path: str = "") -> str:
     return Toolset.Source.LOCAL
 
 
+def broken_toolsets() -> dict[str, str]:
+    """Toolsets registered in settings whose code fails to import -> the error."""
+    broken = {}
+    for name in settings.TOOLCRIB_TOOLSETS:
+        try:
+            settings_toolset_target(name)
+        except BrokenToolset as error:
+            broken[name] = error.error
+    return broken
+
+
+def check_toolsets(app_configs: Any = None, **kwargs: Any) -> list[checks.Warning]:
+    """System check: a warning, never an error, for each toolset that fails to load."""
+    return [
+        checks.Warning(
+            f"Toolset {name!r} fails to load and is left out: {error}",
+            hint="Fix its module or its TOOLCRIB_EXTRA_TOOLSETS entry; every other "
+            "toolset and agent works meanwhile.",
+            id="toolsets.W002",
+        )
+        for name, error in broken_toolsets().items()
+    ]
+
+
 def settings_toolset(name: str) -> ToolsetInfo:
-    """The toolset registered in settings under `name`."""
+    """The toolset registered in settings under `name`.
+
+    Raises:
+        BrokenToolset: Its code fails to import.
+    """
     path = settings.TOOLCRIB_TOOLSETS[name]
-    target = import_string(path)
+    target = settings_toolset_target(name)
     return ToolsetInfo(
         name=name,
         description=first_line(target.__doc__),
@@ -389,10 +426,17 @@ def bindings_of_tree(root: BaseAgent, *, app_name: str) -> list[Binding]:
 
 
 async def abindings_of_settings(failed: list[str]) -> list[Binding]:
-    """Every tool of every toolset registered in settings."""
+    """Every tool of every toolset registered in settings.
+
+    A toolset whose code fails to import is added to `failed` (its rows stay as
+    they were) and the others are listed.
+    """
     found: list[Binding] = []
     for name in settings.TOOLCRIB_TOOLSETS:
-        found += await abindings_of_settings_toolset(name, failed)
+        try:
+            found += await abindings_of_settings_toolset(name, failed)
+        except BrokenToolset:
+            failed.append(name)
     return found
 
 

@@ -28,6 +28,7 @@ from toolsets.bindings import (
     abindings_of_imports,
     abindings_of_settings,
     bindings_of_tree,
+    broken_toolsets,
 )
 from toolsets.models import Tool, ToolImport, Toolset
 
@@ -103,10 +104,23 @@ def sync_catalog() -> SyncReport:
     disabled = ToolImport.objects.filter(enabled=False).values_list("name", flat=True)
     with transaction.atomic():
         _write(found, report, refresh=True)
+        _keep_broken(broken_toolsets())
         _mark_missing(found, report, keep_toolsets={*report.failed, *disabled})
     if report.changed:
         access.catalog_changed(tools=report.created + report.updated + report.missing)
     return report
+
+
+def _keep_broken(broken: Mapping[str, str]) -> None:
+    """A settings toolset whose code fails to import keeps its row, or gets one:
+    the catalog lists it with its error (toolsets.bindings.broken_toolsets) and its
+    tools as they were, until its code loads again."""
+    rows = {t.name: t for t in Toolset.objects.filter(name__in=list(broken))}
+    for name in broken:
+        info = ToolsetInfo(name=name, origin=settings.TOOLCRIB_TOOLSETS[name])
+        row = _upsert_toolset(info, rows, refresh=False)
+        if row.missing:
+            Toolset.objects.filter(pk=row.pk).update(missing=False)
 
 
 def register(bindings: Iterable[Binding], *, refresh: bool = False) -> SyncReport:

@@ -23,6 +23,18 @@ class AgentBuildError(Exception):
     """An agent spec cannot be turned into an ADK agent (bad path, cycle, ...)."""
 
 
+class BrokenToolset(AgentBuildError):
+    """The code of a toolset TOOLCRIB_TOOLSETS names fails to import.
+
+    Only the agents that list it fail; every other agent, the catalog and the
+    server go on (the catalog shows the error: toolsets.bindings.broken_toolsets).
+    """
+
+    def __init__(self, name: str, path: str, error: str) -> None:
+        self.name, self.path, self.error = name, path, error
+        super().__init__(f"toolset {name!r} ({path}) failed to load: {error}")
+
+
 @dataclass(frozen=True)
 class BuiltAgent:
     spec_name: str
@@ -72,7 +84,7 @@ def resolve_toolset(name: str) -> list[Any]:
         if stored is None:
             raise AgentBuildError(f"unknown toolset {name!r}")
         return stored
-    target = import_string(paths[name])
+    target = settings_toolset_target(name)
     if isinstance(target, ModuleType):
         return [
             FunctionTool(func)
@@ -86,6 +98,30 @@ def resolve_toolset(name: str) -> list[Any]:
     if callable(target):
         return [FunctionTool(target)]
     raise AgentBuildError(f"toolset {name!r} is not a tool, toolset or module")
+
+
+# (name, path) of a settings toolset whose code failed to import -> the error.
+_broken: dict[tuple[str, str], str] = {}
+
+
+def settings_toolset_target(name: str) -> Any:
+    """The object TOOLCRIB_TOOLSETS registers as `name`: a module, tool or toolset.
+
+    Raises:
+        BrokenToolset: Its code fails to import (remembered until the process
+            restarts, as a module that imported stays imported).
+    """
+    path = settings.TOOLCRIB_TOOLSETS[name]
+    if (name, path) in _broken:
+        raise BrokenToolset(name, path, _broken[(name, path)])
+    try:
+        return import_string(path)
+    # Any error a module's own code raises on import, not only ImportError: an
+    # extra toolset is an operator's code, and one that breaks stops nothing else.
+    except Exception as exc:  # noqa: BLE001
+        error = _broken[(name, path)] = f"{type(exc).__name__}: {exc}"
+        logger.error("toolset failed to load name=%s error=%s", name, error)
+        raise BrokenToolset(name, path, error) from exc
 
 
 def fingerprint(spec: AgentSpec, depth: int = 0) -> str:

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from toolsets import policies
+from toolsets.bindings import broken_toolsets
 from toolsets.models import Grant, Tool, ToolCall, Toolset
 
 
@@ -17,6 +18,10 @@ class ToolsetSerializer(serializers.ModelSerializer):
 
     tools = serializers.SlugRelatedField(
         slug_field="full_name", many=True, read_only=True
+    )
+    broken = serializers.SerializerMethodField(
+        help_text="Why the toolset's code fails to load (TOOLCRIB_EXTRA_TOOLSETS); "
+        "null when it loads."
     )
 
     class Meta:
@@ -30,11 +35,15 @@ class ToolsetSerializer(serializers.ModelSerializer):
             "enabled",
             "active_by_default",
             "missing",
+            "broken",
             "tools",
             "created_at",
             "updated_at",
         ]
         read_only_fields = ["name", "source", "origin", "missing", "tools"]
+
+    def get_broken(self, toolset: Toolset) -> str | None:
+        return broken_toolsets().get(toolset.name)
 
 
 @extend_schema_field(policies.OVERRIDE_SCHEMA)
