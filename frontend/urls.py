@@ -22,13 +22,7 @@ def pages(*, session_access: views.SessionAccess) -> tuple[list, str]:
 def _patterns(session: views.View) -> list:
     return [
         path("", views.home, name="home"),
-        path(
-            "login/",
-            auth_views.LoginView.as_view(
-                template_name="frontend/login.html", redirect_authenticated_user=True
-            ),
-            name="login",
-        ),
+        path("login/", views.LoginView.as_view(), name="login"),
         path("logout/", auth_views.LogoutView.as_view(), name="logout"),
         path("sessions/<name:session_id>/", session, name="session"),
         path("inbox/", views.inbox, name="inbox"),
@@ -37,4 +31,5 @@ def _patterns(session: views.View) -> list:
         path("staff/audit/", views.audit, name="audit"),
         path("staff/firehose/", views.firehose, name="firehose"),
         path("staff/agents/", views.agents, name="agents"),
+        path("staff/groups/", views.groups, name="groups"),
     ]

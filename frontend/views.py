@@ -9,13 +9,15 @@ access_session()) so it is there only for someone who may see the session.
 from collections.abc import Callable
 from functools import wraps
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import Group
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from project.errors import NotFoundError
+from project.errors import NotFoundError, PasswordSignInOff
 
 View = Callable[..., HttpResponse]
 # The session if `user` may see it; else raises NotFoundError.
@@ -48,6 +50,36 @@ overview = login_required(_page("frontend/overview.html", "overview"))
 audit = staff_required(_page("frontend/audit.html", "audit"))
 firehose = staff_required(_page("frontend/firehose.html", "firehose"))
 agents = staff_required(_page("frontend/agents.html", "agents"))
+groups = staff_required(_page("frontend/groups.html", "groups"))
+
+
+class LoginView(auth_views.LoginView):
+    """/login/: the password form, and "Sign in with <provider>" when one is set up.
+
+    With passwords switched off (TOOLCRIB_PASSWORD_LOGIN) the page offers only the
+    provider, and a password posted anyway is refused before any check.
+    """
+
+    template_name = "frontend/login.html"
+    redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs) -> dict:
+        context = super().get_context_data(**kwargs)
+        context["password_login"] = settings.TOOLCRIB_PASSWORD_LOGIN
+        context["provider"] = (
+            settings.TOOLCRIB_OIDC_PROVIDER_NAME
+            if settings.TOOLCRIB_OIDC_ISSUER
+            else ""
+        )
+        context["provider_failed"] = self.request.GET.get("sso") == "failed"
+        return context
+
+    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if settings.TOOLCRIB_PASSWORD_LOGIN:
+            return super().post(request, *args, **kwargs)
+        refusal = PasswordSignInOff(settings.TOOLCRIB_OIDC_PROVIDER_NAME)
+        context = self.get_context_data(refusal=str(refusal))
+        return self.render_to_response(context, status=refusal.status_code)
 
 
 def session_page(access: SessionAccess) -> View:

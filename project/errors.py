@@ -47,6 +47,18 @@ class SignInLockedOut(DomainError):
     code = "locked_out"
 
 
+class PasswordSignInOff(ForbiddenError):
+    """Local passwords are switched off (TOOLCRIB_PASSWORD_LOGIN): only the provider
+    signs people in."""
+
+    code = "password_sign_in_off"
+
+    def __init__(self, provider: str) -> None:
+        super().__init__(
+            f"Passwords are switched off here: sign in with {provider} in the browser."
+        )
+
+
 class TooManyTurns(DomainError):
     """Too many turns already wait or run: in this session, or for this user."""
 

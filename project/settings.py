@@ -89,9 +89,13 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 # Axes first: it refuses a locked-out account or address before any password check.
+# Then passwords, unless TOOLCRIB_PASSWORD_LOGIN is off (below: a session signed in
+# with a password then ends too), and the provider's sign-in, idle unless
+# TOOLCRIB_OIDC_ISSUER is set (toolsets/sso/).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesBackend",
     "django.contrib.auth.backends.ModelBackend",
+    "toolsets.sso.backend.ProviderBackend",
 ]
 
 # Database sessions refusing a forged cookie before any query (project/session_store.py)
@@ -465,6 +469,52 @@ AXES_LOCKOUT_CALLABLE = "project.lockout.lockout_response"
 # are not logged, so the table does not grow with every token request.
 AXES_DISABLE_ACCESS_LOG = True
 AXES_VERBOSE = False
+
+# Single sign-on with OpenID Connect (toolsets/sso/, docs/permissions.md), on when
+# TOOLCRIB_OIDC_ISSUER is set: the provider's endpoints come from its discovery
+# document, fetched at the first sign-in and cached. Users are created at their
+# first sign-in; their groups that TOOLCRIB_OIDC_MANAGED_GROUPS matches (patterns,
+# default all) follow TOOLCRIB_OIDC_GROUPS_CLAIM at every sign-in, added and
+# removed; other groups are Toolcrib's own, never touched by a sign-in.
+TOOLCRIB_OIDC_ISSUER = env("TOOLCRIB_OIDC_ISSUER").strip().rstrip("/")
+TOOLCRIB_OIDC_PROVIDER_NAME = env("TOOLCRIB_OIDC_PROVIDER_NAME", "single sign-on")
+TOOLCRIB_OIDC_USERNAME_CLAIM = env("TOOLCRIB_OIDC_USERNAME_CLAIM", "preferred_username")
+TOOLCRIB_OIDC_GROUPS_CLAIM = env("TOOLCRIB_OIDC_GROUPS_CLAIM", "groups")
+TOOLCRIB_OIDC_MANAGED_GROUPS = env_list("TOOLCRIB_OIDC_MANAGED_GROUPS", "*")
+# Staff status follows membership of this claimed group when set; unset, never touched.
+TOOLCRIB_OIDC_STAFF_GROUP = env("TOOLCRIB_OIDC_STAFF_GROUP").strip()
+OIDC_RP_CLIENT_ID = env("TOOLCRIB_OIDC_CLIENT_ID")
+OIDC_RP_CLIENT_SECRET = env("TOOLCRIB_OIDC_CLIENT_SECRET")
+OIDC_RP_SCOPES = env("TOOLCRIB_OIDC_SCOPES", "openid email profile")
+OIDC_RP_SIGN_ALGO = env("TOOLCRIB_OIDC_SIGN_ALGO", "RS256")
+if TOOLCRIB_OIDC_ISSUER:
+    if not TOOLCRIB_OIDC_ISSUER.startswith(("https://", "http://")):
+        raise ImproperlyConfigured(
+            "TOOLCRIB_OIDC_ISSUER must be an https:// or http:// URL."
+        )
+    if not (OIDC_RP_CLIENT_ID and OIDC_RP_CLIENT_SECRET):
+        raise ImproperlyConfigured(
+            "TOOLCRIB_OIDC_ISSUER is set: set TOOLCRIB_OIDC_CLIENT_ID and "
+            "TOOLCRIB_OIDC_CLIENT_SECRET too."
+        )
+    if "openid" not in OIDC_RP_SCOPES.split():
+        raise ImproperlyConfigured("TOOLCRIB_OIDC_SCOPES must include openid.")
+# mozilla-django-oidc's own settings: PKCE, the client secret in a Basic header
+# (the token endpoint's default), seconds per call to the provider.
+OIDC_USE_PKCE = True
+OIDC_TOKEN_USE_BASIC_AUTH = True
+OIDC_TIMEOUT = 10
+LOGIN_REDIRECT_URL_FAILURE = "/login/?sso=failed"
+# Local passwords (the /login/ form, POST /api/auth/token/, the admin's form): on
+# by default for the embedded setup; off, only the provider signs people in.
+TOOLCRIB_PASSWORD_LOGIN = env_bool("TOOLCRIB_PASSWORD_LOGIN", True)
+if not TOOLCRIB_PASSWORD_LOGIN and not TOOLCRIB_OIDC_ISSUER:
+    raise ImproperlyConfigured(
+        "TOOLCRIB_PASSWORD_LOGIN is off and TOOLCRIB_OIDC_ISSUER is not set: "
+        "nobody could sign in."
+    )
+if not TOOLCRIB_PASSWORD_LOGIN:
+    AUTHENTICATION_BACKENDS.remove("django.contrib.auth.backends.ModelBackend")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

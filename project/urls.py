@@ -15,6 +15,8 @@ urlpatterns = [
     ),
     path("api/", include("toolsets.api.urls")),
     path("api/", include("agents.api.urls")),
+    # Single sign-on (toolsets/sso/): /oidc/authenticate/ and /oidc/callback/.
+    path("oidc/", include("toolsets.sso.urls")),
     # The composition root: the pages get the runtime's session access check.
     path("", include(pages(session_access=access_session))),
 ]

@@ -364,3 +364,36 @@ class SessionToolset(models.Model):
     def __str__(self) -> str:
         state = "active" if self.active else "inactive"
         return f"{self.toolset} {state} in {self.session_id}"
+
+
+class ProviderIdentity(models.Model):
+    """A user's account at the OpenID Connect provider (toolsets.sso): who signs in as whom.
+
+    The provider's subject (`sub`) is the link, not the username: a provider account
+    renamed keeps its Toolcrib user, and another one taking the old name later gets
+    no access to it.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="provider_identities",
+    )
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_sign_in_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["issuer", "subject"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["issuer", "subject"], name="provider_identity_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["issuer", "user"], name="provider_identity_one_per_user"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer}"

@@ -1,5 +1,6 @@
 """`POST /api/auth/token/`: a username and password for a new API token, shown once."""
 
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import AbstractBaseUser
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
@@ -11,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.tokens import issue_token
-from project.errors import SignInLockedOut
+from project.errors import PasswordSignInOff, SignInLockedOut
 from project.lockout import lockout_message
 
 BAD_CREDENTIALS = "Unable to log in with provided credentials."
@@ -59,6 +60,13 @@ class ObtainTokenView(APIView):
                 ),
                 description="Missing fields, or a wrong username or password.",
             ),
+            403: OpenApiResponse(
+                inline_serializer(
+                    "PasswordSignInOff", {"detail": serializers.CharField()}
+                ),
+                description="Passwords are switched off (TOOLCRIB_PASSWORD_LOGIN): "
+                "people sign in with the OpenID Connect provider.",
+            ),
             429: OpenApiResponse(
                 inline_serializer(
                     "SignInLockedOut", {"detail": serializers.CharField()}
@@ -81,7 +89,10 @@ def sign_in(*, request: Request, username: str, password: str) -> AbstractBaseUs
 
     Axes counts the failure and flags the request once the account or the address
     is over the limit; then even the right password is refused until the cool-off.
+    With passwords switched off, every password is refused before any check.
     """
+    if not settings.TOOLCRIB_PASSWORD_LOGIN:
+        raise PasswordSignInOff(settings.TOOLCRIB_OIDC_PROVIDER_NAME)
     user = authenticate(request=request, username=username, password=password)
     if getattr(request, "axes_locked_out", False):
         raise SignInLockedOut(lockout_message(request))

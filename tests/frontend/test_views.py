@@ -9,7 +9,13 @@ from agents.sessions import create_session
 
 PAGES = ["/", "/inbox/", "/overview/"]
 SESSION_PAGE = "/sessions/some-session-id/"
-STAFF_PAGES = ["/staff/access/", "/staff/audit/", "/staff/firehose/", "/staff/agents/"]
+STAFF_PAGES = [
+    "/staff/access/",
+    "/staff/audit/",
+    "/staff/firehose/",
+    "/staff/agents/",
+    "/staff/groups/",
+]
 
 
 @pytest.mark.parametrize("path", [*PAGES, SESSION_PAGE, *STAFF_PAGES])

@@ -3,6 +3,7 @@ from rest_framework.routers import SimpleRouter
 
 import agents.params  # noqa: F401 - registers the <id:...> and <name:...> converters
 from toolsets.api.activation import SessionToolsetsView, SessionToolsetView
+from toolsets.api.groups import GroupViewSet, UserViewSet
 from toolsets.api.imports import ImportViewSet
 from toolsets.api.views import (
     AccessView,
@@ -20,6 +21,8 @@ router.register("tools", ToolViewSet, basename="tool")
 router.register("grants", GrantViewSet, basename="grant")
 router.register("tool-calls", ToolCallViewSet, basename="tool-call")
 router.register("imports", ImportViewSet, basename="import")
+router.register("groups", GroupViewSet, basename="group")
+router.register("users", UserViewSet, basename="user")
 
 urlpatterns = [
     path("access/", AccessView.as_view(), name="access"),

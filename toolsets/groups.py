@@ -1,0 +1,169 @@
+"""Groups of users, the subjects of grants: staff create, rename, fill and delete them,
+and the sign-in provider keeps the groups it manages in step with its group claim.
+
+Every change that moves a user in or out of a group rings her sockets ("tools
+changed") once committed: membership through toolsets.signals, which also sees
+the admin's edits; a deleted group through access.membership_changed, since
+Django deletes its memberships without a signal.
+"""
+
+from collections.abc import Collection, Iterable
+from fnmatch import fnmatchcase
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, Group
+from django.db import IntegrityError, transaction
+from django.db.models import Count, QuerySet
+
+from agents.models import Request
+from project.errors import DomainError, NotFoundError
+from toolsets import access
+
+NAME_MAX = Group._meta.get_field("name").max_length
+
+
+class GroupNameTaken(DomainError):
+    """Another group has this name (letter case aside)."""
+
+    code = "name_taken"
+    field = "name"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"A group named {name!r} exists already.")
+
+
+class NoSuchUser(DomainError):
+    """A username that names nobody, given in a body."""
+
+    code = "no_such_user"
+    field = "username"
+
+    def __init__(self, username: str) -> None:
+        super().__init__(f"No user is named {username!r}.")
+
+
+class NotAMember(NotFoundError):
+    def __init__(self, *, username: str, group: str) -> None:
+        super().__init__(f"{username} is not a member of {group}.")
+
+
+def groups_with_counts() -> QuerySet[Group]:
+    """Every group by name, each with `member_count`."""
+    return Group.objects.annotate(member_count=Count("user", distinct=True)).order_by(
+        "name"
+    )
+
+
+def members(group: Group) -> QuerySet:
+    """A group's members, by username."""
+    return group.user_set.order_by("username")
+
+
+def user_by_username(username: str) -> AbstractBaseUser:
+    """The user of this username, or NoSuchUser."""
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise NoSuchUser(username)
+    return user
+
+
+def is_provider_managed(name: str) -> bool:
+    """Whether the sign-in provider sets this group's members (TOOLCRIB_OIDC_*)."""
+    if not settings.TOOLCRIB_OIDC_ISSUER:
+        return False
+    return any(
+        fnmatchcase(name, pattern) for pattern in settings.TOOLCRIB_OIDC_MANAGED_GROUPS
+    )
+
+
+def create_group(*, name: str) -> Group:
+    """A new group with no members."""
+    try:
+        with transaction.atomic():
+            _refuse_taken(name)
+            return Group.objects.create(name=name)
+    except IntegrityError:  # the same name created at the same moment
+        raise GroupNameTaken(name) from None
+
+
+def rename_group(*, group: Group, name: str) -> Group:
+    """Rename a group; its grants, budgets and approvals follow it.
+
+    Requests still waiting for an answer from the group name it (agents keeps the
+    name, not the row), so they take the new name too.
+    """
+    old = group.name
+    if name == old:
+        return group
+    try:
+        with transaction.atomic():
+            _refuse_taken(name, other_than=group)
+            group.name = name
+            group.save(update_fields=["name"])
+            Request.objects.filter(
+                answer_group=old, status=Request.Status.PENDING
+            ).update(answer_group=name)
+            access.invalidate()  # the catalog names approver groups
+    except IntegrityError:
+        raise GroupNameTaken(name) from None
+    return group
+
+
+def delete_group(*, group: Group) -> None:
+    """Delete a group and its grants; its members' tools follow the other rules."""
+    with transaction.atomic():
+        member_ids = list(group.user_set.values_list("pk", flat=True))
+        group.delete()
+        access.invalidate()  # tools whose approver group it was
+        access.membership_changed(user_ids=member_ids)
+
+
+def add_member(*, group: Group, user: AbstractBaseUser) -> bool:
+    """Put a user in a group; False if she was in it already."""
+    with transaction.atomic():
+        if group.user_set.filter(pk=user.pk).exists():
+            return False
+        group.user_set.add(user)  # toolsets.signals rings her sockets
+    return True
+
+
+def remove_member(*, group: Group, user: AbstractBaseUser) -> None:
+    """Take a user out of a group."""
+    with transaction.atomic():
+        if not group.user_set.filter(pk=user.pk).exists():
+            raise NotAMember(username=user.get_username(), group=group.name)
+        group.user_set.remove(user)  # toolsets.signals rings her sockets
+
+
+def sync_provider_groups(*, user: AbstractBaseUser, names: Iterable[str]) -> None:
+    """Make the user's provider-managed groups exactly the claimed ones.
+
+    A claimed group is created when missing; a claimed name that
+    TOOLCRIB_OIDC_MANAGED_GROUPS does not match is ignored, and a group it does not
+    match is never touched, so staff keep Toolcrib's own groups.
+    """
+    wanted = {name for name in names if is_provider_managed(name)}
+    with transaction.atomic():
+        current = set(user.groups.values_list("name", flat=True))
+        leaving = {name for name in current - wanted if is_provider_managed(name)}
+        joining = wanted - current
+        if leaving:
+            user.groups.remove(*Group.objects.filter(name__in=leaving))
+        if joining:
+            user.groups.add(*_groups_named(joining))
+
+
+def _groups_named(names: Collection[str]) -> list[Group]:
+    found = {group.name: group for group in Group.objects.filter(name__in=names)}
+    for name in sorted(set(names) - set(found)):
+        found[name], _ = Group.objects.get_or_create(name=name)
+    return list(found.values())
+
+
+def _refuse_taken(name: str, *, other_than: Group | None = None) -> None:
+    taken = Group.objects.filter(name__iexact=name)
+    if other_than is not None:
+        taken = taken.exclude(pk=other_than.pk)
+    if taken.exists():
+        raise GroupNameTaken(name)
