@@ -2,12 +2,13 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from agents.adk.builder import sync_code_agents
-from demo.users import ensure_demo_users
+from demo.users import ensure_demo_groups, ensure_demo_users
 
 
 class Command(BaseCommand):
     help = (
-        "Create the demo users (admin/admin, alice/alice, bob/bob) and the demo agents."
+        "Create the demo users (admin/admin, alice/alice, bob/bob), their groups "
+        "(managers: bob) and the demo agents."
     )
 
     def handle(self, *args, **options) -> None:
@@ -19,3 +20,7 @@ class Command(BaseCommand):
             role = "superuser" if is_admin else "user"
             note = "created" if created else "already there, password unchanged"
             self.stdout.write(f"  {username} / {password}  ({role}, {note})")
+        self.stdout.write("Demo groups:")
+        for name, members, created in ensure_demo_groups():
+            note = "created" if created else "already there, members unchanged"
+            self.stdout.write(f"  {name}: {', '.join(members) or 'nobody'}  ({note})")
