@@ -299,6 +299,7 @@ TOOLCRIB_TOOLSETS: dict[str, str] = {
     "files": "toolsets.builtin.files.toolset",
     "sql": "toolsets.builtin.sql.toolset",
     "shell": "toolsets.builtin.shell.toolset",
+    "search": "toolsets.builtin.search.toolset",
     **dict(
         item.split("=", 1)
         for item in env_list("TOOLCRIB_EXTRA_TOOLSETS")
@@ -333,19 +334,82 @@ TOOLCRIB_PLUGINS: list[str] = [
 TOOLCRIB_BUILTIN_CALCULATOR_MAX_DIGITS = int(
     env("TOOLCRIB_BUILTIN_CALCULATOR_MAX_DIGITS", "1000")
 )
+# Digits after the point a float result is rounded to; empty: as computed.
+TOOLCRIB_BUILTIN_CALCULATOR_PRECISION = (
+    int(env("TOOLCRIB_BUILTIN_CALCULATOR_PRECISION"))
+    if env("TOOLCRIB_BUILTIN_CALCULATOR_PRECISION").strip()
+    else None
+)
+if TOOLCRIB_BUILTIN_CALCULATOR_PRECISION is not None and not (
+    0 <= TOOLCRIB_BUILTIN_CALCULATOR_PRECISION <= 15
+):
+    raise ImproperlyConfigured(
+        "TOOLCRIB_BUILTIN_CALCULATOR_PRECISION must be between 0 and 15."
+    )
 TOOLCRIB_BUILTIN_HTTP_ALLOWED_HOSTS = env_list("TOOLCRIB_BUILTIN_HTTP_ALLOWED_HOSTS")
 TOOLCRIB_BUILTIN_HTTP_MAX_BYTES = int(env("TOOLCRIB_BUILTIN_HTTP_MAX_BYTES", "1048576"))
 TOOLCRIB_BUILTIN_HTTP_TIMEOUT = float(env("TOOLCRIB_BUILTIN_HTTP_TIMEOUT", "15"))
 TOOLCRIB_BUILTIN_HTTP_MAX_REDIRECTS = int(
     env("TOOLCRIB_BUILTIN_HTTP_MAX_REDIRECTS", "5")
 )
+# An administrator's API for the http tool: a relative URL the model gives is
+# joined to the base URL, whose host is allowed too; the fixed headers (a JSON
+# object) and each user's own credential (sent in the header named here, e.g.
+# "X-Api-Key" or "Authorization: Bearer", asked of her once) go to that host only,
+# never set by the model (docs/builtin-tools.md).
+TOOLCRIB_BUILTIN_HTTP_BASE_URL = env("TOOLCRIB_BUILTIN_HTTP_BASE_URL").strip()
+try:
+    TOOLCRIB_BUILTIN_HTTP_HEADERS: dict[str, str] = json.loads(
+        env("TOOLCRIB_BUILTIN_HTTP_HEADERS", "{}")
+    )
+except ValueError as exc:
+    raise ImproperlyConfigured("TOOLCRIB_BUILTIN_HTTP_HEADERS is not JSON.") from exc
+TOOLCRIB_BUILTIN_HTTP_CREDENTIAL_HEADER = env(
+    "TOOLCRIB_BUILTIN_HTTP_CREDENTIAL_HEADER"
+).strip()
+if not isinstance(TOOLCRIB_BUILTIN_HTTP_HEADERS, dict) or not all(
+    isinstance(value, str) for value in TOOLCRIB_BUILTIN_HTTP_HEADERS.values()
+):
+    raise ImproperlyConfigured(
+        "TOOLCRIB_BUILTIN_HTTP_HEADERS must be a JSON object of header names to text."
+    )
+if TOOLCRIB_BUILTIN_HTTP_BASE_URL and not TOOLCRIB_BUILTIN_HTTP_BASE_URL.startswith(
+    ("http://", "https://")
+):
+    raise ImproperlyConfigured(
+        "TOOLCRIB_BUILTIN_HTTP_BASE_URL must be an http:// or https:// URL."
+    )
+if not TOOLCRIB_BUILTIN_HTTP_BASE_URL and (
+    TOOLCRIB_BUILTIN_HTTP_HEADERS or TOOLCRIB_BUILTIN_HTTP_CREDENTIAL_HEADER
+):
+    raise ImproperlyConfigured(
+        "TOOLCRIB_BUILTIN_HTTP_HEADERS and TOOLCRIB_BUILTIN_HTTP_CREDENTIAL_HEADER "
+        "go to the host of TOOLCRIB_BUILTIN_HTTP_BASE_URL only: set it too."
+    )
 TOOLCRIB_BUILTIN_WEBPAGE_MAX_CHARS = int(
     env("TOOLCRIB_BUILTIN_WEBPAGE_MAX_CHARS", "20000")
 )
+# The User-Agent the webpage tool sends; empty: httpx's own.
+TOOLCRIB_BUILTIN_WEBPAGE_USER_AGENT = env("TOOLCRIB_BUILTIN_WEBPAGE_USER_AGENT").strip()
 TOOLCRIB_BUILTIN_FILES_MAX_BYTES = int(
     env("TOOLCRIB_BUILTIN_FILES_MAX_BYTES", "1048576")
 )
 TOOLCRIB_BUILTIN_FILES_MAX_FILES = int(env("TOOLCRIB_BUILTIN_FILES_MAX_FILES", "500"))
+# Folders of this host the files tools reach by absolute path, next to each user's
+# workspace: read only, or read and write with ":rw" ("/srv/reports,/srv/out:rw").
+# Never inside, or around, the data folder, the media folder or the project.
+TOOLCRIB_BUILTIN_FILES_ALLOWED_PATHS = env_list("TOOLCRIB_BUILTIN_FILES_ALLOWED_PATHS")
+# The search tool's provider: a SearXNG-compatible JSON endpoint, e.g.
+# http://searx.internal:8080/search (empty refuses every search), and the most
+# results a search returns.
+TOOLCRIB_BUILTIN_SEARCH_URL = env("TOOLCRIB_BUILTIN_SEARCH_URL").strip()
+TOOLCRIB_BUILTIN_SEARCH_MAX_RESULTS = int(
+    env("TOOLCRIB_BUILTIN_SEARCH_MAX_RESULTS", "5")
+)
+if TOOLCRIB_BUILTIN_SEARCH_MAX_RESULTS < 1:
+    raise ImproperlyConfigured(
+        "TOOLCRIB_BUILTIN_SEARCH_MAX_RESULTS must be at least 1."
+    )
 TOOLCRIB_BUILTIN_SQL_DATABASE_URL = env("TOOLCRIB_BUILTIN_SQL_DATABASE_URL")
 TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE = env_bool(
     "TOOLCRIB_BUILTIN_SQL_ALLOW_OWN_DATABASE"

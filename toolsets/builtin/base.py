@@ -8,8 +8,10 @@ Anything else a tool raises is a bug and propagates.
 """
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.tools import BaseTool, FunctionTool, ToolContext
 from google.adk.tools.base_toolset import BaseToolset
@@ -68,6 +70,20 @@ class BuiltinToolset(BaseToolset):
     ) -> list[BaseTool]:
         """Every tool of the toolset that the filter selects."""
         return [t for t in self._tools if self._is_tool_selected(t, readonly_context)]
+
+
+def kept_folder(folder: Path) -> tuple[str, Path] | None:
+    """The folder of Toolcrib's own that `folder` is inside, is, or holds (its
+    name and path), or None: no tool may reach the data, the media or the code."""
+    for name, other in (
+        ("the data folder", settings.DATA_DIR),
+        ("the media folder", settings.MEDIA_ROOT),
+        ("the project", settings.BASE_DIR),
+    ):
+        kept = Path(other).resolve()
+        if folder == kept or kept in folder.parents or folder in kept.parents:
+            return name, kept
+    return None
 
 
 def text_limit(text: str, limit: int) -> tuple[str, bool]:

@@ -8,6 +8,8 @@ subscripts, comprehensions or keyword arguments.
 Sizes are checked before work is done, so `9**9**9` or `factorial(10**6)` is
 refused instead of computed: TOOLCRIB_BUILTIN_CALCULATOR_MAX_DIGITS caps the
 digits of any integer on the way (floats must stay finite).
+TOOLCRIB_BUILTIN_CALCULATOR_PRECISION, when set, rounds a float result to that many
+digits after the point (the GoAgent Calculator's precision); integers stay exact.
 
 The toolset is named `math` in the catalog: `calculator` is the demo calculator
 agent's own toolset.
@@ -109,6 +111,14 @@ BINARY: dict[type[ast.operator], Callable[[Number, Number], Number]] = {
 
 def max_digits() -> int:
     return int(settings.TOOLCRIB_BUILTIN_CALCULATOR_MAX_DIGITS)
+
+
+def with_precision(value: Number) -> Number:
+    """A float rounded to the administrator's precision; anything else as it is."""
+    precision = settings.TOOLCRIB_BUILTIN_CALCULATOR_PRECISION
+    if precision is None or not isinstance(value, float):
+        return value
+    return round(value, int(precision))
 
 
 def evaluate(expression: str) -> Number:
@@ -216,7 +226,7 @@ def calculate(expression: str) -> dict:
     Returns:
         The result; very large integers come back as text to keep every digit.
     """
-    value = evaluate(expression)
+    value = with_precision(evaluate(expression))
     result: Any = value
     if isinstance(value, int) and abs(value) >= JSON_SAFE_INT:
         result = str(value)

@@ -17,8 +17,13 @@ load), so a reference can show only the user's own artifacts.
 
 Limits (Django settings, read on every call): TOOLCRIB_BUILTIN_FILES_MAX_BYTES per
 file, TOOLCRIB_BUILTIN_FILES_MAX_FILES per workspace.
+
+Next to the workspace, an absolute path (`/srv/reports/q3.csv`) reaches the host
+folders an administrator allows (TOOLCRIB_BUILTIN_FILES_ALLOWED_PATHS,
+toolsets.builtin.hostfiles): read only, or writable where marked `:rw`.
 """
 
+import asyncio
 import mimetypes
 import re
 from typing import Any
@@ -28,6 +33,7 @@ from google.adk.errors.input_validation_error import InputValidationError
 from google.adk.tools import ToolContext
 from google.genai import types
 
+from toolsets.builtin import hostfiles
 from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal
 
 WORKSPACE = "user:workspace/"
@@ -92,31 +98,44 @@ async def _workspace_files(tool_context: ToolContext) -> list[str]:
 
 
 async def list_files(tool_context: ToolContext, folder: str = "") -> dict:
-    """List the files in your workspace.
+    """List the files in your workspace, or in a folder of the server you may reach.
 
     Args:
         folder: Only list files under this folder, e.g. "notes"; all files if empty.
+            An absolute path (e.g. "/srv/reports") lists a server folder.
 
     Returns:
-        The paths of the files.
+        The paths of the files, and the server folders you may reach, if any.
     """
+    if hostfiles.is_host_path(folder):
+        limit = int(settings.TOOLCRIB_BUILTIN_FILES_MAX_FILES)
+        files = await asyncio.to_thread(hostfiles.list_files, folder, limit)
+        return {"status": "success", "files": files, "count": len(files)}
     files = await _workspace_files(tool_context)
     if folder:
         name = folder.rstrip("/") if isinstance(folder, str) else folder
         prefix = workspace_path(name) + "/"
         files = [f for f in files if f.startswith(prefix)]
-    return {"status": "success", "files": files, "count": len(files)}
+    answer = {"status": "success", "files": files, "count": len(files)}
+    if not folder and (folders := hostfiles.allowed_folders()):
+        answer["server_folders"] = folders
+    return answer
 
 
 async def read_file(path: str, tool_context: ToolContext) -> dict:
-    """Read a text file from your workspace.
+    """Read a text file from your workspace, or from a server folder you may reach.
 
     Args:
-        path: The file's path in the workspace, e.g. "notes/todo.md".
+        path: The file's path in the workspace, e.g. "notes/todo.md", or an
+            absolute path in a server folder, e.g. "/srv/reports/q3.csv".
 
     Returns:
         The file's text.
     """
+    if hostfiles.is_host_path(path):
+        text = await asyncio.to_thread(hostfiles.read_text, path, max_bytes())
+        size = len(text.encode("utf-8"))
+        return {"status": "success", "path": path, "content": text, "bytes": size}
     name = artifact_name(path)
     try:
         part = await tool_context.load_artifact(name)
@@ -149,21 +168,26 @@ def _content(part: types.Part, path: str) -> bytes:
 
 
 async def write_file(path: str, content: str, tool_context: ToolContext) -> dict:
-    """Write a text file to your workspace, replacing it if it exists.
+    """Write a text file to your workspace (or a writable server folder), replacing
+    it if it exists.
 
     Args:
-        path: The file's path in the workspace, e.g. "notes/todo.md".
+        path: The file's path in the workspace, e.g. "notes/todo.md", or an
+            absolute path in a writable server folder.
         content: The whole text of the file.
 
     Returns:
-        The path, its size and its version (0 for a new file).
+        The path, its size and its version (0 for a new file; none on the server).
     """
-    name = artifact_name(path)
     if not isinstance(content, str):
         raise Refusal("content must be text")
     data = content.encode("utf-8")
     if len(data) > max_bytes():
         raise Refusal(f"the content is larger than {max_bytes()} bytes")
+    if hostfiles.is_host_path(path):
+        size = await asyncio.to_thread(hostfiles.write_text, path, content)
+        return {"status": "success", "path": path, "bytes": size}
+    name = artifact_name(path)
     files = await _workspace_files(tool_context)
     limit = int(settings.TOOLCRIB_BUILTIN_FILES_MAX_FILES)
     if path not in files and len(files) >= limit:
@@ -177,11 +201,15 @@ async def write_file(path: str, content: str, tool_context: ToolContext) -> dict
 
 
 async def delete_file(path: str, tool_context: ToolContext) -> dict:
-    """Delete a file from your workspace, with all its versions.
+    """Delete a file from your workspace, with all its versions (or from a
+    writable server folder).
 
     Args:
-        path: The file's path in the workspace.
+        path: The file's path in the workspace, or an absolute server path.
     """
+    if hostfiles.is_host_path(path):
+        await asyncio.to_thread(hostfiles.delete, path)
+        return {"status": "success", "path": path, "deleted": True}
     name = artifact_name(path)
     if path not in await _workspace_files(tool_context):
         raise Refusal(f"there is no file {path!r} in the workspace")

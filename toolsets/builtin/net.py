@@ -23,7 +23,7 @@ The rules:
 import asyncio
 import ipaddress
 import socket
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -342,8 +342,14 @@ async def fetch(
     headers: Mapping[str, str] | None = None,
     content: bytes | None = None,
     json: Any = None,
+    host_headers: Collection[str] = (),
 ) -> Fetched:
-    """One request, redirects followed and re-checked, within the limits."""
+    """One request, redirects followed and re-checked, within the limits.
+
+    `host_headers` name headers meant for the first host only (an administrator's
+    fixed headers, a credential): like Authorization and Cookie, a redirect to
+    another host drops them.
+    """
     try:
         start = httpx.URL(url)
     except (httpx.InvalidURL, TypeError) as exc:
@@ -353,7 +359,10 @@ async def fetch(
     )
     try:
         async with asyncio.timeout(limits.timeout), client:
-            return await _follow(client, method, start, headers, content, json, limits)
+            kept = CREDENTIAL_HEADERS | {name.lower() for name in host_headers}
+            return await _follow(
+                client, method, start, headers, content, json, limits, kept
+            )
     except (TimeoutError, httpx.TimeoutException) as exc:
         raise Refusal(f"no complete answer within {limits.timeout} seconds") from exc
     except httpx.HTTPError as exc:
@@ -368,6 +377,7 @@ async def _follow(
     content: bytes | None,
     json: Any,
     limits: Limits,
+    host_only: frozenset[str] = CREDENTIAL_HEADERS,
 ) -> Fetched:
     headers = dict(headers or {})
     redirects: list[str] = []
@@ -389,10 +399,12 @@ async def _follow(
             response.status_code in (301, 302) and method == "POST"
         ):
             method, content, json = "GET", None, None
-        if target.host != url.host:
-            headers = {
-                k: v for k, v in headers.items() if k.lower() not in CREDENTIAL_HEADERS
-            }
+        if _origin(target) != _origin(url):  # another host, port or scheme
+            headers = {k: v for k, v in headers.items() if k.lower() not in host_only}
         redirects.append(str(target))
         url = target
     raise Refusal(f"more than {limits.max_redirects} redirects")
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port or DEFAULT_PORTS.get(url.scheme)

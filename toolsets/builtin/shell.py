@@ -41,7 +41,7 @@ from django.core import checks
 from google.adk.tools import ToolContext
 
 from toolsets.builtin import sandbox
-from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal
+from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal, kept_folder
 
 METACHARACTERS = frozenset(";&|$`<>(){}[]*?!~#\\'\"")
 MAX_ARGS = 100
@@ -146,19 +146,15 @@ def _workdir_root() -> Path:
 
 def workdir_problem(root: Path) -> str | None:
     """Why a working folder may not hold the users' folders, or None."""
-    for name, other in (
-        ("the data folder", settings.DATA_DIR),
-        ("the media folder", settings.MEDIA_ROOT),
-        ("the project", settings.BASE_DIR),
-    ):
-        kept = Path(other).resolve()
-        if root == kept or kept in root.parents or root in kept.parents:
-            return (
-                f"the shell's working folder {root} must not be inside {name} "
-                f"({kept}), nor hold it: set TOOLCRIB_BUILTIN_SHELL_WORKDIR to a "
-                "folder of its own"
-            )
-    return None
+    found = kept_folder(root)
+    if found is None:
+        return None
+    name, kept = found
+    return (
+        f"the shell's working folder {root} must not be inside {name} "
+        f"({kept}), nor hold it: set TOOLCRIB_BUILTIN_SHELL_WORKDIR to a "
+        "folder of its own"
+    )
 
 
 def _folder_name(user_id: str) -> str:

@@ -3,7 +3,9 @@
 It fetches the way the http toolset does (same allowlist, size, time and redirect
 limits: TOOLCRIB_BUILTIN_HTTP_*), then keeps what a reader sees: the title, the
 headings and the text blocks, without scripts, styles or markup.
-TOOLCRIB_BUILTIN_WEBPAGE_MAX_CHARS caps the text returned.
+TOOLCRIB_BUILTIN_WEBPAGE_MAX_CHARS caps the text returned;
+TOOLCRIB_BUILTIN_WEBPAGE_USER_AGENT, when set, is the User-Agent it sends (the
+GoAgent WebScraper's userAgent).
 """
 
 import re
@@ -121,13 +123,21 @@ async def fetch_webpage(url: str) -> dict:
         url=url.strip(),
         allowlist=allowlist(),
         limits=limits(),
-        headers={"Accept": "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5"},
+        headers=page_headers(),
     )
     if fetched.status >= 400:
         raise Refusal(f"the page answered HTTP {fetched.status}")
     if fetched.content_type not in PAGE_TYPES:
         raise Refusal(f"{fetched.url} is {fetched.content_type}, not a web page")
     return page_answer(fetched.url, fetched.content_type, fetched.text())
+
+
+def page_headers() -> dict[str, str]:
+    """What a page fetch sends: what it accepts, and the administrator's User-Agent."""
+    headers = {"Accept": "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5"}
+    if settings.TOOLCRIB_BUILTIN_WEBPAGE_USER_AGENT:
+        headers["User-Agent"] = settings.TOOLCRIB_BUILTIN_WEBPAGE_USER_AGENT
+    return headers
 
 
 def page_answer(url: str, content_type: str, body: str) -> dict[str, Any]:

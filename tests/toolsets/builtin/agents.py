@@ -6,7 +6,7 @@ A factory (ADK agents have one parent), registered by a test in TOOLCRIB_AGENTS.
 from google.adk.agents import LlmAgent
 
 from agents.adk.offline import OfflineLlm, OfflineStep
-from toolsets.builtin import calculator, shell
+from toolsets.builtin import calculator, http, shell
 
 
 def toolbox() -> LlmAgent:
@@ -20,4 +20,18 @@ def toolbox() -> LlmAgent:
         description="Calculates, then runs a command.",
         model=OfflineLlm(script=script),
         tools=[calculator.toolset, shell.toolset],
+    )
+
+
+def api_caller() -> LlmAgent:
+    """Calls the administrator's API through the http tool, trying a header of its own."""
+    script = [
+        OfflineStep.call("http_get", url="/items", headers={"Authorization": "forged"}),
+        OfflineStep.say("done"),
+    ]
+    return LlmAgent(
+        name="api_caller_agent",
+        description="Reads the items of the administrator's API.",
+        model=OfflineLlm(script=script),
+        tools=[http.toolset],
     )

@@ -83,3 +83,14 @@ async def test_calculate_through_a_runner():
 async def test_a_bad_expression_is_an_error_answer_not_a_failed_turn():
     response = await call_tool([toolset], "calculate", expression="1 / 0")
     assert response == {"status": "error", "error_message": "division by zero"}
+
+
+def test_the_administrators_precision_rounds_float_results(settings):
+    """The GoAgent Calculator's precision: floats rounded, integers exact."""
+    settings.TOOLCRIB_BUILTIN_CALCULATOR_PRECISION = 3
+
+    assert calculate("2 / 3")["result"] == 0.667
+    assert calculate("sqrt(2)")["result"] == 1.414
+    assert calculate("2 ** 70")["result"] == str(2**70)  # exact, as text
+    settings.TOOLCRIB_BUILTIN_CALCULATOR_PRECISION = None
+    assert calculate("2 / 3")["result"] == 2 / 3

@@ -7,7 +7,7 @@ from toolsets.models import Tool, Toolset
 
 pytestmark = pytest.mark.django_db  # tests/toolsets/conftest.py needs the db
 
-BUILTIN = {"math", "http", "webpage", "files", "sql", "shell"}
+BUILTIN = {"math", "http", "webpage", "files", "sql", "shell", "search"}
 
 
 @pytest.fixture
@@ -47,6 +47,7 @@ def test_builtin_toolsets_are_catalogued_with_source_builtin(builtin_only):
         "sql.run_query": "read",
         "sql.list_tables": "read",
         "shell.run_command": "dangerous",
+        "search.web_search": "read",
     }
 
 
@@ -54,3 +55,8 @@ def test_the_shell_toolset_row_starts_disabled(builtin_only):
     sync_catalog()
     shell = Toolset.objects.get(name="shell")
     assert (shell.enabled, shell.default_policy) == (False, "granted_only")
+
+
+def test_the_search_toolset_starts_granted_only(builtin_only):
+    sync_catalog()
+    assert Toolset.objects.get(name="search").default_policy == "granted_only"

@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from tests.toolsets.builtin import servers
 from tests.toolsets.builtin.adk import call_tool
 from tests.toolsets.builtin.servers import Reply, json_reply
 from toolsets.builtin.base import Refusal
@@ -122,3 +123,67 @@ async def test_binary_bodies_are_described_not_returned(web, allow_loopback):
     response = await http_get(web.url("/img"))
     assert response["body"] is None
     assert "image/png" in response["note"]
+
+
+# An administrator's API: base URL and fixed headers (the GoAgent APITool).
+
+
+@pytest.fixture
+def api_base(web, settings):
+    """The local server as the administrator's API, at /v1, with fixed headers."""
+    settings.TOOLCRIB_BUILTIN_HTTP_ALLOWED_HOSTS = []
+    settings.TOOLCRIB_BUILTIN_HTTP_BASE_URL = web.url("/v1")
+    settings.TOOLCRIB_BUILTIN_HTTP_HEADERS = {"X-Client": "toolcrib", "X-Tenant": "7"}
+    settings.TOOLCRIB_BUILTIN_HTTP_CREDENTIAL_HEADER = ""
+    settings.TOOLCRIB_BUILTIN_HTTP_TIMEOUT = 2
+    return web
+
+
+async def test_a_path_goes_to_the_base_url_with_the_fixed_headers(api_base):
+    api_base.routes["/v1/items"] = json_reply({"items": [1, 2]})
+
+    response = await call_tool(
+        [toolset], "http_get", url="/items", headers={"X-Client": "forged", "A": "b"}
+    )
+
+    assert response["http_status"] == 200
+    assert response["url"] == api_base.url("/v1/items")
+    [(method, path, headers)] = api_base.seen
+    assert (method, path) == ("GET", "/v1/items")
+    assert headers["X-Client"] == "toolcrib"  # the model cannot set it
+    assert headers["X-Tenant"] == "7"
+    assert headers["A"] == "b"
+
+
+async def test_a_post_to_the_base_url_carries_them_too(api_base):
+    api_base.routes["/v1/items"] = lambda h: json_reply({"got": json.loads(h.body)})
+
+    response = await call_tool([toolset], "http_post", url="items", json_body={"n": 1})
+
+    assert json.loads(response["body"]) == {"got": {"n": 1}}
+    assert api_base.seen[0][2]["X-Tenant"] == "7"
+
+
+async def test_fixed_headers_go_to_the_base_host_only(api_base, settings):
+    other = servers.serve()
+    settings.TOOLCRIB_BUILTIN_HTTP_ALLOWED_HOSTS = [f"127.0.0.1:{other.port}"]
+    other.routes["/x"] = json_reply({})
+    api_base.routes["/v1/away"] = Reply(302, headers={"Location": other.url("/x")})
+    try:
+        direct = await call_tool([toolset], "http_get", url=other.url("/x"))
+        redirected = await call_tool([toolset], "http_get", url="/away")
+    finally:
+        servers.stop(other)
+
+    assert direct["http_status"] == redirected["http_status"] == 200
+    assert [seen[1] for seen in other.seen] == ["/x", "/x"]
+    for _, _, headers in other.seen:
+        assert "X-Client" not in headers and "X-Tenant" not in headers
+
+
+async def test_a_path_without_a_base_url_is_refused(settings):
+    settings.TOOLCRIB_BUILTIN_HTTP_BASE_URL = ""
+    settings.TOOLCRIB_BUILTIN_HTTP_HEADERS = {}
+
+    with pytest.raises(Refusal, match="absolute"):
+        await http_get("/items")

@@ -71,3 +71,17 @@ async def test_something_that_is_not_a_page_is_refused(web, allow_loopback):
     web.routes["/data"] = json_reply({"a": 1})
     with pytest.raises(Refusal, match="not a web page"):
         await fetch_webpage(web.url("/data"))
+
+
+async def test_the_administrators_user_agent_is_sent(web, allow_loopback):
+    """The GoAgent WebScraper's userAgent; unset, httpx's own."""
+    web.routes["/"] = html_reply(PAGE)
+    allow_loopback.TOOLCRIB_BUILTIN_WEBPAGE_USER_AGENT = "Toolcrib/1.0 (+ops@example)"
+
+    await call_tool([toolset], "fetch_webpage", url=web.url("/"))
+    allow_loopback.TOOLCRIB_BUILTIN_WEBPAGE_USER_AGENT = ""
+    await call_tool([toolset], "fetch_webpage", url=web.url("/"))
+
+    agents = [headers["User-Agent"] for _, _, headers in web.seen]
+    assert agents[0] == "Toolcrib/1.0 (+ops@example)"
+    assert agents[1].startswith("python-httpx/")
