@@ -30,6 +30,7 @@ test: install
 # Only the browser tests (Chromium + a live server); screenshots in var/screenshots/.
 test-browser: install
 	scripts/ensure-chromium.sh
+	scripts/ensure-oidc-provider.sh
 	SECRET_KEY=toolcrib-test-only-secret-key TOOLCRIB_FAST_HASHER=1 \
 		$(VENV)/bin/pytest -q -p no:asyncio tests/browser
 

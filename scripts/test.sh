@@ -30,6 +30,9 @@ run_pytest() {
 # The shell tool's sandbox (bubblewrap), installed with apt when missing; on CI its
 # tests must run, so a missing sandbox is an error there.
 scripts/ensure-sandbox.sh
+# The sign-in tests' OpenID Connect provider (npm ci in tests/oidc); on CI its tests
+# must run, so a missing provider is an error there.
+scripts/ensure-oidc-provider.sh
 run_pytest -q tests --ignore=tests/integration --ignore=tests/browser
 if [[ -d tests/integration ]]; then
   # PostgreSQL, Redis, Celery workers and Daphne processes for real (each run on a
