@@ -131,7 +131,7 @@ def registered_names() -> dict[int, tuple[str, ...]]:
         if isinstance(target, ModuleType):
             ids = [id(tool.func) for tool in resolve_toolset(name)]
         else:
-            ids = [id(target)]
+            ids = [plain_origin(target)]  # a FunctionTool counts by its function
         for key in ids:
             index[key] = (*index.get(key, ()), name)
     _registered = (items, index)
@@ -377,7 +377,23 @@ async def abindings_of_agent(
         else:
             continue  # a row agent's tool from nowhere: left unmapped, so refused
         bindings.append(Binding(info, tool.name, tool, tool.name, agent.name))
+    _refuse_clashes(agent, bindings)
     return bindings
+
+
+def _refuse_clashes(agent: BaseAgent, found: list[Binding]) -> None:
+    """Refuse an agent with two tools of one name (a toolset's among them): ADK would
+    declare both and run only the last. The builder refuses plain tools' clashes when
+    it loads the agent; a toolset's tools are known only once listed."""
+    seen: dict[str, Binding] = {}
+    for binding in found:
+        other = seen.setdefault(binding.name, binding)
+        if other is not binding:
+            raise AgentBuildError(
+                f"agent {agent.name} has two tools named {binding.name!r} (in "
+                f"toolsets {other.toolset.name} and {binding.toolset.name}); rename "
+                "one, or give a toolset a tool_name_prefix"
+            )
 
 
 def _root_of(agent: BaseAgent) -> BaseAgent:

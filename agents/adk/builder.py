@@ -12,6 +12,7 @@ from google.adk.agents import BaseAgent, LlmAgent, LoopAgent, SequentialAgent
 from google.adk.tools import BaseTool, FunctionTool
 from google.adk.tools.base_toolset import BaseToolset
 
+from agents.adk.agent_tools import AgentToolError, adopt_agent_tools
 from agents.models import AgentSpec
 
 logger = logging.getLogger(__name__)
@@ -64,7 +65,13 @@ def toolset_source() -> ToolsetSource:
 
 
 def load_code_agent(dotted_path: str) -> BaseAgent:
-    """Import an ADK agent defined in code, by dotted path."""
+    """Import an ADK agent defined in code, by dotted path, ready to run: its
+    AgentTools adopted (agents.adk.agent_tools), its tools' names checked.
+
+    Raises:
+        AgentBuildError: It does not import, is no agent, or one of its agents has
+            two tools of one name.
+    """
     try:
         agent = import_string(dotted_path)
     except ImportError as exc:
@@ -73,7 +80,59 @@ def load_code_agent(dotted_path: str) -> BaseAgent:
         agent = agent()
     if not isinstance(agent, BaseAgent):
         raise AgentBuildError(f"{dotted_path} is not an ADK agent")
+    _adopt(agent, dotted_path)
+    check_tool_names(agent)
     return agent
+
+
+def _adopt(agent: BaseAgent, source: str) -> None:
+    try:
+        adopt_agent_tools(agent)
+    except AgentToolError as exc:
+        raise AgentBuildError(f"{source}: {exc}") from exc
+
+
+def check_tool_names(root: BaseAgent) -> None:
+    """Refuse a tree in which one agent declares two tools of one name: ADK would
+    declare both to the model and run only the last.
+
+    Tools of a BaseToolset are listed only when the agent runs: governance checks
+    those (toolsets.bindings).
+
+    Raises:
+        AgentBuildError: Says which agent, which name, and what the two tools are.
+    """
+    pending = [root]
+    while pending:
+        agent = pending.pop()
+        pending.extend(agent.sub_agents)
+        seen: dict[str, Any] = {}
+        for entry in getattr(agent, "tools", None) or []:
+            if isinstance(entry, BaseToolset):
+                continue
+            name = tool_name(entry)
+            if name in seen:
+                raise AgentBuildError(
+                    f"agent {agent.name} has two tools named {name!r} "
+                    f"({describe_tool(seen[name])} and {describe_tool(entry)}); "
+                    "rename one"
+                )
+            seen[name] = entry
+
+
+def tool_name(entry: Any) -> str:
+    """The name the model calls a tool by (a function's, or a BaseTool's own)."""
+    if isinstance(entry, BaseTool):
+        return entry.name
+    return getattr(entry, "__name__", str(entry))
+
+
+def describe_tool(entry: Any) -> str:
+    """Where a tool comes from, for an error message: module.function or its class."""
+    target = getattr(entry, "func", entry)
+    module = getattr(target, "__module__", "")
+    qualname = getattr(target, "__qualname__", None) or type(target).__qualname__
+    return f"{module}.{qualname}" if module else qualname
 
 
 def resolve_toolset(name: str) -> list[Any]:
@@ -143,12 +202,19 @@ def build_agent(spec: AgentSpec, *, depth: int = 0, as_sub: bool = False) -> Bas
         raise AgentBuildError(f"agent {spec.name}: sub-agents nest too deep or loop")
     if spec.source == AgentSpec.Source.CODE:
         agent = load_code_agent(spec.dotted_path)
-        # An ADK agent has one parent: a code agent reused under another gets a copy.
-        return agent.clone() if as_sub or agent.parent_agent else agent
+        if not (as_sub or agent.parent_agent):
+            return agent
+        # An ADK agent has one parent: a code agent reused under another gets a copy,
+        # whose AgentTools must run the copy's own sub-agents.
+        copy = agent.clone()
+        _adopt(copy, spec.dotted_path)
+        return copy
     subs = [
         build_agent(sub, depth=depth + 1, as_sub=True) for sub in spec.sub_agents.all()
     ]
-    return _build_row_agent(spec, subs)
+    agent = _build_row_agent(spec, subs)
+    check_tool_names(agent)
+    return agent
 
 
 def _build_row_agent(spec: AgentSpec, subs: Sequence[BaseAgent]) -> BaseAgent:

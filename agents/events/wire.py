@@ -153,10 +153,10 @@ def event_kind(event: AdkEvent) -> str:
         return "auth_request"
     if actions.requested_tool_confirmations or CONFIRMATION_CALL in call_names:
         return "approval_request"
+    if actions.escalate:  # before transfer: an escalation may transfer to the parent
+        return "escalation"
     if actions.transfer_to_agent:
         return "transfer"
-    if actions.escalate:
-        return "escalation"
     if calls:
         return "function_call"
     if event.get_function_responses():
@@ -263,9 +263,10 @@ def wire_from_adk(event: AdkEvent, *, kind: str | None = None) -> WireEvent:
 
 
 def transfer_of(event: AdkEvent) -> Handoff | None:
-    """The transfer an event makes: to `transfer_to_agent`, for `transfer_reason`."""
+    """The transfer an event makes: to `transfer_to_agent`, for `transfer_reason`;
+    none when it escalates (the transfer is how the escalation reaches the parent)."""
     actions = event.actions
-    if not actions.transfer_to_agent:
+    if not actions.transfer_to_agent or actions.escalate:
         return None
     return Handoff(
         from_agent=event.author,

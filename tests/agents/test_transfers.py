@@ -4,16 +4,21 @@ import pytest
 from asgiref.sync import sync_to_async as sync
 from channels.testing import WebsocketCommunicator
 from google.adk.agents import LlmAgent
+from google.adk.models import LlmRequest
 from google.adk.tools import ToolContext
+from google.adk.tools.agent_tool import AgentTool
 from rest_framework.test import APIClient
 
-from agents.adk.builder import sync_code_agents
-from agents.adk.offline import OfflineLlm, OfflineStep
+from agents.adk.builder import AgentBuildError, load_code_agent, sync_code_agents
+from agents.adk.offline import OfflineLlm, OfflineStep, latest_user_text, play_script
 from agents.events.wire import EventFrame
 from agents.models import AgentSpec, Event
 from agents.sessions import create_session
 from agents.tokens import issue_token
 from project.asgi import application
+from toolsets import access
+from toolsets.catalog import sync_catalog
+from toolsets.models import Tool, ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,6 +53,115 @@ def triage() -> LlmAgent:
     )
 
 
+class ByMessageLlm(OfflineLlm):
+    """A scripted model with one script per user message (else it answers it)."""
+
+    scripts: dict[str, list[OfflineStep]] = {}
+
+    def answer(self, llm_request: LlmRequest):
+        text = latest_user_text(llm_request.contents)
+        script = self.scripts.get(text, [OfflineStep.say(f"[desk] about: {text}")])
+        return play_script(script, llm_request, "desk")
+
+
+MODEL_CALLS: list[str] = []
+
+
+class CountingLlm(OfflineLlm):
+    """A scripted model that notes which agent asked it."""
+
+    def answer(self, llm_request: LlmRequest):
+        MODEL_CALLS.append(latest_user_text(llm_request.contents))
+        return super().answer(llm_request)
+
+
+def hand_back(tool_context: ToolContext) -> dict:
+    """Hands the conversation back: this is not a question for a specialist."""
+    tool_context.actions.escalate = True
+    tool_context.actions.transfer_reason = "Not a billing question."
+    return {"status": "escalated"}
+
+
+def desk() -> LlmAgent:
+    """Sends a question to its specialist, who escalates it: not a loop."""
+    specialist = LlmAgent(
+        name="specialist",
+        model=CountingLlm(
+            script=[OfflineStep.call("hand_back"), OfflineStep.say("[specialist] me")]
+        ),
+        tools=[hand_back],
+    )
+    model = ByMessageLlm(
+        scripts={
+            "my invoice": [
+                OfflineStep.call("transfer_to_agent", agent_name="specialist"),
+                OfflineStep.say("[desk] I will answer that myself."),
+            ]
+        }
+    )
+    return LlmAgent(name="desk", model=model, sub_agents=[specialist])
+
+
+def shout(text: str) -> dict:
+    """Shouts a text.
+
+    Args:
+        text: What to shout.
+    """
+    return {"status": "success", "text": text.upper()}
+
+
+def crier_agent(*, skip: bool = False) -> LlmAgent:
+    """A boss that asks its crier, an agent used as a tool (ADK's AgentTool)."""
+    crier = LlmAgent(
+        name="crier",
+        description="Cries a text out.",
+        model=OfflineLlm(
+            script=[OfflineStep.call("shout", text="hello"), OfflineStep.say("HELLO!")]
+        ),
+        tools=[shout],
+    )
+    boss = OfflineLlm(
+        script=[OfflineStep.call("crier", request="say hello"), OfflineStep.say("done")]
+    )
+    return LlmAgent(
+        name="boss",
+        model=boss,
+        tools=[AgentTool(agent=crier, skip_summarization=skip)],
+    )
+
+
+def terse_boss() -> LlmAgent:
+    """The boss, whose crier's answer is the turn's answer (skip_summarization)."""
+    return crier_agent(skip=True)
+
+
+def lookup(item: str) -> dict:
+    """Looks an item up.
+
+    Args:
+        item: Which.
+    """
+    return {"item": item}
+
+
+def other_lookup(item: str) -> dict:
+    """Looks an item up elsewhere.
+
+    Args:
+        item: Which.
+    """
+    return {"item": item, "elsewhere": True}
+
+
+other_lookup.__name__ = "lookup"
+
+
+def twins() -> LlmAgent:
+    """Two tools named lookup."""
+    return LlmAgent(name="twins", model=OfflineLlm(), tools=[lookup, other_lookup])
+
+
 @pytest.fixture(autouse=True)
 def artifact_storage_dir(settings, tmp_path):
     settings.STORAGES = {
@@ -64,7 +178,11 @@ def agents(db, settings):
     settings.TOOLCRIB_AGENTS = [
         *settings.TOOLCRIB_AGENTS,
         "tests.agents.test_transfers.triage",
+        "tests.agents.test_transfers.desk",
+        "tests.agents.test_transfers.crier_agent",
+        "tests.agents.test_transfers.terse_boss",
     ]
+    MODEL_CALLS.clear()
     return {spec.name: spec for spec in sync_code_agents()}
 
 
@@ -189,6 +307,103 @@ def test_an_agent_used_as_a_tool_leaves_its_events_in_the_session(
     assert stored.count() == 3
     answer = events(frames, "text")[-1]
     assert answer["author"] == "briefing_agent"
+
+
+def test_an_escalation_outside_a_loop_hands_the_turn_to_the_parent(
+    alice, agents, start_session, say, events_of, api_for
+):
+    session = start_session(alice, "desk")
+
+    run = say(alice, session, "my invoice")
+    first = events_of(alice, session)
+    say(alice, session, "thanks")
+    second = events_of(alice, session, after=first[-1]["seq"])
+
+    assert [e["escalation"] for e in events(first, "escalation")] == [
+        {"from": "specialist", "to": "desk", "reason": "Not a billing question."}
+    ]
+    assert events(first, "text")[-1] == {
+        **events(first, "text")[-1],
+        "author": "desk",
+        "text": "[desk] I will answer that myself.",
+    }
+    assert MODEL_CALLS == ["my invoice"]  # the specialist was asked once, only
+    assert [h["kind"] for h in handoffs_of(api_for, alice, run)] == [
+        "transfer",
+        "escalation",
+    ]
+    authors = {f["event"]["author"] for f in second} - {"system", "user"}
+    assert authors == {"desk"}
+    assert events(second, "text")[-1]["text"] == "[desk] about: thanks"
+
+
+def test_an_agent_tool_runs_its_agent_in_the_session_under_governance(
+    alice, agents, start_session, say, events_of
+):
+    sync_catalog()
+    session = start_session(alice, "crier_agent")
+
+    say(alice, session, "say hello loudly")
+
+    frames = events_of(alice, session)
+    child = [f["event"] for f in frames if f["event"]["author"] == "crier"]
+    assert [e["kind"] for e in child] == ["function_call", "function_response", "text"]
+    [call] = [e for e in events(frames, "function_call") if e["author"] == "boss"]
+    assert {e["branch"] for e in child} == {f"crier@{call['function_calls'][0]['id']}"}
+    assert Event.objects.filter(session_id=session, author="crier").count() == 3
+    assert Tool.objects.get(full_name="crier_agent.shout").toolset.name == "crier_agent"
+    audit = ToolCall.objects.all()
+    assert {(c.tool_full_name, c.status) for c in audit} == {
+        ("crier_agent.crier", "ok"),
+        ("crier_agent.shout", "ok"),
+    }
+    assert {c.session_id for c in audit} == {session}
+    answer = events(frames, "text")[-1]
+    assert (answer["author"], answer["text"]) == ("boss", "done")
+
+
+def test_an_agent_tools_agent_is_refused_a_tool_its_user_is_denied(
+    alice, agents, start_session, say, events_of
+):
+    sync_catalog()
+    shout_row = Tool.objects.get(full_name="crier_agent.shout")
+    access.grant_tool(target=shout_row, effect="deny", user=alice)
+    session = start_session(alice, "crier_agent")
+
+    say(alice, session, "say hello loudly")
+
+    [refused] = [
+        r["response"]
+        for f in events_of(alice, session)
+        for r in f["event"]["function_responses"]
+        if r["name"] == "shout"
+    ]
+    assert "not available to you" in refused["error_message"]
+    assert ToolCall.objects.get(tool_name="shout").status == "denied"
+
+
+def test_an_agent_tool_keeps_skip_summarization(
+    alice, agents, start_session, say, events_of
+):
+    session = start_session(alice, "terse_boss")
+
+    say(alice, session, "say hello loudly")
+
+    frames = [
+        f["event"] for f in events_of(alice, session) if f["event"]["author"] == "boss"
+    ]
+    assert [e["kind"] for e in frames] == ["function_call", "function_response"]
+    assert frames[-1]["actions"]["skip_summarization"] is True
+
+
+def test_two_tools_of_one_name_are_refused_when_the_agent_loads():
+    with pytest.raises(AgentBuildError) as refused:
+        load_code_agent("tests.agents.test_transfers.twins")
+
+    assert str(refused.value) == (
+        "agent twins has two tools named 'lookup' (tests.agents.test_transfers.lookup "
+        "and tests.agents.test_transfers.other_lookup); rename one"
+    )
 
 
 async def test_the_socket_streams_escalations_and_child_events_as_stored(alice, agents):

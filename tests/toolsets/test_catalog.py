@@ -2,11 +2,15 @@
 
 import pytest
 from django.core.management import call_command
+from google.adk.agents import LlmAgent
 
+from agents.adk.builder import AgentBuildError, sync_code_agents
+from agents.adk.offline import OfflineLlm
+from tests.toolsets import seed002
 from tests.toolsets.conftest import tool, toolset
 from tests.toolsets.gauges import FlakyToolset
 from toolsets import access
-from toolsets.bindings import snake_case
+from toolsets.bindings import bindings_of_tree, snake_case
 from toolsets.catalog import sync_catalog
 from toolsets.models import Grant, Tool, Toolset
 
@@ -174,3 +178,29 @@ def test_demo_setup_syncs_the_catalog(db, capsys):
 )
 def test_snake_case_of_class_names(name, snake):
     assert snake_case(name) == snake
+
+
+def clashing() -> LlmAgent:
+    """Two toolsets that both have a tool named purge_records."""
+    return LlmAgent(
+        name="clashing",
+        model=OfflineLlm(),
+        tools=[seed002.MaintenanceTools(), seed002.RestrictedAdminTools()],
+    )
+
+
+def test_an_agent_whose_toolsets_share_a_tool_name_is_refused(db, toolcrib_settings):
+    toolcrib_settings.TOOLCRIB_AGENTS = ["tests.toolsets.test_catalog.clashing"]
+    sync_code_agents()
+
+    report = sync_catalog()
+
+    assert report.failed == ["clashing"]
+    assert not Tool.objects.filter(name="purge_records").exists()
+    with pytest.raises(AgentBuildError) as refused:
+        bindings_of_tree(clashing(), app_name="clashing")
+    assert str(refused.value) == (
+        "agent clashing has two tools named 'purge_records' (in toolsets "
+        "maintenance_tools and restricted_admin_tools); rename one, or give a "
+        "toolset a tool_name_prefix"
+    )
