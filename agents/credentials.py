@@ -63,12 +63,24 @@ def build_credential(request: Request, answer: Mapping[str, str]) -> AuthCredent
             if scheme == "oauth2"
             else AuthCredentialTypes.OPEN_ID_CONNECT
         )
-        oauth2 = OAuth2Auth(
-            access_token=_needed(answer, "access_token", scheme),
-            refresh_token=answer.get("refresh_token") or None,
-        )
-        return AuthCredential(auth_type=kind, oauth2=oauth2)
+        return AuthCredential(auth_type=kind, oauth2=_oauth2(answer, scheme))
     raise UnsupportedScheme(scheme)
+
+
+def _oauth2(answer: Mapping[str, str], scheme: str) -> OAuth2Auth:
+    if answer.get("auth_response_uri"):
+        # The provider's redirect after a sign-in (agents.oauth2): ADK exchanges its
+        # code for tokens when the tool runs again.
+        return OAuth2Auth(
+            auth_response_uri=answer["auth_response_uri"],
+            redirect_uri=answer.get("redirect_uri") or None,
+            state=answer.get("state") or None,
+            code_verifier=answer.get("code_verifier") or None,
+        )
+    return OAuth2Auth(
+        access_token=_needed(answer, "access_token", scheme),
+        refresh_token=answer.get("refresh_token") or None,
+    )
 
 
 def answer_fields(request: Request) -> list[str]:

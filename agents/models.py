@@ -454,6 +454,11 @@ class Request(models.Model):
     auth_config = models.JSONField(
         default=dict, blank=True, help_text="The AuthConfig asked, secrets blanked."
     )
+    # An OAuth2 sign-in's PKCE code verifier: blanked in auth_config, needed again
+    # when the provider's code is exchanged (agents.oauth2).
+    sealed_verifier = models.TextField(
+        blank=True, editable=False, help_text="The PKCE code verifier, encrypted."
+    )
     # What a person reads: the tool's own description, from its catalog entry (the
     # approval gate's payload) or its ADK declaration, as recorded.
     description = models.TextField(

@@ -42,6 +42,7 @@ logger = logging.getLogger(__name__)
 # The answer's placeholder: which Credential row holds the secret.
 CREDENTIAL_REF = "toolcrib_credential"
 PURPOSE = "toolcrib-credentials"
+VERIFIER_PURPOSE = "toolcrib-oauth2-verifier"
 
 
 def seal(credential: AuthCredential) -> str:
@@ -56,6 +57,21 @@ def unseal(sealed: str) -> AuthCredential | None:
         logger.warning("a stored credential no longer decrypts; it will be asked again")
         return None
     return AuthCredential.model_validate_json(raw)
+
+
+def seal_code_verifier(auth_config: AuthConfig) -> str:
+    """The PKCE code verifier of an OAuth2 sign-in ADK generated, encrypted; ""
+    if none. Kept server-side: the request as stored and shown blanks it."""
+    exchanged = auth_config.exchanged_auth_credential
+    verifier = (
+        exchanged.oauth2.code_verifier if exchanged and exchanged.oauth2 else None
+    )
+    return sealing.seal(VERIFIER_PURPOSE, verifier) if verifier else ""
+
+
+def unseal_code_verifier(sealed: str) -> str | None:
+    """See seal_code_verifier(); None if there is none or the key changed."""
+    return sealing.unseal(VERIFIER_PURPOSE, sealed) if sealed else None
 
 
 def scheme_of(auth_config: AuthConfig) -> str:

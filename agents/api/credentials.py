@@ -13,10 +13,12 @@ from rest_framework.response import Response
 
 from agents import credentials
 from agents.api.inputs import JSONParser, validated
+from agents.api.oauth2 import redirect_uri
 from agents.api.serializers import RunSerializer, request_status
 from agents.api.views import _run_response
 from agents.inputs import CredentialAnswer
 from agents.models import Credential, Request
+from agents.oauth2 import authorization_url
 from agents.params import ID_CONVERTER
 from agents.requests import inbox
 from agents.requests.answer import answer_request
@@ -32,6 +34,11 @@ class CredentialRequestSerializer(serializers.ModelSerializer):
     call_id = serializers.CharField(read_only=True)
     tool_call_id = serializers.CharField(read_only=True)
     auth_config = serializers.JSONField(read_only=True)
+    authorization_url = serializers.SerializerMethodField(
+        help_text="An OAuth2 sign-in's: open it in the browser; the provider sends "
+        "the user back to /api/oauth2/callback/, which answers the request. Null "
+        "for a credential answered with fields."
+    )
     answer_run = serializers.UUIDField(source="answer_run_id", read_only=True)
 
     class Meta:
@@ -49,11 +56,18 @@ class CredentialRequestSerializer(serializers.ModelSerializer):
             "credential_key",
             "scheme",
             "auth_config",
+            "authorization_url",
             "answer_run",
             "created_at",
             "answered_at",
         ]
         read_only_fields = fields
+
+    def get_authorization_url(self, request: Request) -> str | None:
+        http = self.context.get("request")
+        if http is None:
+            return None
+        return authorization_url(request, redirect_uri=redirect_uri(http))
 
 
 class CredentialSerializer(serializers.ModelSerializer):
@@ -102,13 +116,18 @@ class AuthRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     )
     def list(self, request: HttpRequest, *args, **kwargs) -> Response:
         rows = self.get_queryset()[:200]
-        return Response(CredentialRequestSerializer(rows, many=True).data)
+        context = {"request": request}
+        return Response(
+            CredentialRequestSerializer(rows, many=True, context=context).data
+        )
 
     def retrieve(self, request: HttpRequest, pk=None) -> Response:
         found = inbox.readable_request(
             user=request.user, kind=CREDENTIAL, request_id=pk
         )
-        return Response(CredentialRequestSerializer(found).data)
+        return Response(
+            CredentialRequestSerializer(found, context={"request": request}).data
+        )
 
     @extend_schema(
         request=CredentialAnswer,

@@ -21,11 +21,13 @@ from rest_framework.request import Request as HttpRequest
 from rest_framework.response import Response
 
 from agents.api.inputs import JSONParser, validated
+from agents.api.oauth2 import redirect_uri
 from agents.api.serializers import RunSerializer
 from agents.api.views import _run_response
 from agents.credentials import answer_fields
 from agents.inputs import CallResultInput, CredentialAnswer, DecisionInput
 from agents.models import Request
+from agents.oauth2 import authorization_url
 from agents.params import ID_CONVERTER, bool_param, whole_number_param
 from agents.requests import inbox, rules, wording
 from agents.requests.answer import access_by_id, answer_by_id
@@ -138,7 +140,16 @@ class RequestSerializer(serializers.ModelSerializer):
                     method_name="get_answer_fields",
                     help_text="A credential's: the fields its answer gives; else empty.",
                 )
+                found["authorization_url"] = serializers.SerializerMethodField(
+                    help_text="An OAuth2 sign-in's: open it; the provider's redirect "
+                    "to /api/oauth2/callback/ answers the request. Else null.",
+                )
         return found
+
+    def get_authorization_url(self, request: Request) -> str | None:
+        return authorization_url(
+            request, redirect_uri=redirect_uri(self.context["request"])
+        )
 
     def get_answer_fields(self, request: Request) -> list[str]:
         if request.kind != Request.Kind.CREDENTIAL:

@@ -4,6 +4,7 @@ from rest_framework.routers import DefaultRouter, SimpleRouter
 from agents.api.approvals import ApprovalViewSet
 from agents.api.auth import ObtainTokenView
 from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
+from agents.api.oauth2 import oauth2_callback
 from agents.api.requests import RequestViewSet
 from agents.api.usage import BudgetViewSet, UsageView
 from agents.api.views import (
@@ -43,6 +44,8 @@ urlpatterns = [
     path("usage/", UsageView.as_view(), name="usage"),
     path("calls/", CallListView.as_view(), name="call-list"),
     path("memory/", MemorySearchView.as_view(), name="memory-search"),
+    # Where OAuth2 providers send the browser back (agents/api/oauth2.py).
+    path("oauth2/callback/", oauth2_callback, name="oauth2-callback"),
     path("", include(router.urls)),
     path("", include(unlisted.urls)),
 ]

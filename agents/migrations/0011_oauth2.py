@@ -1,6 +1,6 @@
-"""Placeholder (issue 17): OAuth2 authorization-code flows."""
+"""Issue 17: OAuth2 authorization-code flows keep a sign-in's PKCE code verifier."""
 
-from django.db import migrations
+from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
@@ -8,4 +8,14 @@ class Migration(migrations.Migration):
         ("agents", "0010_tool_choice"),
     ]
 
-    operations = []
+    operations = [
+        migrations.AddField(
+            model_name="request",
+            name="sealed_verifier",
+            field=models.TextField(
+                blank=True,
+                editable=False,
+                help_text="The PKCE code verifier, encrypted.",
+            ),
+        ),
+    ]

@@ -27,7 +27,12 @@ from google.genai import types
 from pydantic import ValidationError
 
 from agents.adk.auth import AUTH_CALL
-from agents.adk.credentials import CREDENTIAL_REF, scheme_of, store_credential
+from agents.adk.credentials import (
+    CREDENTIAL_REF,
+    scheme_of,
+    seal_code_verifier,
+    store_credential,
+)
 from agents.adk.long_running import (
     answering_group,
     approval_rule,
@@ -268,6 +273,7 @@ class CredentialKind(RequestKind):
             auth_config=redact_secrets(
                 config.model_dump(mode="json", exclude_none=True)
             ),
+            sealed_verifier=seal_code_verifier(config),
         )
 
     def reply(self, request, answer, *, session, user) -> Reply:

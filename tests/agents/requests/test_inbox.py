@@ -44,6 +44,7 @@ KEYS = {
     "comment",
     "scheme",
     "fields",
+    "authorization_url",
     "run",
     "answer_run",
 }
@@ -133,6 +134,7 @@ def test_a_request_reads_as_a_person_reads_it(people, waiting):
         "comment": "",
         "scheme": "",
         "fields": [],
+        "authorization_url": None,
         "answer_run": None,
     }
     assert (mine["session"], mine["run"]) == (approval.session_id, str(approval.run_id))
