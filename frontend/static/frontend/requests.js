@@ -240,7 +240,29 @@ function defaultFields(scheme) {
   return [];
 }
 
+/** An OAuth2 sign-in: a link to the provider, which sends the browser back to
+ * this session once the user has signed in (only an http(s) address is linked). */
+function signInLink(request) {
+  let url;
+  try {
+    url = new URL(request.authorization_url);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return null;
+  return h(
+    "p",
+    { class: "credential-sign-in" },
+    h("a", { class: "button small primary", href: url.href, rel: "noopener noreferrer" }, `Sign in to give ${request.tool_name || "the tool"} access`),
+    h("span", { class: "muted small" }, " You come back here once you have signed in; the tool then runs again."),
+  );
+}
+
 function credentialForm(request, hooks) {
+  if (request.authorization_url) {
+    const link = signInLink(request);
+    if (link) return link;
+  }
   const fields = credentialFields(request);
   if (!fields.length) {
     return h("p", { class: "muted small" }, `A “${request.scheme}” credential cannot be given from the browser.`);
