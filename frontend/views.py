@@ -10,10 +10,8 @@ from collections.abc import Callable
 from functools import wraps
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import Group
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -100,21 +98,5 @@ def session_page(access: SessionAccess) -> View:
 
 @staff_required
 def access(request: HttpRequest) -> HttpResponse:
-    """The permission matrix. Users and groups have no API yet: listed here, read-only."""
-    users = get_user_model().objects.filter(is_active=True).order_by("username")
-    subjects = {
-        "users": [
-            {"id": user.pk, "username": user.get_username(), "is_staff": user.is_staff}
-            for user in users
-        ],
-        "groups": [
-            {
-                "name": group.name,
-                "members": sorted(group.user_set.values_list("pk", flat=True)),
-            }
-            for group in Group.objects.order_by("name")
-        ],
-    }
-    return render(
-        request, "frontend/access.html", {"nav": "access", "subjects": subjects}
-    )
+    """The permission matrix: its groups, users, tools and grants come from the API."""
+    return render(request, "frontend/access.html", {"nav": "access"})

@@ -1,18 +1,27 @@
-// The permission matrix: toolsets and tools × groups and users. Each cell's toggle
-// (allow / deny / inherit) saves at once through /api/grants/; each user cell
-// shows what the user gets and the rule that decided (/api/access/?user=).
+// The permission matrix: groups first, then a page of users, × toolsets and tools.
+// Each cell's toggle (allow / deny / inherit) saves at once through /api/grants/;
+// its editor (…) sets an expiry too. Each user cell shows what the user gets and the
+// rule that decided (/api/access/?user=). Users come a page at a time from
+// /api/users/ (a name search narrows them), groups from /api/groups/; a toolset's
+// tool rows are built when it opens, so a catalog of 500 tools opens quickly
+// (bench/matrix.py times the calls).
 
 import { api } from "./api.js";
-import { clear, failure, h, loading, toast } from "./dom.js";
+import { clear, debounce, failure, h, loading, toast } from "./dom.js";
 
-const subjects = JSON.parse(document.getElementById("subjects").textContent);
+const PAGE = 12; // users a page; bench/matrix.py times a page
 const box = document.getElementById("matrix");
 const filter = document.getElementById("matrix-filter");
+const userSearch = document.getElementById("user-search");
+const pager = document.getElementById("matrix-pager");
 
-const columns = [
-  ...subjects.groups.map((group) => ({ kind: "group", key: `group:${group.name}`, name: group.name, members: group.members })),
-  ...subjects.users.map((user) => ({ kind: "user", key: `user:${user.username}`, name: user.username, id: user.id, staff: user.is_staff })),
-];
+let groups = []; // /api/groups/
+let users = []; // this page's users (/api/users/)
+let page = 0;
+let more = false; // a next page exists
+let columns = [];
+let catalog = null; // {toolsets, tools, toolInfo}
+const opened = new Set(); // toolsets shown unfolded
 const EFFECTS = [
   { effect: "allow", text: "A", label: "allow" },
   { effect: "deny", text: "D", label: "deny" },
@@ -27,21 +36,77 @@ const cells = []; // {column, target, buttons, decision, toggle}
 async function load() {
   clear(box, loading("Loading toolsets, grants and access…"));
   try {
-    const [toolsets, tools] = await Promise.all([api("/api/toolsets/"), api("/api/tools/")]);
-    await Promise.all([loadGrants(), loadDecisions(columns.filter((c) => c.kind === "user"))]);
-    render(toolsets, tools);
+    const users = loadGroups().then(loadUsers); // the columns: groups first
+    const [toolsets, tools] = await Promise.all([api("/api/toolsets/"), api("/api/tools/"), users, loadGrants()]);
+    catalog = { toolsets, tools, toolInfo: new Map(tools.map((tool) => [tool.full_name, tool])) };
+    if (tools.length <= FOLD_OVER) for (const toolset of toolsets) opened.add(toolset.name);
+    await loadDecisions(userColumns());
+    render();
   } catch (error) {
     clear(box, failure(error, load));
   }
+}
+
+/** Another page of users, or a search: the same catalog, new user columns. */
+async function showUsers() {
+  try {
+    await loadUsers();
+    await loadDecisions(userColumns());
+  } catch (error) {
+    toast(`Could not load users: ${error.message}`, "bad");
+    return;
+  }
+  if (catalog) render();
+}
+
+async function loadGroups() {
+  groups = await api("/api/groups/");
+}
+
+async function loadUsers() {
+  const search = userSearch.value.trim();
+  const found = await api("/api/users/", { query: { search, limit: PAGE * (page + 1) + 1 } });
+  if (page > 0 && found.length <= PAGE * page) page = Math.max(0, Math.ceil(found.length / PAGE) - 1);
+  users = found.slice(PAGE * page, PAGE * (page + 1));
+  more = found.length > PAGE * (page + 1);
+  columns = [
+    ...groups.map((group) => ({ kind: "group", key: `group:${group.name}`, name: group.name, count: group.member_count })),
+    ...users.map((user) => ({ kind: "user", key: `user:${user.username}`, name: user.username, id: user.id, staff: user.is_staff, groups: user.groups })),
+  ];
+  paintPager(search);
+}
+
+function userColumns() {
+  return columns.filter((c) => c.kind === "user");
+}
+
+function paintPager(search) {
+  const first = PAGE * page + 1;
+  const words = users.length
+    ? `Users ${first}–${first + users.length - 1}${search ? ` matching “${search}”` : ""}`
+    : search
+      ? `No user matches “${search}”`
+      : "No users";
+  const previous = h("button", { type: "button", class: "button small ghost", disabled: page === 0, "aria-label": "Previous users" }, "‹ Previous");
+  const next = h("button", { type: "button", class: "button small ghost", disabled: !more, "aria-label": "Next users" }, "Next ›");
+  previous.addEventListener("click", () => {
+    page -= 1;
+    showUsers();
+  });
+  next.addEventListener("click", () => {
+    page += 1;
+    showUsers();
+  });
+  clear(pager, previous, h("span", { class: "muted small", id: "matrix-page", "aria-live": "polite" }, words), next);
 }
 
 async function loadGrants() {
   grants = await api("/api/grants/");
 }
 
-async function loadDecisions(users) {
+async function loadDecisions(columnsToLoad) {
   await Promise.all(
-    users.map(async (column) => {
+    columnsToLoad.map(async (column) => {
       const matrix = await api("/api/access/", { query: { user: column.id } });
       for (const toolset of matrix.toolsets) {
         decisions.set(`${column.id}|toolset:${toolset.name}`, toolset);
@@ -51,12 +116,12 @@ async function loadDecisions(users) {
   );
 }
 
-function render(toolsets, tools) {
+function render() {
+  const { toolsets, toolInfo } = catalog;
   if (!toolsets.length) {
     clear(box, h("div", { class: "state empty" }, h("strong", {}, "No toolsets yet"), h("p", {}, "Tools appear here once agents with tools are registered (manage.py sync_tools).")));
     return;
   }
-  const toolInfo = new Map(tools.map((tool) => [tool.full_name, tool]));
   cells.length = 0;
   const head = h(
     "thead",
@@ -66,25 +131,37 @@ function render(toolsets, tools) {
       {},
       h("th", { class: "target", scope: "col" }, "Toolset / tool"),
       columns.map((column) =>
-        h("th", { scope: "col", dataset: { subject: column.key } }, h("span", { class: "subject-kind" }, column.kind), column.name),
+        h("th", { scope: "col", class: column.kind, dataset: { subject: column.key } }, h("span", { class: "subject-kind" }, column.kind), column.name),
       ),
     ),
   );
   const body = h("tbody", {});
-  // A big catalog starts folded to its toolsets; the filter still finds every tool.
-  const open = tools.length <= FOLD_OVER;
+  // A big catalog starts folded to its toolsets; a tool row is built when its
+  // toolset opens (or the filter finds it).
   for (const toolset of toolsets) {
-    const toolRows = toolset.tools.map((fullName) => row("tool", fullName, toolInfo.get(fullName), toolset));
-    for (const tr of toolRows) tr.classList.toggle("collapsed", !open);
+    const open = opened.has(toolset.name);
     const expander = h("button", { type: "button", class: "expander", "aria-expanded": String(open), "aria-label": `Show or hide the tools of ${toolset.name}` }, open ? "▾" : "▸");
+    const toolsetRow = row("toolset", toolset.name, toolset, toolset, expander);
+    let toolRows = null;
+    toolsetRow.toolRows = () => {
+      if (!toolRows) {
+        toolRows = toolset.tools.map((fullName) => row("tool", fullName, toolInfo.get(fullName), toolset));
+        for (const tr of toolRows) tr.classList.toggle("collapsed", !opened.has(toolset.name));
+        toolsetRow.after(...toolRows);
+      }
+      return toolRows;
+    };
     expander.addEventListener("click", () => {
       const show = expander.getAttribute("aria-expanded") !== "true";
       expander.setAttribute("aria-expanded", String(show));
       expander.textContent = show ? "▾" : "▸";
-      for (const tr of toolRows) tr.classList.toggle("collapsed", !show);
+      if (show) opened.add(toolset.name);
+      else opened.delete(toolset.name);
+      for (const tr of toolsetRow.toolRows()) tr.classList.toggle("collapsed", !show);
       applyFilter();
     });
-    body.append(row("toolset", toolset.name, toolset, toolset, expander), ...toolRows);
+    body.append(toolsetRow);
+    if (open) toolsetRow.toolRows();
   }
   clear(box, h("table", { class: "matrix", id: "access-matrix" }, head, body));
   applyFilter();
@@ -95,7 +172,7 @@ function row(kind, name, info, toolset, expander = null) {
   const label =
     kind === "toolset"
       ? [expander, h("span", {}, name), policySelect(toolset), killSwitch("toolset", toolset)]
-      : [h("code", {}, name.slice(toolset.name.length + 1) || name), info ? h("span", { class: "badge" }, info.risk) : null, info ? killSwitch("tool", info) : null, info ? approvalSettings(info) : null];
+      : [h("code", {}, name.slice(toolset.name.length + 1) || name), info ? h("span", { class: "badge risk", dataset: { risk: info.risk } }, info.risk) : null, info ? killSwitch("tool", info) : null, ...(info ? toolEditing(info) : [])];
   return h(
     "tr",
     { class: kind === "toolset" ? "toolset-row" : "tool-row", dataset: { target, toolset: toolset.name, name } },
@@ -149,7 +226,7 @@ function approvalSettings(tool) {
     "select",
     { id: id("group") },
     h("option", { value: "" }, "the session's owner"),
-    subjects.groups.map((g) => h("option", { value: g.name }, `members of ${g.name}`)),
+    groups.map((g) => h("option", { value: g.name }, `members of ${g.name}`)),
   );
   const timeout = h("input", { type: "number", id: id("timeout"), min: "1", step: "1", inputmode: "numeric", placeholder: "never" });
   const self = "requester_may_approve" in tool ? h("input", { type: "checkbox", id: id("self") }) : null;
@@ -207,6 +284,199 @@ function approvalSettings(tool) {
   return [opener, dialog];
 }
 
+/** A tool row's approval summary and dialog, and its editor button. */
+function toolEditing(tool) {
+  const [opener, dialog] = approvalSettings(tool);
+  const edit = h("button", { type: "button", class: "button small ghost tool-edit", "aria-haspopup": "dialog", "aria-label": `Edit ${tool.full_name}`, title: "Risk, kill switch, approval and execution policy", dataset: { tool: tool.full_name } }, "Edit");
+  edit.addEventListener("click", () => toolEditor.open(tool, opener));
+  return [opener, dialog, edit];
+}
+
+/** The tool editor: a tool's risk, kill switch and policy override, with the
+ * effective policy (code defaults, then settings, then the override) read back from
+ * GET /api/tools/{name}/; its approval opens the approval dialog. One dialog for all. */
+const toolEditor = (() => {
+  let tool = null;
+  let approvalOpener = null;
+  const title = h("code", {});
+  const risk = h("select", { id: "tool-risk" }, ["read", "write", "dangerous"].map((value) => h("option", { value }, value)));
+  const enabled = h("input", { type: "checkbox", id: "tool-enabled" });
+  const approval = h("span", { class: "muted", id: "tool-approval" });
+  const approvalButton = h("button", { type: "button", class: "button small ghost" }, "Approval settings…");
+  const override = h("textarea", { id: "tool-policy", rows: "4", spellcheck: "false", placeholder: '{"timeout": 10, "retries": 2}' });
+  const errors = h("p", { class: "form-error", role: "alert" });
+  const effective = h("dl", { class: "policy-list", id: "tool-effective-policy", "aria-live": "polite" });
+  const save = h("button", { type: "submit", class: "button small primary" }, "Save");
+  const cancel = h("button", { type: "button", class: "button small ghost" }, "Cancel");
+  const form = h(
+    "form",
+    { class: "approval-form tool-form" },
+    h("h2", { class: "panel-title", id: "tool-editor-title" }, "Tool ", title),
+    h("label", { for: "tool-risk" }, "Risk"),
+    risk,
+    h("label", { class: "check" }, enabled, " Enabled (off: the kill switch, for everyone)"),
+    h("div", { class: "row-line" }, h("span", {}, "Approval: "), approval, approvalButton),
+    h("label", { for: "tool-policy" }, "Policy override (JSON; keys left out keep the default, null switches a limit off)"),
+    override,
+    errors,
+    h("h3", { class: "small-title" }, "Effective policy"),
+    effective,
+    h("div", { class: "answer-buttons" }, save, cancel),
+  );
+  const dialog = h("dialog", { class: "approval-dialog tool-dialog", id: "tool-editor", "aria-labelledby": "tool-editor-title" }, form);
+  document.body.append(dialog);
+
+  async function showEffective() {
+    clear(effective, h("dd", { class: "muted" }, "Loading…"));
+    try {
+      const detail = await api(`/api/tools/${encodeURIComponent(tool.full_name)}/`);
+      const own = detail.policy || {};
+      clear(
+        effective,
+        Object.entries(detail.effective_policy).map(([key, value]) =>
+          h("div", { class: "policy-item", dataset: { key, overridden: String(key in own) } }, h("dt", {}, key), h("dd", {}, value === null ? "off" : JSON.stringify(value), key in own ? h("span", { class: "badge" }, "override") : null)),
+        ),
+      );
+    } catch (error) {
+      clear(effective, h("dd", { class: "bad" }, `Could not read it: ${error.message}`));
+    }
+  }
+
+  function open(item, opener) {
+    tool = item;
+    approvalOpener = opener;
+    title.textContent = tool.full_name;
+    risk.value = tool.risk;
+    enabled.checked = Boolean(tool.enabled);
+    approval.textContent = approvalWords(tool);
+    override.value = tool.policy && Object.keys(tool.policy).length ? JSON.stringify(tool.policy, null, 2) : "";
+    errors.textContent = "";
+    dialog.showModal();
+    showEffective();
+  }
+
+  approvalButton.addEventListener("click", () => {
+    dialog.close();
+    approvalOpener.click();
+  });
+  cancel.addEventListener("click", () => dialog.close());
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    errors.textContent = "";
+    let policy;
+    try {
+      policy = override.value.trim() ? JSON.parse(override.value) : {};
+    } catch {
+      errors.textContent = "The policy override is not JSON.";
+      return;
+    }
+    const body = { risk: risk.value, enabled: enabled.checked, policy };
+    save.disabled = true;
+    try {
+      const saved = await api(`/api/tools/${encodeURIComponent(tool.full_name)}/`, { method: "PATCH", body });
+      Object.assign(tool, { risk: saved.risk, enabled: saved.enabled, policy: saved.policy });
+      toast(`Saved: ${tool.full_name} (${saved.risk}, ${saved.enabled ? "enabled" : "disabled"}).`);
+      repaintToolRow(tool);
+      await loadDecisions(userColumns());
+      for (const item of cells) paint(item);
+      await showEffective();
+    } catch (error) {
+      errors.textContent = policyErrors(error);
+    } finally {
+      save.disabled = false;
+    }
+  });
+  return { open };
+})();
+
+/** A refused save in words; a bad override names its fields ("timeout: …"). */
+function policyErrors(error) {
+  const policy = error.body && error.body.policy;
+  if (!policy || typeof policy !== "object" || Array.isArray(policy)) return error.message;
+  return Object.entries(policy)
+    .map(([key, value]) => `${key}: ${[].concat(value).join(" ")}`)
+    .join("; ");
+}
+
+/** After the tool editor saved: the row's risk badge and kill switch. */
+function repaintToolRow(tool) {
+  const tr = box.querySelector(`tr[data-target="tool:${CSS.escape(tool.full_name)}"]`);
+  if (!tr) return;
+  const badge = tr.querySelector(".badge.risk");
+  if (badge) {
+    badge.textContent = tool.risk;
+    badge.dataset.risk = tool.risk;
+  }
+  const button = tr.querySelector(".switch");
+  if (button) {
+    button.setAttribute("aria-checked", String(tool.enabled));
+    button.textContent = tool.enabled ? "on" : "off";
+  }
+}
+
+/** The cell editor: allow or deny a toolset or tool to a user or group, for good or
+ * until a date and time (the grant expires then), or inherit. One dialog for all. */
+const cellEditor = (() => {
+  let entry = null;
+  const title = h("span", {});
+  const effects = ["allow", "deny", "inherit"].map((effect) => h("input", { type: "radio", name: "cell-effect", value: effect, id: `cell-effect-${effect}` }));
+  const expires = h("input", { type: "datetime-local", id: "cell-expires" });
+  const hint = h("p", { class: "muted small" }, "Blank: no end. The grant stops counting at that time; sessions follow.");
+  const save = h("button", { type: "submit", class: "button small primary" }, "Save");
+  const cancel = h("button", { type: "button", class: "button small ghost" }, "Cancel");
+  const form = h(
+    "form",
+    { class: "approval-form cell-form" },
+    h("h2", { class: "panel-title", id: "cell-editor-title" }, "Grant: ", title),
+    h(
+      "fieldset",
+      { class: "effects" },
+      h("legend", {}, "Effect"),
+      effects.map((radio) => h("label", { class: "check", for: radio.id }, radio, ` ${radio.value === "inherit" ? "inherit (no grant)" : radio.value}`)),
+    ),
+    h("label", { for: "cell-expires" }, "Expires at"),
+    expires,
+    hint,
+    h("div", { class: "answer-buttons" }, save, cancel),
+  );
+  const dialog = h("dialog", { class: "approval-dialog cell-dialog", id: "cell-editor", "aria-labelledby": "cell-editor-title" }, form);
+  document.body.append(dialog);
+  const sync = () => {
+    expires.disabled = effects[2].checked;
+  };
+  for (const radio of effects) radio.addEventListener("change", sync);
+
+  function open(item) {
+    entry = item;
+    const grant = grantOf(entry);
+    title.textContent = `${entry.kind} ${entry.name} for ${entry.column.kind} ${entry.column.name}`;
+    const current = grant ? grant.effect : "inherit";
+    for (const radio of effects) radio.checked = radio.value === current;
+    expires.value = grant && grant.expires_at ? localInput(grant.expires_at) : "";
+    expires.min = localInput(new Date().toISOString());
+    sync();
+    dialog.showModal();
+  }
+
+  cancel.addEventListener("click", () => dialog.close());
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const effect = effects.find((radio) => radio.checked).value;
+    const expiresAt = effect !== "inherit" && expires.value ? new Date(expires.value).toISOString() : null;
+    save.disabled = true;
+    if (await change(entry, effect, { expiresAt, always: effect !== "inherit" })) dialog.close();
+    save.disabled = false;
+  });
+  return { open };
+})();
+
+/** An ISO time as a datetime-local input's value, in the browser's time zone. */
+function localInput(iso) {
+  const when = new Date(iso);
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())}T${pad(when.getHours())}:${pad(when.getMinutes())}`;
+}
+
 /** "approval: managers · 5 min", or "no approval". */
 function approvalWords(tool) {
   if (!tool.requires_approval) return "no approval";
@@ -224,7 +494,7 @@ async function saveCatalog(path, body, done, undo = () => {}) {
     undo();
     return false;
   }
-  await loadDecisions(columns.filter((c) => c.kind === "user"));
+  await loadDecisions(userColumns());
   for (const item of cells) paint(item);
   toast(`Saved: ${done}.`);
   return true;
@@ -238,8 +508,10 @@ function cell(column, kind, name) {
     button.addEventListener("click", () => change(entry, effect));
     return button;
   });
-  const toggle = h("div", { class: "toggle", role: "group", "aria-label": `${kind} ${name} for ${column.name}` }, buttons);
+  const edit = h("button", { type: "button", class: "cell-edit", "aria-haspopup": "dialog", "aria-label": `Edit the grant of ${kind} ${name} for ${column.kind} ${column.name}`, title: "Allow or deny until a date" }, "…");
+  const toggle = h("div", { class: "toggle", role: "group", "aria-label": `${kind} ${name} for ${column.name}` }, buttons, edit);
   const entry = { column, kind, name, target, buttons, decision, toggle };
+  edit.addEventListener("click", () => cellEditor.open(entry));
   cells.push(entry);
   paint(entry);
   return h("td", { class: "cell", dataset: { subject: column.key } }, toggle, decision);
@@ -258,9 +530,11 @@ function paint(entry) {
   const current = grant ? grant.effect : "inherit";
   for (const button of entry.buttons) button.setAttribute("aria-pressed", String(button.dataset.effect === current));
   entry.toggle.dataset.effect = current;
+  entry.toggle.dataset.expires = grant && grant.expires_at ? "true" : "false";
   if (entry.column.kind === "group") {
+    const count = entry.column.count;
     entry.decision.className = "decision muted";
-    entry.decision.textContent = grant ? `${grant.effect} for its ${entry.column.members.length} member${entry.column.members.length === 1 ? "" : "s"}${grant.active ? "" : " (expired)"}` : "no grant";
+    entry.decision.textContent = grant ? `${grant.effect} for its ${count} member${count === 1 ? "" : "s"}${until(grant)}` : "no grant";
     return;
   }
   const decision = decisions.get(`${entry.column.id}|${entry.target}`);
@@ -272,28 +546,41 @@ function paint(entry) {
   // Grants stand out; the default policy (the common case) stays quiet.
   const quiet = decision.reason === "policy" ? " by-policy" : "";
   entry.decision.className = `decision ${decision.allowed ? "allowed" : "denied"}${quiet}`;
-  entry.decision.textContent = `${decision.allowed ? "✓" : "✗"} ${decision.rule}`;
+  entry.decision.textContent = `${decision.allowed ? "✓" : "✗"} ${decision.rule}${grant && grant.active ? until(grant) : ""}`;
   entry.decision.title = decision.rule;
 }
 
-async function change(entry, effect) {
+/** " until 3 Dec 2026, 09:00", " (expired)", or "" for a grant without an end. */
+function until(grant) {
+  if (!grant.active) return " (expired)";
+  if (!grant.expires_at) return "";
+  const when = new Date(grant.expires_at).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return ` until ${when}`;
+}
+
+/** Save a cell: allow or deny (until `expiresAt`, an ISO time, or for good), or
+ * inherit (no grant). True when saved. */
+async function change(entry, effect, { expiresAt = null, always = false } = {}) {
   const grant = grantOf(entry);
-  if ((grant ? grant.effect : "inherit") === effect) return;
+  if (!always && (grant ? grant.effect : "inherit") === effect) return true;
   entry.toggle.classList.add("saving");
   try {
     if (effect === "inherit") {
-      await api(`/api/grants/${grant.id}/`, { method: "DELETE" });
+      if (grant) await api(`/api/grants/${grant.id}/`, { method: "DELETE" });
     } else {
       const subject = entry.column.kind === "user" ? { user: entry.column.name } : { group: entry.column.name };
       const target = entry.kind === "tool" ? { tool: entry.name } : { toolset: entry.name };
-      await api("/api/grants/", { method: "POST", body: { ...subject, ...target, effect } });
+      await api("/api/grants/", { method: "POST", body: { ...subject, ...target, effect, expires_at: expiresAt } });
     }
-    const affected = entry.column.kind === "user" ? [entry.column] : columns.filter((c) => c.kind === "user" && entry.column.members.includes(c.id));
+    const affected = entry.column.kind === "user" ? [entry.column] : userColumns().filter((c) => c.groups.includes(entry.column.name));
     await Promise.all([loadGrants(), loadDecisions(affected)]);
     for (const item of cells) paint(item);
-    toast(`Saved: ${effect} ${entry.kind} ${entry.name} for ${entry.column.kind} ${entry.column.name}.`);
+    const words = effect !== "inherit" && expiresAt ? until({ active: true, expires_at: expiresAt }) : "";
+    toast(`Saved: ${effect} ${entry.kind} ${entry.name} for ${entry.column.kind} ${entry.column.name}${words}.`);
+    return true;
   } catch (error) {
     toast(`Not saved: ${error.message}`, "bad");
+    return false;
   } finally {
     entry.toggle.classList.remove("saving");
   }
@@ -301,6 +588,13 @@ async function change(entry, effect) {
 
 function applyFilter() {
   const query = filter.value.trim().toLowerCase();
+  if (query && catalog) {
+    // Build the tool rows of every toolset the query could find a tool in.
+    for (const tr of box.querySelectorAll("tbody tr.toolset-row")) {
+      const toolset = catalog.toolsets.find((ts) => ts.name === tr.dataset.name);
+      if (toolset && (toolset.name.toLowerCase().includes(query) || toolset.tools.some((t) => t.toLowerCase().includes(query)))) tr.toolRows();
+    }
+  }
   for (const tr of box.querySelectorAll("tbody tr")) {
     const matches = !query || tr.dataset.name.toLowerCase().includes(query) || tr.dataset.toolset.toLowerCase().includes(query);
     tr.classList.toggle("hidden", !matches || (!query && tr.classList.contains("collapsed")));
@@ -308,4 +602,11 @@ function applyFilter() {
 }
 
 filter.addEventListener("input", applyFilter);
+userSearch.addEventListener(
+  "input",
+  debounce(() => {
+    page = 0;
+    showUsers();
+  }, 250),
+);
 load();
