@@ -5,7 +5,9 @@ are mapped to catalog rows (docs/permissions.md):
 
 - a toolset registered in settings.TOOLCRIB_TOOLSETS is named by its settings key;
 - a BaseToolset instance that is not registered is named after its class in snake
-  case (`SimpleMathToolset` -> `simple_math_toolset`);
+  case (`SimpleMathToolset` -> `simple_math_toolset`), qualified by where the
+  class is defined when another class of a code agent, a settings toolset or a
+  code agent has that name too (`billing__admin_tools`);
 - the plain tools (functions, BaseTool instances) of a code agent, and of all its
   sub-agents, form a toolset named after the code agent's AgentSpec;
 - the plain tools of a row agent come from settings toolsets, and keep their names;
@@ -189,6 +191,89 @@ def code_root_names() -> dict[str, list[str]]:
     return roots
 
 
+# Unregistered toolset classes: their names.
+
+_class_names: tuple[tuple, dict[str, str]] | None = None
+
+
+def class_origin(cls: type) -> str:
+    """Where a class is defined, `module.qualname`: the same in every process."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def class_toolset_name(cls: type) -> str:
+    """The catalog name of an unregistered toolset class.
+
+    Its class name in snake case, unless another toolset class held by a code
+    agent has that snake name too, or a settings toolset or a code agent's
+    AgentSpec is named so: then it is qualified by where it is defined, with the
+    fewest trailing parts of its module path that tell the colliding classes
+    apart (`billing.AdminTools` -> `billing__admin_tools`).
+    """
+    names = class_toolset_names()
+    return names.get(class_origin(cls)) or snake_case(cls.__name__)
+
+
+def class_toolset_names() -> dict[str, str]:
+    """Origin of every unregistered toolset class a code agent holds -> its name.
+
+    Computed from settings alone (TOOLCRIB_AGENTS, TOOLCRIB_TOOLSETS), so every
+    process names a class the same way whatever it loaded first.
+    """
+    global _class_names
+    key = (
+        tuple(settings.TOOLCRIB_AGENTS),
+        tuple(sorted(settings.TOOLCRIB_TOOLSETS.items())),
+    )
+    if _class_names is not None and _class_names[0] == key:
+        return _class_names[1]
+    groups: dict[str, set[str]] = {}
+    for origin, name in _held_classes():
+        groups.setdefault(snake_case(name), set()).add(origin)
+    taken = set(settings.TOOLCRIB_TOOLSETS)
+    taken |= {path.rsplit(".", 1)[-1] for path in settings.TOOLCRIB_AGENTS}
+    names: dict[str, str] = {}
+    for snake, origins in groups.items():
+        if len(origins) == 1 and snake not in taken:
+            names.update(dict.fromkeys(origins, snake))
+        else:
+            names.update(qualified_names(snake, sorted(origins)))
+    _class_names = (key, names)
+    return names
+
+
+def _held_classes() -> Iterator[tuple[str, str]]:
+    """(origin, class name) of each unregistered, non-imported BaseToolset in the
+    trees of the code agents of settings."""
+    registered = registered_names()
+    for path in settings.TOOLCRIB_AGENTS:
+        try:
+            root = load_code_agent(path)
+        except AgentBuildError:
+            continue
+        for agent in iter_agents(root):
+            for entry in getattr(agent, "tools", None) or []:
+                if not isinstance(entry, BaseToolset) or id(entry) in registered:
+                    continue
+                if registration_of(entry) is None:
+                    yield class_origin(type(entry)), type(entry).__name__
+
+
+def qualified_names(snake: str, origins: list[str]) -> dict[str, str]:
+    """Each origin -> `<where>__<snake>`, `<where>` the fewest trailing parts of
+    its module (and enclosing classes) that no other origin shares."""
+    paths = [
+        [snake_case(part) for part in origin.split(".")[:-1] if part != "<locals>"]
+        for origin in origins
+    ]
+    longest = max(len(path) for path in paths)
+    for size in range(1, longest + 1):
+        wheres = ["_".join(path[-size:]) for path in paths]
+        if len(set(wheres)) == len(wheres):
+            break
+    return {o: f"{w}__{snake}" for o, w in zip(origins, wheres, strict=True)}
+
+
 # Toolset and tool descriptions.
 
 
@@ -246,10 +331,10 @@ def settings_toolset(name: str) -> ToolsetInfo:
 
 
 def class_toolset(toolset: BaseToolset) -> ToolsetInfo:
-    """An unregistered BaseToolset, named after its class."""
+    """An unregistered BaseToolset, named after its class (see class_toolset_name)."""
     cls = type(toolset)
     return ToolsetInfo(
-        name=snake_case(cls.__name__),
+        name=class_toolset_name(cls),
         description=first_line(cls.__doc__),
         source=source_of(toolset),
         origin=f"{cls.__module__}.{cls.__qualname__}",
