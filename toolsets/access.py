@@ -5,7 +5,9 @@ Resolution, for one user and one tool (docs/permissions.md has examples):
 1. a tool or toolset that is disabled, missing from code or not in the catalog: no;
 2. any unexpired deny, on the user or one of their groups, for the tool or its
    toolset: no;
-3. else any unexpired allow on the same: yes;
+3. else any unexpired allow on the same: yes; the first by specificity (tool before
+   toolset, user before group) decides, and with it its condition on the call's
+   arguments, if it has one (toolsets.grant_conditions: governance checks it);
 4. else the toolset's default policy: open (yes) or granted_only (no).
 
 Decisions are cached per process and per user, under two version counters kept
@@ -31,6 +33,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from agents.realtime import streams
+from toolsets.grant_conditions import Condition, parse_condition
 from toolsets.models import Grant, Tool, Toolset
 
 logger = logging.getLogger(__name__)
@@ -52,12 +55,19 @@ class Reason:
 
 @dataclass(frozen=True)
 class Decision:
-    """May the user use it, and the rule that decided (text, kind, grant id)."""
+    """May the user use it, and the rule that decided (text, kind, grant id).
+
+    A grant's decision names its subject (`user alice`, `group support`); an allow
+    by a grant with a condition carries it, and what a call outside it gets.
+    """
 
     allowed: bool
     rule: str
     reason: str
     grant_id: int | None = None
+    subject: str | None = None
+    condition: Condition | None = None
+    otherwise: str | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,9 @@ class _GrantRow:
     on_tool: bool
     by_user: bool
     label: str
+    subject: str = ""
+    condition: Condition | None = None
+    otherwise: str = Grant.Otherwise.DENY
 
     def live(self, now: datetime) -> bool:
         return self.expires_at is None or self.expires_at > now
@@ -215,12 +228,16 @@ def _load_user(user_id: int, current: Versions, now: datetime) -> _UserAccess:
             "group__name",
             "tool__full_name",
             "toolset__name",
+            "condition",
+            "otherwise",
         )
         .order_by("id")
     )
     by_tool: dict[int, list[_GrantRow]] = defaultdict(list)
     by_toolset: dict[int, list[_GrantRow]] = defaultdict(list)
-    for gid, effect, expires, tool_id, toolset_id, user, group, tool, toolset in rows:
+    for row in rows:
+        gid, effect, expires, tool_id, toolset_id, user, group, tool, toolset = row[:9]
+        condition, otherwise = parse_condition(row[9]), row[10]
         subject = f"user {user}" if user is not None else f"group {group}"
         target = f"tool {tool}" if tool_id else f"toolset {toolset}"
         grant = _GrantRow(
@@ -231,6 +248,9 @@ def _load_user(user_id: int, current: Versions, now: datetime) -> _UserAccess:
             by_user=user is not None,
             label=f"grant #{gid}: {subject} on {target}"
             + (f" until {expires.isoformat()}" if expires else ""),
+            subject=subject,
+            condition=condition,
+            otherwise=otherwise,
         )
         (by_tool[tool_id] if tool_id else by_toolset[toolset_id]).append(grant)
     expiries = [g.expires_at for g in _all(by_tool, by_toolset) if g.expires_at]
@@ -287,9 +307,26 @@ def _by_grants(grants: Sequence[_GrantRow], toolset: str, policy: str) -> Decisi
     )
     for grant in live:
         if not grant.allow:
-            return Decision(False, f"denied by {grant.label}", Reason.DENY, grant.id)
+            return Decision(
+                False,
+                f"denied by {grant.label}",
+                Reason.DENY,
+                grant.id,
+                subject=grant.subject,
+            )
     for grant in live:
-        return Decision(True, f"allowed by {grant.label}", Reason.ALLOW, grant.id)
+        rule = f"allowed by {grant.label}"
+        if grant.condition is not None:
+            rule += f", if {grant.condition.describe()}"
+        return Decision(
+            True,
+            rule,
+            Reason.ALLOW,
+            grant.id,
+            subject=grant.subject,
+            condition=grant.condition,
+            otherwise=grant.otherwise if grant.condition is not None else None,
+        )
     if policy == Toolset.Policy.OPEN:
         return Decision(True, f"toolset {toolset} is open to everyone", Reason.POLICY)
     return Decision(
@@ -406,15 +443,23 @@ def grant_tool(
     user=None,
     group: Group | None = None,
     expires_at: datetime | None = None,
+    condition: Condition | None = None,
+    otherwise: str = Grant.Otherwise.DENY,
     created_by=None,
 ) -> tuple[Grant, bool]:
     """Allow or deny a toolset or a tool to a user or a group.
 
-    One grant per subject and target: granting again replaces the effect and the
-    expiry. Returns the grant and whether it was created.
+    One grant per subject and target: granting again replaces the effect, the
+    expiry and the condition. An allow on a tool may carry a condition on the
+    call's arguments (checked against the tool by the caller:
+    grant_conditions.check_condition). Returns the grant and whether it was created.
     """
     if (user is None) == (group is None):
         raise ValueError("a grant names exactly one of user and group")
+    if condition is not None and not (
+        isinstance(target, Tool) and effect == Grant.Effect.ALLOW
+    ):
+        raise ValueError("only an allow on a tool carries a condition")
     subject = {"user": user, "group": group}
     on = {"tool": target} if isinstance(target, Tool) else {"toolset": target}
     with transaction.atomic():
@@ -423,6 +468,8 @@ def grant_tool(
         if created:
             grant = Grant(**subject, **on, created_by=created_by)
         grant.effect, grant.expires_at = effect, expires_at
+        grant.condition = condition.as_json() if condition is not None else None
+        grant.otherwise = otherwise
         grant.save()
         invalidate_grants()
         _notify_grant(grant)

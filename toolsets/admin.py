@@ -11,6 +11,7 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from toolsets import access, policies
+from toolsets.grant_conditions import parse_condition
 from toolsets.imports import admin as imports_admin  # noqa: F401 - ToolImportAdmin
 from toolsets.models import Grant, Tool, ToolCall, Toolset
 
@@ -242,7 +243,8 @@ class GrantAdmin(admin.ModelAdmin):
         "tool__full_name",
     ]
     autocomplete_fields = ["user", "group", "toolset", "tool"]
-    readonly_fields = ["created_by", "created_at"]
+    # A condition is checked against its tool's arguments: set it over the API.
+    readonly_fields = ["condition", "otherwise", "created_by", "created_at"]
 
     def get_readonly_fields(self, request, obj=None) -> list[str]:
         if obj is None:
@@ -257,6 +259,9 @@ class GrantAdmin(admin.ModelAdmin):
             user=obj.user,
             group=obj.group,
             expires_at=obj.expires_at,
+            # Kept as it was (read only here); a deny carries none.
+            condition=parse_condition(obj.condition) if obj.effect == "allow" else None,
+            otherwise=obj.otherwise,
             created_by=obj.created_by or request.user,
         )
         if not change and not created:

@@ -144,8 +144,28 @@ class Grant(models.Model):
     tool = models.ForeignKey(
         Tool, null=True, blank=True, on_delete=models.CASCADE, related_name="grants"
     )
+
+    class Otherwise(models.TextChoices):
+        DENY = "deny", "Deny"
+        APPROVAL = "approval", "Ask for approval"
+
     effect = models.CharField(max_length=8, choices=Effect)
     expires_at = models.DateTimeField(null=True, blank=True)
+    # An allow on one tool may hold only for calls whose arguments fit a condition
+    # (toolsets.grant_conditions); `otherwise` is what a call outside it gets.
+    condition = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Per argument: enum, pattern, prefix, minimum, maximum, e.g. "
+        '{"path": {"prefix": "reports/"}}; blank: every call.',
+    )
+    otherwise = models.CharField(
+        max_length=8,
+        choices=Otherwise,
+        default=Otherwise.DENY,
+        help_text="What a call outside the condition gets: denied, or held for "
+        "approval.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -170,6 +190,11 @@ class Grant(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(effect__in=["allow", "deny"]), name="grant_effect_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(condition__isnull=True)
+                | Q(effect="allow", tool__isnull=False),
+                name="grant_condition_on_tool_allow",
             ),
         ]
 

@@ -7,8 +7,15 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from agents.api.inputs import validated
 from toolsets import policies
 from toolsets.bindings import broken_toolsets
+from toolsets.grant_conditions import (
+    Condition,
+    ConditionError,
+    check_condition,
+    parse_condition,
+)
 from toolsets.models import Grant, Tool, ToolCall, Toolset
 
 
@@ -141,6 +148,39 @@ class InvocationSerializer(serializers.Serializer):
     )
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "additionalProperties": Condition.model_json_schema()["$defs"][
+            "ArgumentCondition"
+        ],
+    }
+)
+class ConditionField(serializers.JSONField):
+    """A grant's condition on the call's arguments (toolsets.grant_conditions)."""
+
+    def to_internal_value(self, data) -> Condition | None:
+        value = super().to_internal_value(data)
+        if value is None:
+            return None
+        try:
+            return validated(Condition, value)
+        except serializers.ValidationError as exc:
+            # Field errors of the condition, one list under `condition`.
+            raise serializers.ValidationError(_flat(exc.detail)) from None
+
+
+def _flat(detail) -> list[str]:
+    if isinstance(detail, dict):
+        return [
+            f"{key}: {text}" for key, value in detail.items() for text in _flat(value)
+        ]
+    if isinstance(detail, list):
+        return [text for item in detail for text in _flat(item)]
+    return [str(detail)]
+
+
 class GrantSerializer(serializers.ModelSerializer):
     """A grant as staff read it."""
 
@@ -150,6 +190,14 @@ class GrantSerializer(serializers.ModelSerializer):
     tool = serializers.SlugRelatedField(slug_field="full_name", read_only=True)
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     active = serializers.SerializerMethodField()
+    condition = ConditionField(
+        read_only=True,
+        help_text="Per argument: enum, pattern, prefix, minimum, maximum; null: "
+        "every call.",
+    )
+    condition_text = serializers.SerializerMethodField(
+        help_text="The condition in words; empty when none."
+    )
 
     class Meta:
         model = Grant
@@ -161,6 +209,9 @@ class GrantSerializer(serializers.ModelSerializer):
             "tool",
             "effect",
             "expires_at",
+            "condition",
+            "otherwise",
+            "condition_text",
             "active",
             "created_by",
             "created_at",
@@ -169,9 +220,14 @@ class GrantSerializer(serializers.ModelSerializer):
     def get_active(self, grant: Grant) -> bool:
         return grant.expires_at is None or grant.expires_at > timezone.now()
 
+    def get_condition_text(self, grant: Grant) -> str:
+        condition = parse_condition(grant.condition)
+        return condition.describe() if condition is not None else ""
+
 
 class GrantCreateSerializer(serializers.Serializer):
-    """`{"user"|"group": name, "toolset"|"tool": name, "effect", "expires_at"?}`."""
+    """`{"user"|"group": name, "toolset"|"tool": name, "effect", "expires_at"?,
+    "condition"?, "otherwise"?}`."""
 
     user = serializers.CharField(required=False, help_text="A username.")
     group = serializers.CharField(required=False, help_text="A group name.")
@@ -179,6 +235,19 @@ class GrantCreateSerializer(serializers.Serializer):
     tool = serializers.CharField(required=False, help_text="`<toolset>.<tool>`.")
     effect = serializers.ChoiceField(choices=Grant.Effect.choices)
     expires_at = serializers.DateTimeField(required=False, allow_null=True)
+    condition = ConditionField(
+        required=False,
+        allow_null=True,
+        help_text="An allow on a tool only: per argument, what it must be "
+        '(enum, pattern, prefix, minimum, maximum), e.g. {"path": {"prefix": '
+        '"reports/"}}. Checked against the tool\'s arguments.',
+    )
+    otherwise = serializers.ChoiceField(
+        choices=Grant.Otherwise.choices,
+        default=Grant.Otherwise.DENY,
+        help_text="What a call outside the condition gets: deny, or approval (held "
+        "for a person).",
+    )
 
     def validate_user(self, value: str):
         user = get_user_model().objects.filter(username=value).first()
@@ -219,7 +288,30 @@ class GrantCreateSerializer(serializers.Serializer):
             errors["toolset"] = ["Name exactly one of toolset and tool."]
         if errors:
             raise serializers.ValidationError(errors)
+        condition = attrs.get("condition")
+        if condition is not None:
+            self._check_condition(condition, attrs)
         return attrs
+
+    def _check_condition(self, condition: Condition, attrs: dict) -> None:
+        if "tool" not in attrs:
+            raise serializers.ValidationError(
+                {
+                    "condition": [
+                        "A condition names a tool's arguments: put it on a grant "
+                        "of one tool, not a toolset."
+                    ]
+                }
+            )
+        if attrs["effect"] != Grant.Effect.ALLOW:
+            raise serializers.ValidationError(
+                {"condition": ["Only an allow carries a condition."]}
+            )
+        tool = attrs["tool"]
+        try:
+            check_condition(condition, tool=tool.full_name, parameters=tool.parameters)
+        except ConditionError as exc:
+            raise serializers.ValidationError({"condition": exc.errors}) from None
 
 
 class DecisionSerializer(serializers.Serializer):
@@ -229,6 +321,14 @@ class DecisionSerializer(serializers.Serializer):
         choices=["unknown", "missing", "disabled", "deny", "allow", "policy"]
     )
     grant = serializers.IntegerField(allow_null=True, help_text="The deciding grant.")
+    condition = serializers.JSONField(
+        allow_null=True,
+        help_text="The deciding allow's condition on the call's arguments; null: none.",
+    )
+    otherwise = serializers.CharField(
+        allow_null=True, help_text="deny or approval, with a condition; else null."
+    )
+    condition_text = serializers.CharField(help_text="The condition in words.")
 
 
 class ToolCellSerializer(DecisionSerializer):

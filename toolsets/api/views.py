@@ -178,7 +178,11 @@ class GrantViewSet(
         responses={201: GrantSerializer, 200: GrantSerializer},
     )
     def create(self, request: Request) -> Response:
-        """Grant or deny; the same subject and target again replaces the grant (200)."""
+        """Grant or deny; the same subject and target again replaces the grant (200).
+
+        An allow on a tool may carry a `condition` on the call's arguments; a call
+        outside it is denied, or held for approval (`otherwise`).
+        """
         data = GrantCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
@@ -188,6 +192,8 @@ class GrantViewSet(
             user=values.get("user"),
             group=values.get("group"),
             expires_at=values.get("expires_at"),
+            condition=values.get("condition"),
+            otherwise=values["otherwise"],
             created_by=request.user,
         )
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
@@ -248,6 +254,9 @@ def _decision(decision: access.Decision) -> dict:
         "rule": decision.rule,
         "reason": decision.reason,
         "grant": decision.grant_id,
+        "condition": decision.condition.as_json() if decision.condition else None,
+        "otherwise": decision.otherwise,
+        "condition_text": decision.condition.describe() if decision.condition else "",
     }
 
 

@@ -5,6 +5,8 @@ instead of letting it run (`check`), with the status its refusal is audited with
 The order is CHECKS, below, and nowhere else:
 
 1. access (`denied`): the one decision of toolsets.access, on every step and call;
+   then the condition on the call's arguments of the allow that decided, if it has
+   one (toolsets.grant_conditions: `denied`, or held for approval);
 2. activation (`inactive`): the toolsets the agent has now (toolsets.conditions)
    and the session's active ones (toolsets.activation);
 3. availability: a call the model was not offered at that step (the first call's
@@ -21,6 +23,7 @@ it, and its one audit row carries that check's status (plugin.py writes it).
 
 import inspect
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 from google.adk.agents.context import Context
 from google.adk.models import LlmRequest
@@ -55,7 +58,7 @@ from toolsets.governance.turn import (
     ToolChoice,
     Turn,
 )
-from toolsets.models import ToolCall
+from toolsets.models import Grant, ToolCall
 
 # In a catalog-asked confirmation's payload: the Tool row that asked.
 CATALOG_TOOL = "toolcrib_catalog_tool"
@@ -84,6 +87,41 @@ class Access(Check):
             return None
         message = (
             f"Tool {call.tool.name} is not available to you: {call.decision.rule}."
+        )
+        return Answer(self.status, {"status": "error", "error_message": message})
+
+
+class ArgumentConditions(Check):
+    """Run a call of a tool allowed on a condition only with arguments within it.
+
+    The condition is the one of the allow that decided access (Access, just
+    before). A call outside it is refused with feedback naming the condition, so
+    the model can call again within it, and audited `denied` with the condition;
+    or, when the grant says `otherwise: approval`, held for a person's approval
+    (ApprovalGate), its audit naming the condition too.
+    """
+
+    status = ToolCall.Status.DENIED
+
+    async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
+        decision = call.decision
+        if decision is None or decision.condition is None:
+            return None
+        failed = decision.condition.failure(call.args)
+        if failed is None:
+            return None
+        grant = decision.rule.removeprefix("allowed by ")
+        if decision.otherwise == Grant.Otherwise.APPROVAL:
+            call.outside_condition = failed
+            rule = f"held for approval: {failed}, outside the condition of {grant}"
+            call.decision = replace(decision, rule=rule)
+            return None
+        rule = f"denied: {failed}, outside the condition of {grant}"
+        call.decision = replace(decision, allowed=False, rule=rule)
+        message = (
+            f"Tool {call.tool.name} is allowed to you only if "
+            f"{decision.condition.describe()}, and here {failed}. Call it again "
+            "within that condition, or tell the user it is not allowed."
         )
         return Answer(self.status, {"status": "error", "error_message": message})
 
@@ -204,7 +242,8 @@ class Gates(Check):
 
 
 class ApprovalGate(Check):
-    """Hold a call of a tool an administrator marks as needing approval.
+    """Hold a call of a tool an administrator marks as needing approval, or a call
+    outside the condition of a grant that says `otherwise: approval`.
 
     An administrator marks a tool in the catalog (Tool.requires_approval, with an
     optional approver group and timeout). For such a tool, whose code asks nothing,
@@ -223,13 +262,18 @@ class ApprovalGate(Check):
 
     async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
         row = await access.acatalog_tool(call.full_name)
-        if row is None or not row.requires_approval:
+        if row is None or not (row.requires_approval or call.outside_condition):
             return None
         confirmation = context.tool_confirmation
         if confirmation is None:
+            hint = (
+                f"An administrator requires approval for each call of {call.tool.name}."
+                if row.requires_approval
+                else f"An administrator requires approval for a call of "
+                f"{call.tool.name} where {call.outside_condition}."
+            )
             context.request_confirmation(
-                hint="An administrator requires approval for each call of "
-                f"{call.tool.name}.",
+                hint=hint,
                 payload={
                     CATALOG_TOOL: call.full_name,
                     PAYLOAD_APPROVER_GROUP: row.approver_group or "",
@@ -250,6 +294,7 @@ class ApprovalGate(Check):
 # The order, written once.
 CHECKS: list[Check] = [
     Access(),
+    ArgumentConditions(),
     Activation(),
     Exposure(),
     Gates(),

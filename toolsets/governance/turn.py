@@ -90,6 +90,8 @@ class Call:
     started_at: datetime = field(default_factory=timezone.now)
     started: float = field(default_factory=time.perf_counter)
     decision: Decision | None = None  # access's, set by the access check
+    # Why the call is outside its allow's condition, when that asks for approval.
+    outside_condition: str | None = None
     answer: Answer | None = None  # the check that answered it, if one did
     policy: ToolPolicy | None = None
     result_key: str | None = None  # where a result is cached (policy cache_ttl)

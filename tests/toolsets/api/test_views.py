@@ -293,6 +293,9 @@ def test_staff_read_anyones_access_matrix(catalog, staff, alice, api_for):
         "rule": f"denied by grant #{grant.pk}: user alice on tool rockets.launch_rocket",
         "reason": "deny",
         "grant": grant.pk,
+        "condition": None,
+        "otherwise": None,
+        "condition_text": "",
     }
     assert cells["rockets.read_gauge"]["allowed"] is True
 
