@@ -2,7 +2,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from agents.adk.builder import sync_code_agents
-from tests.toolsets import gauges, scripted, tools
+from tests.toolsets import gauges, guarded, scripted, tools
 from toolsets import access
 from toolsets.catalog import sync_catalog
 from toolsets.models import Tool, Toolset
@@ -45,6 +45,20 @@ def catalog(db, toolcrib_settings):
     sync_code_agents()
     sync_catalog()
     return {tool.full_name: tool for tool in Tool.objects.select_related("toolset")}
+
+
+@pytest.fixture
+def guarded_catalog(catalog, toolcrib_settings):
+    """The catalog with tests.toolsets.guarded's agents, whose tools grants narrow
+    by conditions."""
+    toolcrib_settings.TOOLCRIB_AGENTS = [
+        *toolcrib_settings.TOOLCRIB_AGENTS,
+        "tests.toolsets.guarded.guard",
+        "tests.toolsets.guarded.teller",
+    ]
+    guarded.RAN.clear()
+    sync_code_agents()
+    sync_catalog()
 
 
 @pytest.fixture

@@ -3,30 +3,16 @@ only when they fit the tool, checked at every call, shown in the matrix and audi
 
 import pytest
 
-from agents.adk.builder import sync_code_agents
 from agents.models import Request
 from tests.toolsets import guarded
 from tests.toolsets.conftest import tool
 from toolsets import access
-from toolsets.catalog import sync_catalog
 from toolsets.models import Grant, ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CORP = r"^https://([a-z0-9-]+\.)*corp\.example(/|$)"
 NO_PARENT = r"^(?!(.*/)?\.\.(/|$))"  # no `..` step out of the folder
-
-
-@pytest.fixture
-def catalog(toolcrib_settings):
-    toolcrib_settings.TOOLCRIB_AGENTS = [
-        *toolcrib_settings.TOOLCRIB_AGENTS,
-        "tests.toolsets.guarded.guard",
-        "tests.toolsets.guarded.teller",
-    ]
-    guarded.RAN.clear()
-    sync_code_agents()
-    sync_catalog()
 
 
 @pytest.fixture
@@ -60,7 +46,7 @@ def last_call() -> ToolCall:
 
 
 def test_http_only_to_corporate_hosts_for_group_support(
-    catalog, alice, make_group, grant, invoke
+    guarded_catalog, alice, make_group, grant, invoke
 ):
     make_group("support", alice)
     shown = grant(
@@ -86,7 +72,9 @@ def test_http_only_to_corporate_hosts_for_group_support(
     assert ran() == [("fetch", {"url": "https://wiki.corp.example/page"})]
 
 
-def test_files_only_under_reports_for_a_user(catalog, alice, bob, grant, invoke):
+def test_files_only_under_reports_for_a_user(
+    guarded_catalog, alice, bob, grant, invoke
+):
     grant(
         user="alice",
         tool="guard.read_file",
@@ -112,7 +100,7 @@ def test_files_only_under_reports_for_a_user(catalog, alice, bob, grant, invoke)
 
 
 def test_sql_only_on_the_orders_and_customers_tables(
-    catalog, alice, make_group, grant, invoke
+    guarded_catalog, alice, make_group, grant, invoke
 ):
     make_group("analysts", alice)
     grant(
@@ -130,7 +118,9 @@ def test_sql_only_on_the_orders_and_customers_tables(
     assert "table must be one of 'orders', 'customers'" in users.json()["detail"]
 
 
-def test_an_argument_left_out_is_outside_its_condition(catalog, alice, grant, invoke):
+def test_an_argument_left_out_is_outside_its_condition(
+    guarded_catalog, alice, grant, invoke
+):
     grant(
         user="alice",
         tool="guard.fetch",
@@ -146,7 +136,7 @@ def test_an_argument_left_out_is_outside_its_condition(catalog, alice, grant, in
 
 
 def test_wire_money_below_an_amount_runs_above_it_waits_for_approval(
-    catalog, alice, bob, make_group, grant, invoke, api_for, start_session, say
+    guarded_catalog, alice, bob, make_group, grant, invoke, api_for, start_session, say
 ):
     managers = make_group("managers", bob)
     make_group("tellers", alice)
@@ -184,7 +174,7 @@ def test_wire_money_below_an_amount_runs_above_it_waits_for_approval(
 
 
 def test_the_model_is_told_the_condition_and_calls_again_within_it(
-    catalog, alice, make_group, grant, start_session, say, events_of
+    guarded_catalog, alice, make_group, grant, start_session, say, events_of
 ):
     make_group("support", alice)
     grant(
@@ -212,7 +202,9 @@ def test_the_model_is_told_the_condition_and_calls_again_within_it(
     assert list(statuses) == [ToolCall.Status.DENIED, ToolCall.Status.OK]
 
 
-def test_a_changed_condition_holds_from_the_next_call(catalog, alice, grant, invoke):
+def test_a_changed_condition_holds_from_the_next_call(
+    guarded_catalog, alice, grant, invoke
+):
     grant(
         user="alice",
         tool="guard.read_file",
@@ -235,7 +227,7 @@ def test_a_changed_condition_holds_from_the_next_call(catalog, alice, grant, inv
 
 
 def test_the_matrix_and_the_audit_export_show_the_condition(
-    catalog, alice, staff, grant, invoke, api_for
+    guarded_catalog, alice, staff, grant, invoke, api_for
 ):
     grant(
         user="alice",
@@ -302,7 +294,7 @@ def test_the_matrix_and_the_audit_export_show_the_condition(
     ],
 )
 def test_a_condition_that_does_not_fit_its_tool_is_refused(
-    catalog, grant, body, problem
+    guarded_catalog, grant, body, problem
 ):
     refused = grant(expect=400, **{"user": "root", "effect": "allow", **body})
 

@@ -1,4 +1,5 @@
-"""A session's toolsets over REST: which are active, and switching them on or off."""
+"""A session's toolsets over REST: which are active, and switching them on or off;
+and its tools, with why each one its user cannot use now is unavailable."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -11,6 +12,7 @@ from agents.adk.builder import AgentBuildError
 from agents.api.inputs import JSONParser
 from agents.sessions import access_session
 from toolsets import activation
+from toolsets.session_tools import session_tools
 
 MAX_NAMES = 100
 
@@ -58,6 +60,51 @@ class SwitchSerializer(serializers.Serializer):
 
 
 NOT_FOUND = OpenApiResponse(description="No such session, or not yours.")
+
+
+class SessionToolSerializer(serializers.Serializer):
+    full_name = serializers.CharField()
+    name = serializers.CharField(help_text="The name the model calls.")
+    toolset = serializers.CharField()
+    available = serializers.BooleanField()
+    reason = serializers.ChoiceField(
+        choices=[
+            "deny",
+            "policy",
+            "disabled",
+            "missing",
+            "unknown",
+            "inactive",
+            "absent",
+        ],
+        allow_null=True,
+        help_text="Why it is unavailable; null when available.",
+    )
+    why = serializers.CharField(
+        allow_null=True,
+        help_text='In plain words, e.g. "denied for your group support by an admin".',
+    )
+    condition_text = serializers.CharField(
+        help_text="The condition on its arguments an available tool is allowed on."
+    )
+
+
+class SessionToolsListSerializer(serializers.Serializer):
+    tools = SessionToolSerializer(many=True)
+
+
+class SessionToolsView(APIView):
+    """Every tool of the session's agent: available to you now, or why not."""
+
+    @extend_schema(responses={200: SessionToolsListSerializer, 404: NOT_FOUND})
+    def get(self, request: Request, pk: str) -> Response:
+        """Read again after a `tools_changed` event or an access message."""
+        session = access_session(user=request.user, session_id=pk)
+        try:
+            tools = session_tools(session=session)
+        except AgentBuildError:  # the agent's code no longer loads
+            tools = []
+        return Response(SessionToolsListSerializer({"tools": tools}).data)
 
 
 def _toolsets(session) -> list[activation.SessionToolsetView]:

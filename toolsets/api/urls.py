@@ -2,7 +2,11 @@ from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
 import agents.params  # noqa: F401 - registers the <id:...> and <name:...> converters
-from toolsets.api.activation import SessionToolsetsView, SessionToolsetView
+from toolsets.api.activation import (
+    SessionToolsetsView,
+    SessionToolsetView,
+    SessionToolsView,
+)
 from toolsets.api.groups import GroupViewSet, UserViewSet
 from toolsets.api.imports import ImportViewSet
 from toolsets.api.views import (
@@ -32,6 +36,7 @@ urlpatterns = [
         SessionToolsetsView.as_view(),
         name="session-toolsets",
     ),
+    path("sessions/<name:pk>/tools/", SessionToolsView.as_view(), name="session-tools"),
     path(
         "sessions/<name:pk>/toolsets/<name:name>/",
         SessionToolsetView.as_view(),
