@@ -67,18 +67,11 @@ class SessionToolSerializer(serializers.Serializer):
     name = serializers.CharField(help_text="The name the model calls.")
     toolset = serializers.CharField()
     available = serializers.BooleanField()
-    reason = serializers.ChoiceField(
-        choices=[
-            "deny",
-            "policy",
-            "disabled",
-            "missing",
-            "unknown",
-            "inactive",
-            "absent",
-        ],
+    reason = serializers.CharField(
         allow_null=True,
-        help_text="Why it is unavailable; null when available.",
+        help_text="Why it is unavailable, null when available: deny, policy, "
+        "disabled, missing, unknown (access), inactive (switched off in this "
+        "session), absent (a conditional toolset whose condition does not hold).",
     )
     why = serializers.CharField(
         allow_null=True,
