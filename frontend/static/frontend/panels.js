@@ -12,14 +12,26 @@ const SCOPES = [
   ["app", "everyone using this agent"],
 ];
 
-/** The tools the user may use on `agent` right now; `changed` says why it refreshed. */
-export async function showTools({ box, count, note, agent, changed = false }) {
+/**
+ * The tools the user may use on `agent` right now, and (with `sessionId`) the session's
+ * tools that are unavailable and why; `changed` says why it refreshed.
+ */
+export async function showTools({ box, count, note, agent, sessionId = null, changed = false }) {
   if (!box.childElementCount) clear(box, loading("Loading tools…"));
+  const again = () => showTools({ box, count, note, agent, sessionId });
   let tools;
+  let sessionTools = null;
+  let whyError = null;
+  const why = sessionId
+    ? api(`/api/sessions/${encodeURIComponent(sessionId)}/tools/`).then(
+        (answer) => { sessionTools = answer.tools || []; },
+        (error) => { whyError = error; },
+      )
+    : Promise.resolve();
   try {
-    tools = await api(`/api/agents/${encodeURIComponent(agent)}/tools/`);
+    [tools] = await Promise.all([api(`/api/agents/${encodeURIComponent(agent)}/tools/`), why]);
   } catch (error) {
-    clear(box, failure(error, () => showTools({ box, count, note, agent })));
+    clear(box, failure(error, again));
     return;
   }
   count.textContent = String(tools.length);
@@ -30,20 +42,43 @@ export async function showTools({ box, count, note, agent, changed = false }) {
     void panel.offsetWidth; // restart the highlight animation
     panel.classList.add("flash");
   }
-  if (!tools.length) {
-    clear(box, empty("No tools available", "This agent has no tools you may use right now."));
-    return;
-  }
-  clear(box, h("ul", { class: "tool-list", id: "tool-list" }, tools.map(toolItem)));
+  const conditions = new Map((sessionTools || []).filter((t) => t.available && t.condition_text).map((t) => [t.full_name, t.condition_text]));
+  const unavailable = (sessionTools || []).filter((t) => !t.available);
+  clear(
+    box,
+    tools.length
+      ? h("ul", { class: "tool-list", id: "tool-list" }, tools.map((tool) => toolItem(tool, conditions.get(tool.full_name))))
+      : empty("No tools available", "This agent has no tools you may use right now."),
+    unavailable.length
+      ? h(
+          "div",
+          { class: "tool-unavailable", id: "tool-unavailable" },
+          h("h3", { class: "small" }, `Unavailable (${unavailable.length})`),
+          h("ul", { class: "tool-list", id: "tool-unavailable-list" }, unavailable.map(unavailableItem)),
+        )
+      : null,
+    whyError ? h("p", { class: "muted small", id: "tool-why-error" }, `Could not say which tools are unavailable: ${whyError.message}`) : null,
+  );
 }
 
-function toolItem(tool) {
+function toolItem(tool, conditionText) {
   const title = `${tool.full_name} (on ${tool.agent})${tool.description ? `: ${tool.description}` : ""}`;
   return h(
     "li",
     { dataset: { tool: tool.full_name }, title },
     h("div", { class: "tool-line" }, h("code", {}, tool.name), badge(tool.risk, RISK_TONES[tool.risk] || "")),
     h("div", { class: "muted small" }, tool.rule),
+    conditionText ? h("div", { class: "small tool-condition" }, `Only when ${conditionText}`) : null,
+  );
+}
+
+/** A tool of the session that the agent cannot call now, with the reason in plain words. */
+function unavailableItem(tool) {
+  return h(
+    "li",
+    { dataset: { tool: tool.full_name, reason: tool.reason || "" }, class: "unavailable", title: tool.full_name },
+    h("div", { class: "tool-line" }, h("code", {}, tool.name), badge("unavailable", "bad")),
+    h("div", { class: "small tool-why" }, tool.why ? `${tool.why[0].toUpperCase()}${tool.why.slice(1)}.` : "Unavailable."),
   );
 }
 

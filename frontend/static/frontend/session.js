@@ -226,7 +226,7 @@ form.addEventListener("submit", async (event) => {
 const toolsets = new ToolsetsPanel({ box: el("toolsets"), count: el("toolsets-count"), note: el("toolsets-note"), sessionId });
 
 function loadTools({ changed = false } = {}) {
-  return showTools({ box: el("tools"), count: el("tools-count"), note: el("tools-note"), agent: session.agent, changed });
+  return showTools({ box: el("tools"), count: el("tools-count"), note: el("tools-note"), agent: session.agent, sessionId, changed });
 }
 
 function loadState() {
