@@ -422,6 +422,20 @@ const cellEditor = (() => {
   const effects = ["allow", "deny", "inherit"].map((effect) => h("input", { type: "radio", name: "cell-effect", value: effect, id: `cell-effect-${effect}` }));
   const expires = h("input", { type: "datetime-local", id: "cell-expires" });
   const hint = h("p", { class: "muted small" }, "Blank: no end. The grant stops counting at that time; sessions follow.");
+  // A condition on the call's arguments: only on an allow of one tool (docs/permissions.md).
+  const condition = h("textarea", { id: "cell-condition", rows: 3, spellcheck: "false", placeholder: '{"url": {"pattern": "^https://"}}', "aria-describedby": "cell-condition-hint cell-condition-error" });
+  const otherwise = h("select", { id: "cell-otherwise" }, h("option", { value: "deny" }, "deny the call"), h("option", { value: "approval" }, "ask for approval"));
+  const conditionError = h("p", { class: "field-error small", id: "cell-condition-error", role: "alert" });
+  const conditionBox = h(
+    "div",
+    { class: "cell-condition" },
+    h("label", { for: "cell-condition" }, "Condition (JSON)"),
+    condition,
+    h("p", { class: "muted small", id: "cell-condition-hint" }, "Blank: no condition. Argument name → keywords: enum, pattern, prefix, minimum, maximum."),
+    h("label", { for: "cell-otherwise" }, "Outside the condition"),
+    otherwise,
+    conditionError,
+  );
   const save = h("button", { type: "submit", class: "button small primary" }, "Save");
   const cancel = h("button", { type: "button", class: "button small ghost" }, "Cancel");
   const form = h(
@@ -437,14 +451,19 @@ const cellEditor = (() => {
     h("label", { for: "cell-expires" }, "Expires at"),
     expires,
     hint,
+    conditionBox,
     h("div", { class: "answer-buttons" }, save, cancel),
   );
   const dialog = h("dialog", { class: "approval-dialog cell-dialog", id: "cell-editor", "aria-labelledby": "cell-editor-title" }, form);
   document.body.append(dialog);
   const sync = () => {
     expires.disabled = effects[2].checked;
+    condition.disabled = otherwise.disabled = !effects[0].checked;
   };
   for (const radio of effects) radio.addEventListener("change", sync);
+  condition.addEventListener("input", () => {
+    conditionError.textContent = "";
+  });
 
   function open(item) {
     entry = item;
@@ -454,6 +473,10 @@ const cellEditor = (() => {
     for (const radio of effects) radio.checked = radio.value === current;
     expires.value = grant && grant.expires_at ? localInput(grant.expires_at) : "";
     expires.min = localInput(new Date().toISOString());
+    conditionBox.hidden = entry.kind !== "tool";
+    condition.value = grant && grant.condition ? JSON.stringify(grant.condition, null, 2) : "";
+    otherwise.value = (grant && grant.otherwise) || "deny";
+    conditionError.textContent = "";
     sync();
     dialog.showModal();
   }
@@ -463,8 +486,29 @@ const cellEditor = (() => {
     event.preventDefault();
     const effect = effects.find((radio) => radio.checked).value;
     const expiresAt = effect !== "inherit" && expires.value ? new Date(expires.value).toISOString() : null;
+    const options = { expiresAt, always: effect !== "inherit" };
+    conditionError.textContent = "";
+    if (entry.kind === "tool" && effect === "allow") {
+      let parsed = null;
+      if (condition.value.trim()) {
+        try {
+          parsed = JSON.parse(condition.value);
+        } catch (error) {
+          conditionError.textContent = `Not valid JSON: ${error.message}`;
+          condition.focus();
+          return;
+        }
+      }
+      options.condition = parsed;
+      options.otherwise = otherwise.value;
+      options.onFieldErrors = (body) => {
+        if (!body || !body.condition) return false;
+        conditionError.textContent = [].concat(body.condition).join(" ");
+        return true;
+      };
+    }
     save.disabled = true;
-    if (await change(entry, effect, { expiresAt, always: effect !== "inherit" })) dialog.close();
+    if (await change(entry, effect, options)) dialog.close();
     save.disabled = false;
   });
   return { open };
@@ -534,7 +578,7 @@ function paint(entry) {
   if (entry.column.kind === "group") {
     const count = entry.column.count;
     entry.decision.className = "decision muted";
-    entry.decision.textContent = grant ? `${grant.effect} for its ${count} member${count === 1 ? "" : "s"}${until(grant)}` : "no grant";
+    entry.decision.textContent = grant ? `${grant.effect} for its ${count} member${count === 1 ? "" : "s"}${grant.condition_text ? `, if ${grant.condition_text}` : ""}${until(grant)}` : "no grant";
     return;
   }
   const decision = decisions.get(`${entry.column.id}|${entry.target}`);
@@ -560,7 +604,7 @@ function until(grant) {
 
 /** Save a cell: allow or deny (until `expiresAt`, an ISO time, or for good), or
  * inherit (no grant). True when saved. */
-async function change(entry, effect, { expiresAt = null, always = false } = {}) {
+async function change(entry, effect, { expiresAt = null, always = false, condition, otherwise, onFieldErrors = null } = {}) {
   const grant = grantOf(entry);
   if (!always && (grant ? grant.effect : "inherit") === effect) return true;
   entry.toggle.classList.add("saving");
@@ -570,7 +614,8 @@ async function change(entry, effect, { expiresAt = null, always = false } = {}) 
     } else {
       const subject = entry.column.kind === "user" ? { user: entry.column.name } : { group: entry.column.name };
       const target = entry.kind === "tool" ? { tool: entry.name } : { toolset: entry.name };
-      await api("/api/grants/", { method: "POST", body: { ...subject, ...target, effect, expires_at: expiresAt } });
+      const conditional = otherwise === undefined ? {} : { condition, otherwise };
+      await api("/api/grants/", { method: "POST", body: { ...subject, ...target, effect, expires_at: expiresAt, ...conditional } });
     }
     const affected = entry.column.kind === "user" ? [entry.column] : userColumns().filter((c) => c.groups.includes(entry.column.name));
     await Promise.all([loadGrants(), loadDecisions(affected)]);
@@ -579,7 +624,8 @@ async function change(entry, effect, { expiresAt = null, always = false } = {}) 
     toast(`Saved: ${effect} ${entry.kind} ${entry.name} for ${entry.column.kind} ${entry.column.name}${words}.`);
     return true;
   } catch (error) {
-    toast(`Not saved: ${error.message}`, "bad");
+    // Field errors the editor shows by their field; the rest as a toast.
+    if (!(onFieldErrors && error.body && onFieldErrors(error.body))) toast(`Not saved: ${error.message}`, "bad");
     return false;
   } finally {
     entry.toggle.classList.remove("saving");
