@@ -53,6 +53,22 @@ def parse_whole_number(
     return int(raw)
 
 
+def id_list_param(
+    params: Mapping[str, str], name: str, *, maximum_count: int
+) -> list[int] | None:
+    """The query parameter `name` as comma-separated row ids (ASCII digits, 1 to the
+    bigint range), in order, without repeats; None when absent. Blank, an empty item,
+    a bad id or more than `maximum_count` of them: BadParameter."""
+    raw = params.get(name)
+    if raw is None:
+        return None
+    items = raw.split(",")
+    if len(items) > maximum_count:
+        raise BadParameter(name, f"At most {maximum_count} ids, separated by commas.")
+    ids = [parse_whole_number(item, name=name, minimum=1) for item in items]
+    return list(dict.fromkeys(ids))
+
+
 def whole_number_param(
     params: Mapping[str, str],
     name: str,

@@ -407,7 +407,19 @@ class ToolsetAccess:
 
 def access_matrix(*, user_id: int) -> list[ToolsetAccess]:
     """Every toolset and tool of the catalog, decided for one user."""
+    return access_matrices(user_ids=[user_id])[user_id]
+
+
+def access_matrices(*, user_ids: Iterable[int]) -> dict[int, list[ToolsetAccess]]:
+    """access_matrix() for several users at once: the catalog read once, the same
+    decisions as one by one (explain_many, explain_toolset)."""
     toolsets = list(Toolset.objects.prefetch_related("tools").order_by("name"))
+    return {
+        user_id: _matrix(user_id=user_id, toolsets=toolsets) for user_id in user_ids
+    }
+
+
+def _matrix(*, user_id: int, toolsets: list[Toolset]) -> list[ToolsetAccess]:
     names = [tool.full_name for ts in toolsets for tool in ts.tools.all()]
     decisions = explain_many(user_id=user_id, tools=names)
     return [

@@ -21,6 +21,7 @@ from agents.api.inputs import JSONRenderer, validated
 from agents.params import (
     ID_CONVERTER,
     NAME_CONVERTER,
+    id_list_param,
     parse_whole_number,
     whole_number_param,
 )
@@ -43,6 +44,8 @@ from toolsets.governance.direct import ToolInput
 from toolsets.models import Grant, Tool, ToolCall, Toolset
 
 DEFAULT_CALLS = 1000
+MAX_ACCESS_USERS = 100  # `/api/access/?users=`: the Access page asks for a page (12)
+MAX_SUBJECTS = 1000  # `/api/grants/?users=&groups=`
 MAX_CALLS = 50_000
 
 
@@ -138,6 +141,13 @@ class ToolViewSet(
         OpenApiParameter("toolset", str, description="Grants on this toolset."),
         OpenApiParameter("tool", str, description="Grants on this tool."),
         OpenApiParameter("effect", str, enum=["allow", "deny"]),
+        OpenApiParameter(
+            "users",
+            str,
+            description="Comma-separated user ids: with `groups`, only the grants "
+            "to these users or groups.",
+        ),
+        OpenApiParameter("groups", str, description="Comma-separated group ids."),
     ]
 )
 class GrantViewSet(
@@ -167,6 +177,14 @@ class GrantViewSet(
         effect = self.request.query_params.get("effect")
         if effect and effect not in Grant.Effect.values:
             raise ValidationError({"effect": ["allow or deny."]})
+        params = self.request.query_params
+        user_ids = id_list_param(params, "users", maximum_count=MAX_SUBJECTS)
+        group_ids = id_list_param(params, "groups", maximum_count=MAX_SUBJECTS)
+        if user_ids is not None or group_ids is not None:
+            # The grants of these subjects only (the Access page: the columns shown).
+            grants = grants.filter(
+                Q(user_id__in=user_ids or []) | Q(group_id__in=group_ids or [])
+            )
         for param, lookup in filters.items():
             value = self.request.query_params.get(param)
             if value:
@@ -204,35 +222,60 @@ class GrantViewSet(
 
 
 class AccessView(APIView):
-    """A user's effective access: every toolset and tool, and the rule that decided."""
+    """A user's effective access: every toolset and tool, and the rule that decided.
+
+    With `users=1,2,3` (staff), the same for each of those users at once: a list,
+    in that order."""
 
     @extend_schema(
         parameters=[
             OpenApiParameter(
                 "user", int, description="A user id (staff); default: yourself."
-            )
+            ),
+            OpenApiParameter(
+                "users",
+                str,
+                description=f"Comma-separated user ids (staff; at most "
+                f"{MAX_ACCESS_USERS}): a list of matrices, one a user, in that order.",
+            ),
         ],
         responses={200: AccessMatrixSerializer},
     )
     def get(self, request: Request) -> Response:
-        user = _user_param(request)
-        rows = access.access_matrix(user_id=user.pk)
-        return Response(
+        user_ids = id_list_param(
+            request.query_params, "users", maximum_count=MAX_ACCESS_USERS
+        )
+        if user_ids is None:
+            user = _user_param(request)
+            matrix = access.access_matrix(user_id=user.pk)
+            return Response(_matrix_json(user, matrix))
+        if request.query_params.get("user") not in (None, ""):
+            raise ValidationError({"users": ["Give user or users, not both."]})
+        if not request.user.is_staff and user_ids != [request.user.pk]:
+            raise PermissionDenied("Only staff can read another user's access.")
+        found = get_user_model().objects.in_bulk(user_ids)
+        if len(found) != len(user_ids):
+            missing = [str(pk) for pk in user_ids if pk not in found]
+            raise ValidationError({"users": [f"No such user: {', '.join(missing)}."]})
+        matrices = access.access_matrices(user_ids=user_ids)
+        return Response([_matrix_json(found[pk], matrices[pk]) for pk in user_ids])
+
+
+def _matrix_json(user, rows: list[access.ToolsetAccess]) -> dict:
+    return {
+        "user": {"id": user.pk, "username": user.get_username()},
+        "toolsets": [
             {
-                "user": {"id": user.pk, "username": user.get_username()},
-                "toolsets": [
-                    {
-                        "name": row.toolset.name,
-                        **_decision(row.decision),
-                        "tools": [
-                            {"full_name": name, **_decision(decision)}
-                            for name, decision in row.tools
-                        ],
-                    }
-                    for row in rows
+                "name": row.toolset.name,
+                **_decision(row.decision),
+                "tools": [
+                    {"full_name": name, **_decision(decision)}
+                    for name, decision in row.tools
                 ],
             }
-        )
+            for row in rows
+        ],
+    }
 
 
 def _user_param(request: Request):
