@@ -1,10 +1,11 @@
 // The permission matrix: groups first, then a page of users, × toolsets and tools.
 // Each cell's toggle (allow / deny / inherit) saves at once through /api/grants/;
 // its editor (…) sets an expiry too. Each user cell shows what the user gets and the
-// rule that decided (/api/access/?user=). Users come a page at a time from
-// /api/users/ (a name search narrows them), groups from /api/groups/; a toolset's
-// tool rows are built when it opens, so a catalog of 500 tools opens quickly
-// (bench/matrix.py times the calls).
+// rule that decided (/api/access/?users=, one call for the page's users). Users come
+// a page at a time from /api/users/ (a name search narrows them), groups from
+// /api/groups/, and only the grants of the columns shown (/api/grants/?users=&groups=);
+// a toolset's tool rows are built when it opens, so a catalog of 500 tools opens
+// quickly (bench/matrix.py times the calls).
 
 import { api } from "./api.js";
 import { clear, debounce, failure, h, loading, toast } from "./dom.js";
@@ -36,11 +37,13 @@ const cells = []; // {column, target, buttons, decision, toggle}
 async function load() {
   clear(box, loading("Loading toolsets, grants and access…"));
   try {
-    const users = loadGroups().then(loadUsers); // the columns: groups first
-    const [toolsets, tools] = await Promise.all([api("/api/toolsets/"), api("/api/tools/"), users, loadGrants()]);
+    // The columns (groups first, then a page of users), then their grants and access.
+    const shown = loadGroups()
+      .then(loadUsers)
+      .then(() => Promise.all([loadGrants(), loadDecisions(userColumns())]));
+    const [toolsets, tools] = await Promise.all([api("/api/toolsets/"), api("/api/tools/"), shown]);
     catalog = { toolsets, tools, toolInfo: new Map(tools.map((tool) => [tool.full_name, tool])) };
     if (tools.length <= FOLD_OVER) for (const toolset of toolsets) opened.add(toolset.name);
-    await loadDecisions(userColumns());
     render();
   } catch (error) {
     clear(box, failure(error, load));
@@ -51,7 +54,7 @@ async function load() {
 async function showUsers() {
   try {
     await loadUsers();
-    await loadDecisions(userColumns());
+    await Promise.all([loadGrants(), loadDecisions(userColumns())]);
   } catch (error) {
     toast(`Could not load users: ${error.message}`, "bad");
     return;
@@ -70,7 +73,7 @@ async function loadUsers() {
   users = found.slice(PAGE * page, PAGE * (page + 1));
   more = found.length > PAGE * (page + 1);
   columns = [
-    ...groups.map((group) => ({ kind: "group", key: `group:${group.name}`, name: group.name, count: group.member_count })),
+    ...groups.map((group) => ({ kind: "group", key: `group:${group.name}`, name: group.name, id: group.id, count: group.member_count })),
     ...users.map((user) => ({ kind: "user", key: `user:${user.username}`, name: user.username, id: user.id, staff: user.is_staff, groups: user.groups })),
   ];
   paintPager(search);
@@ -100,20 +103,24 @@ function paintPager(search) {
   clear(pager, previous, h("span", { class: "muted small", id: "matrix-page", "aria-live": "polite" }, words), next);
 }
 
+/** The grants of the columns shown: their users' and their groups'. */
 async function loadGrants() {
-  grants = await api("/api/grants/");
+  const ids = (kind) => columns.filter((c) => c.kind === kind).map((c) => c.id).join(",");
+  const query = Object.fromEntries(Object.entries({ users: ids("user"), groups: ids("group") }).filter(([, value]) => value));
+  grants = Object.keys(query).length ? await api("/api/grants/", { query }) : [];
 }
 
+/** What each of these users gets, in one call. */
 async function loadDecisions(columnsToLoad) {
-  await Promise.all(
-    columnsToLoad.map(async (column) => {
-      const matrix = await api("/api/access/", { query: { user: column.id } });
-      for (const toolset of matrix.toolsets) {
-        decisions.set(`${column.id}|toolset:${toolset.name}`, toolset);
-        for (const tool of toolset.tools) decisions.set(`${column.id}|tool:${tool.full_name}`, tool);
-      }
-    }),
-  );
+  if (!columnsToLoad.length) return;
+  const matrices = await api("/api/access/", { query: { users: columnsToLoad.map((c) => c.id).join(",") } });
+  for (const matrix of matrices) {
+    const id = matrix.user.id;
+    for (const toolset of matrix.toolsets) {
+      decisions.set(`${id}|toolset:${toolset.name}`, toolset);
+      for (const tool of toolset.tools) decisions.set(`${id}|tool:${tool.full_name}`, tool);
+    }
+  }
 }
 
 function render() {
