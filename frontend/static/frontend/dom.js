@@ -192,3 +192,17 @@ export function debounce(fn, wait) {
     timer = setTimeout(() => fn(...args), wait);
   };
 }
+
+/** A call's arguments as a definition list: text as is, objects as JSON. */
+export function argsView(args) {
+  const entries = Object.entries(args || {});
+  if (!entries.length) return h("span", { class: "muted" }, "none");
+  return h(
+    "dl",
+    { class: "args" },
+    entries.map(([key, value]) => [
+      h("dt", {}, key),
+      h("dd", {}, typeof value === "string" ? value : value !== null && typeof value === "object" ? h("pre", { class: "json" }, json(value)) : JSON.stringify(value)),
+    ]),
+  );
+}

@@ -7,7 +7,7 @@
 // here writes it into the page or logs it.
 
 import { api, ApiError } from "./api.js";
-import { badge, dateTime, h, json, statusBadge, timeAgo, toast } from "./dom.js";
+import { argsView, badge, dateTime, h, statusBadge, timeAgo, toast } from "./dom.js";
 
 const KIND_LABELS = { approval: "approval", credential: "credential", call: "result" };
 const COMMENT_LIMIT = 2000;
@@ -152,19 +152,6 @@ export function outcome(request) {
           h("figcaption", { class: "muted small" }, `comment${who}`),
         )
       : null,
-  );
-}
-
-function argsView(args) {
-  const entries = Object.entries(args || {});
-  if (!entries.length) return h("span", { class: "muted" }, "none");
-  return h(
-    "dl",
-    { class: "args" },
-    entries.map(([key, value]) => [
-      h("dt", {}, key),
-      h("dd", {}, typeof value === "string" ? value : value !== null && typeof value === "object" ? h("pre", { class: "json" }, json(value)) : JSON.stringify(value)),
-    ]),
   );
 }
 

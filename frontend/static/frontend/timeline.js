@@ -2,7 +2,7 @@
 // function calls drawn as cards that their responses complete, model text that
 // streams in from partial frames (seq null) and is replaced by the stored text.
 
-import { badge, clock, duration, h, inline, json, statusBadge } from "./dom.js";
+import { argsView, badge, clock, duration, h, inline, json, statusBadge } from "./dom.js";
 import { humanHint } from "./requests.js";
 
 const REQUEST_CALLS = new Set(["adk_request_credential", "adk_request_confirmation"]);
@@ -427,19 +427,6 @@ function message(event) {
     user ? null : h("div", { class: "author" }, event.author),
     h("div", { class: "bubble" }, h("div", { class: "bubble-text" }, event.text)),
     h("div", { class: "meta" }, clock(event.ts)),
-  );
-}
-
-function argsView(args) {
-  const entries = Object.entries(args || {});
-  if (!entries.length) return h("span", { class: "muted" }, "none");
-  return h(
-    "dl",
-    { class: "args" },
-    entries.map(([key, value]) => [
-      h("dt", {}, key),
-      h("dd", {}, typeof value === "string" ? value : value !== null && typeof value === "object" ? h("pre", { class: "json" }, json(value)) : JSON.stringify(value)),
-    ]),
   );
 }
 
