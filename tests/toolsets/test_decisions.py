@@ -92,6 +92,13 @@ def test_a_held_call_is_audited_awaiting_approval(alice, held):
     ]
 
 
+def test_a_held_call_reads_as_waiting_not_as_adks_placeholder(alice, held):
+    _, approval = held(alice)
+
+    row = ToolCall.objects.get(call_id=approval.tool_call_id)
+    assert row.result_summary == "Held for a person's approval before running."
+
+
 def test_an_approval_is_audited_with_who_and_when_then_the_run(
     alice, auditor, held, decide
 ):

@@ -236,7 +236,9 @@ class GovernancePlugin(BasePlugin):
             tool_name=call.tool.name,
             tool_full_name=call.full_name,
             args=redact_secrets(dict(args)),
-            result_summary=summarize(result),
+            result_summary=HELD_SUMMARY
+            if status == ToolCall.Status.AWAITING_APPROVAL
+            else summarize(result),
             status=status,
             access_rule=call.decision.rule if call.decision else "",
             started_at=call.started_at,
@@ -320,6 +322,11 @@ def _outcome(call: Call, context: Context, result: Any) -> tuple[str, int]:
         return call.outcome, attempts
     status = ToolCall.Status.ERROR if _is_error_result(result) else ToolCall.Status.OK
     return status, attempts
+
+
+# A held call's audit row, in words (true before and after its decision): not
+# ADK's placeholder result, which speaks to the model ("...please approve or reject.").
+HELD_SUMMARY = "Held for a person's approval before running."
 
 
 def _held(context: Context) -> str | None:
