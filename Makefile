@@ -13,6 +13,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 install: $(VENV)/.installed
+	scripts/ensure-frontend.sh
 
 # The demo agents and users (demo/): on for `make run` and the tests, never in production.
 run test test-browser: export TOOLCRIB_DEMO = 1
