@@ -1,0 +1,8 @@
+# Reserved in the migration chain (issue 19); its owner fills in the operations.
+from django.db import migrations
+
+
+class Migration(migrations.Migration):
+    dependencies = [("agents", "0012_run_cancelled")]
+
+    operations = []
