@@ -84,6 +84,20 @@ def whole_number_param(
     return parse_whole_number(raw, name=name, minimum=minimum, maximum=maximum)
 
 
+def seq_bound_param(params: Mapping[str, str], name: str) -> int | None:
+    """The query parameter `name` as a seq bound: a whole number, or `end` (None:
+    past the newest event)."""
+    raw = params.get(name, "")
+    if raw == "end":
+        return None
+    try:
+        return parse_whole_number(raw, name=name)
+    except BadParameter:
+        raise BadParameter(
+            name, "A seq (a whole number in digits 0-9), or end for the newest."
+        ) from None
+
+
 def given(params: Mapping[str, str]) -> dict[str, str]:
     """The query parameters that have a value: a blank one is the same as none."""
     return {name: value for name, value in params.items() if value != ""}

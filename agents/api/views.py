@@ -32,7 +32,7 @@ from agents.api.serializers import (
     SessionSerializer,
     StateSerializer,
 )
-from agents.events.log import EVENTS_BATCH, events_after
+from agents.events.log import EVENTS_BATCH, events_after, events_before
 from agents.events.wire import (
     EventFrameList,
     frame_from_row,
@@ -45,6 +45,7 @@ from agents.params import (
     NAME_CONVERTER,
     bool_param,
     parse_whole_number,
+    seq_bound_param,
     whole_number_param,
 )
 from agents.realtime.frames import client_frame_schema, server_frame_schemas
@@ -171,6 +172,14 @@ class SessionViewSet(
             OpenApiParameter(
                 "limit", int, description=f"At most this many (max {EVENTS_BATCH})."
             ),
+            OpenApiParameter(
+                "before",
+                str,
+                description=(
+                    "Page back: the newest `limit` events with a smaller seq (`end`:"
+                    " the newest of all), still in seq order."
+                ),
+            ),
         ],
     )
     @action(detail=True, methods=["get"])
@@ -182,7 +191,13 @@ class SessionViewSet(
         limit = min(
             whole_number_param(params, "limit", default=EVENTS_BATCH), EVENTS_BATCH
         )
-        rows = events_after(session_id=session.id, after=after, limit=limit)
+        if params.get("before", "") == "":
+            rows = events_after(session_id=session.id, after=after, limit=limit)
+        else:
+            before = seq_bound_param(params, "before")
+            rows = events_before(
+                session_id=session.id, before=before, after=after, limit=limit
+            )
         return Response([frame_json(frame_from_row(row)) for row in rows])
 
     @extend_schema(responses=StateSerializer)

@@ -4,7 +4,8 @@ client missed.
 record_and_publish() is the one way Toolcrib's own events (run_started, error,
 run_finished, tools_changed, artifact) are stored under the next seq and announced;
 events_after() is the one read of what a client missed, for the REST list and a
-socket's backlog alike.
+socket's backlog alike; events_before() the one read of a page further back, for a
+page that opens at the latest events and pages back as its reader scrolls up.
 
 The database is the log; the channel layer is only a doorbell. Publish after the
 event is committed, with its seq, so a client that misses a frame replays it.
@@ -73,3 +74,14 @@ def events_after(
     `limit`: what a client that has seen up to `after` has missed."""
     rows = Event.objects.filter(session_id=session_id, seq__gt=after).order_by("seq")
     return list(rows[:limit])
+
+
+def events_before(
+    *, session_id: str, before: int | None, after: int = 0, limit: int = EVENTS_BATCH
+) -> list[Event]:
+    """The newest `limit` stored events with a seq below `before` (None: the newest
+    of all) and above `after`, in seq order: the page before what a client shows."""
+    rows = Event.objects.filter(session_id=session_id, seq__gt=after)
+    if before is not None:
+        rows = rows.filter(seq__lt=before)
+    return list(reversed(rows.order_by("-seq")[:limit]))

@@ -52,6 +52,7 @@ REQUEST_THREAD = "MainThread"
 #   finish the Run (1) and record run_finished (4).
 TURN_QUERIES = {"request": 10, "turn": 49}
 REST_REPLAY_QUERIES = 4  # the token (2), the session, its events after seq
+REST_PAGE_QUERIES = 4  # the token (2), the session, its events before seq (?before=)
 SOCKET_BACKLOG_QUERIES = 4  # the token (2), the session, its events after seq
 
 
@@ -124,6 +125,23 @@ def test_a_rest_replay_costs_the_same_queries_however_many_events(
     assert [frame["seq"] for frame in response.json()] == list(
         range(after + 1, EVENTS_OF_A_TURN + 1)
     )
+
+
+@pytest.mark.parametrize(
+    "query", ["before=end&limit=2", "before=5&limit=2", "before=end"]
+)
+def test_a_page_back_costs_the_same_queries_however_many_events(
+    alice, api_for, say, weather_session, django_assert_num_queries, query
+):
+    say(alice, weather_session, QUESTION)
+    client = api_for(alice)
+    client.get("/api/sessions/")
+
+    with django_assert_num_queries(REST_PAGE_QUERIES):
+        response = client.get(f"/api/sessions/{weather_session}/events/?{query}")
+
+    assert response.status_code == 200
+    assert response.json()[-1]["seq"] in (4, EVENTS_OF_A_TURN)
 
 
 @pytest.mark.parametrize("after", [0, 3], ids=["the whole turn", "its last half"])
