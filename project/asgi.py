@@ -13,11 +13,13 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from agents.realtime.routing import websocket_urlpatterns  # noqa: E402
 from agents.realtime.wsauth import WebsocketAuthStack  # noqa: E402
+from toolsets.gateway.server import GatewayApp  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         # Static files are served by the app itself: the embedded default needs no proxy.
-        "http": ASGIStaticFilesHandler(django_asgi_app),
+        # /mcp is the tool gateway's MCP server (toolsets/gateway/, docs/gateway.md).
+        "http": GatewayApp(ASGIStaticFilesHandler(django_asgi_app)),
         "websocket": WebsocketAuthStack(URLRouter(websocket_urlpatterns)),
     }
 )

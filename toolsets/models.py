@@ -245,6 +245,8 @@ class ToolCall(models.Model):
         EXPIRED = "expired"
         # Answered by the agent's own before_tool_callback, so it did not run.
         REFUSED = "refused"
+        # Cut short: a person stopped its turn while it ran (agents.turns.cancel).
+        CANCELLED = "cancelled"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -422,3 +424,31 @@ class ProviderIdentity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.subject} at {self.issuer}"
+
+
+class GatewayToken(models.Model):
+    """A personal access token to the MCP gateway (toolsets.gateway), limited to
+    chosen toolsets: its tools are its user's, within those toolsets.
+
+    Only the token's digest is kept (knox's hash, as for API tokens), with its first
+    characters to recognise it in a list; revoking a token deletes its row.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="gateway_tokens",
+    )
+    name = models.CharField(max_length=100, help_text="What the token is for.")
+    digest = models.CharField(max_length=128, unique=True)
+    prefix = models.CharField(max_length=16, help_text="The token's first characters.")
+    toolsets = models.ManyToManyField(Toolset, related_name="gateway_tokens")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

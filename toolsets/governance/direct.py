@@ -129,8 +129,13 @@ REFUSALS: dict[str, type[DomainError]] = {
 }
 
 
-async def ainvoke_tool(*, user, full_name: str, args: Mapping[str, Any]) -> Invocation:
+async def ainvoke_tool(
+    *, user, full_name: str, args: Mapping[str, Any], agent: str = DIRECT_APP
+) -> Invocation:
     """Run one catalogued tool for `user` now, governed and audited as in a turn.
+
+    `agent` is what the audit names as the agent (an MCP client's name, for the
+    gateway); a call of the API names none.
 
     Raises NotFoundError (no such tool), ToolGone (its code is missing), a refusal
     of REFUSALS, or NeedsPerson; a tool that ran, failed or timed out is an
@@ -144,7 +149,9 @@ async def ainvoke_tool(*, user, full_name: str, args: Mapping[str, Any]) -> Invo
     if row is None or row.missing:
         raise NotFoundError(f"No such tool: {full_name}.")
     async with arunnable(row) as binding:
-        call_id, event = await _run(user_id=user.pk, binding=binding, args=args)
+        call_id, event = await _run(
+            user_id=user.pk, binding=binding, args=args, agent=agent
+        )
     audited = await ToolCall.objects.filter(user_id=user.pk, call_id=call_id).aget()
     response = _response_of(event)
     refusal = REFUSALS.get(audited.status)
@@ -160,7 +167,7 @@ async def ainvoke_tool(*, user, full_name: str, args: Mapping[str, Any]) -> Invo
 
 
 async def _run(
-    *, user_id: int, binding: Binding, args: Mapping[str, Any]
+    *, user_id: int, binding: Binding, args: Mapping[str, Any], agent: str
 ) -> tuple[str, Event | None]:
     """Run the call through ADK's tool pipeline; its call id and response event."""
     tool = binding.tool
@@ -168,7 +175,7 @@ async def _run(
         tool = copy.copy(tool)
         tool.name = binding.name
     governance = GovernancePlugin()
-    invocation = await _invocation(user_id, tool, governance)
+    invocation = await _invocation(user_id, tool, governance, agent)
     turn = governance.turns.start(invocation.invocation_id)
     # No model step: nothing was offered, nothing is inactive, no session to name.
     turn.steps[DIRECT_AGENT] = Step({tool.name: binding}, offered=None, inactive=set())
@@ -185,10 +192,10 @@ async def _run(
 
 
 async def _invocation(
-    user_id: int, tool: Any, governance: GovernancePlugin
+    user_id: int, tool: Any, governance: GovernancePlugin, agent: str
 ) -> InvocationContext:
     sessions = InMemorySessionService()
-    session = await sessions.create_session(app_name=DIRECT_APP, user_id=str(user_id))
+    session = await sessions.create_session(app_name=agent, user_id=str(user_id))
     threads = ToolThreadPoolConfig(max_workers=settings.TOOLCRIB_TOOL_THREADS)
     return InvocationContext(
         session_service=sessions,

@@ -1,8 +1,57 @@
-# Reserved in the migration chain (issue 21); its owner fills in the operations.
-from django.db import migrations
+# The gateway's personal access tokens (issue 21).
+import django.db.models.deletion
+from django.conf import settings
+from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("toolsets", "0015_grant_conditions")]
+    dependencies = [
+        ("toolsets", "0015_grant_conditions"),
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+    ]
 
-    operations = []
+    operations = [
+        migrations.CreateModel(
+            name="GatewayToken",
+            fields=[
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                (
+                    "name",
+                    models.CharField(help_text="What the token is for.", max_length=100),
+                ),
+                ("digest", models.CharField(max_length=128, unique=True)),
+                (
+                    "prefix",
+                    models.CharField(
+                        help_text="The token's first characters.", max_length=16
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("expires_at", models.DateTimeField(blank=True, null=True)),
+                ("last_used_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "toolsets",
+                    models.ManyToManyField(
+                        related_name="gateway_tokens", to="toolsets.toolset"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="gateway_tokens",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+            ],
+            options={"ordering": ["-created_at", "-id"]},
+        ),
+    ]

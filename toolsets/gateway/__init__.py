@@ -1,0 +1,1 @@
+"""The governed tool gateway: the catalog served over MCP (docs/gateway.md)."""

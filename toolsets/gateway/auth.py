@@ -1,0 +1,64 @@
+"""Who is calling the gateway: a bearer token made a Caller.
+
+Two kinds of token open the gateway, both sent as `Authorization: Bearer <t>`:
+a user's API token (`POST /api/auth/token/`, agents/tokens.py), which reaches every
+tool the user may use, and a personal access token (tokens.py), which reaches only
+the toolsets it was made for. Anything else is refused before the MCP server sees
+the request (401).
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from channels.db import database_sync_to_async
+from django.contrib.auth.models import AbstractBaseUser
+
+from agents.tokens import user_for_token
+from toolsets.gateway import tokens
+
+BEARER = b"bearer "
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A user, through one credential: `toolsets` is None for an API token (all the
+    user's tools), or the toolsets a personal access token is limited to."""
+
+    user: AbstractBaseUser
+    credential: str  # who the MCP session belongs to: one credential of one user
+    toolsets: frozenset[str] | None = None
+
+    def may_reach(self, toolset: str) -> bool:
+        """Does this credential reach the toolset at all (before any grant)?"""
+        return self.toolsets is None or toolset in self.toolsets
+
+
+def bearer_token(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
+    """The token of an `Authorization: Bearer <t>` header, if there is one."""
+    for name, value in headers:
+        if name.lower() == b"authorization" and value[:7].lower() == BEARER:
+            token = value[7:].strip()
+            return token.decode("latin-1") if token else None
+    return None
+
+
+def authenticate(*, token: str) -> Caller | None:
+    """The Caller a token opens, or None (unknown, revoked, expired, inactive)."""
+    if tokens.is_personal(token):
+        found = tokens.lookup(token=token)
+        if found is None:
+            return None
+        return Caller(
+            user=found.user,
+            credential=f"pat:{found.pk}",
+            toolsets=frozenset(found.toolsets),
+        )
+    user = user_for_token(token=token)
+    if user is None:
+        return None
+    return Caller(user=user, credential=f"token:{token[:15]}")
+
+
+async def aauthenticate(*, token: str) -> Caller | None:
+    """See authenticate()."""
+    return await database_sync_to_async(authenticate)(token=token)

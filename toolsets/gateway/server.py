@@ -1,0 +1,186 @@
+"""The MCP server at `/mcp`: Streamable HTTP, the official `mcp` SDK's low-level
+Server and its StreamableHTTPSessionManager, in front of Django's ASGI app.
+
+- Sessions are stateful (`Mcp-Session-Id`), so a session can be told
+  `notifications/tools/list_changed` on its GET stream (notifications.py).
+- The session manager's task group must run for as long as the process: Daphne
+  sends no reliable ASGI lifespan events, so the manager starts on the first MCP
+  request, in a task of the server's loop, and lives until the process ends.
+- Every request is authenticated here, before the SDK sees it (auth.py); an MCP
+  session belongs to the credential that opened it (the SDK answers 404 to any
+  other), and a revoked or expired token is refused (401) on its next request.
+- Only bearer tokens open the gateway, never a cookie, so a page in a browser
+  cannot reach it with the browser's credentials: the SDK's DNS-rebinding checks
+  (Host and Origin) stay off, as Django's ALLOWED_HOSTS is not consulted here.
+"""
+
+import asyncio
+import json
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.db import close_old_connections
+from mcp import types
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.shared.exceptions import MCPError
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from toolsets.gateway.auth import Caller, aauthenticate, bearer_token
+from toolsets.gateway.calls import UnknownTool, acall_tool, client_name
+from toolsets.gateway.catalog import alist_tools
+from toolsets.gateway.notifications import awatch_tools
+
+PATHS = frozenset({"/mcp", "/mcp/"})
+CALLER_KEY = "toolcrib.caller"
+SERVER_NAME = "toolcrib"
+INSTRUCTIONS = (
+    "Toolcrib's governed tools: the tools your grants allow now, named "
+    "<toolset>.<tool>. Calls are audited; some wait for a person's approval."
+)
+
+
+class GatewayServer(Server):
+    """The low-level Server, announcing `tools.listChanged`."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
+def build_server() -> GatewayServer:
+    """The MCP server: tools/list and tools/call, for the request's caller."""
+    return GatewayServer(
+        SERVER_NAME,
+        instructions=INSTRUCTIONS,
+        on_list_tools=_list_tools,
+        on_call_tool=_call_tool,
+    )
+
+
+async def _list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+    caller = _caller(ctx)
+    await _watch(ctx, caller)
+    tools = await alist_tools(caller=caller)
+    return types.ListToolsResult(
+        tools=[
+            types.Tool(
+                name=tool.name,
+                description=tool.description or None,
+                input_schema=tool.input_schema,
+            )
+            for tool in tools
+        ]
+    )
+
+
+async def _call_tool(
+    ctx: Any, params: types.CallToolRequestParams
+) -> types.CallToolResult:
+    caller = _caller(ctx)
+    await _watch(ctx, caller)
+    client_params = ctx.session.client_params
+    client = client_name(client_params.client_info.name if client_params else None)
+    try:
+        outcome = await acall_tool(
+            caller=caller, name=params.name, args=params.arguments, client=client
+        )
+    except UnknownTool as exc:
+        raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
+    text = outcome.message if outcome.is_error and outcome.message else None
+    if text is None:
+        text = json.dumps(outcome.response, default=str, ensure_ascii=False)
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)],
+        structured_content=outcome.response,
+        is_error=outcome.is_error,
+    )
+
+
+def _caller(ctx: Any) -> Caller:
+    return ctx.request.scope[CALLER_KEY]
+
+
+async def _watch(ctx: Any, caller: Caller) -> None:
+    # The SDK hands low-level handlers the session's Connection only through
+    # the request's ServerSession (mcp 2.3); its `state` and `exit_stack` tie
+    # the watch to the session's life.
+    connection = getattr(ctx.session, "_connection", None)
+    if connection is not None and connection.session_id is not None:
+        await awatch_tools(connection=connection, user_id=caller.user.pk)
+
+
+class GatewayApp:
+    """ASGI: `/mcp` to the MCP server, every other request to `app`."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self._manager: StreamableHTTPSessionManager | None = None
+        self._starting: asyncio.Lock | None = None
+        self._runner: asyncio.Task | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] not in PATHS:
+            await self.app(scope, receive, send)
+            return
+        await database_sync_to_async(close_old_connections)()
+        token = bearer_token(scope.get("headers", []))
+        caller = await aauthenticate(token=token) if token else None
+        if caller is None:
+            await _unauthorized(token)(scope, receive, send)
+            return
+        principal = AccessToken(
+            token="", client_id=caller.credential, scopes=[], subject=caller.credential
+        )
+        scope = {**scope, "user": AuthenticatedUser(principal), CALLER_KEY: caller}
+        manager = await self._amanager()
+        await manager.handle_request(scope, receive, send)
+
+    async def _amanager(self) -> StreamableHTTPSessionManager:
+        """The session manager, running (started by the first MCP request)."""
+        if self._manager is not None:
+            return self._manager
+        if self._starting is None:
+            self._starting = asyncio.Lock()
+        async with self._starting:
+            if self._manager is None:
+                manager = StreamableHTTPSessionManager(app=build_server())
+                started = asyncio.Event()
+                self._runner = asyncio.get_running_loop().create_task(
+                    _run_forever(manager, started)
+                )
+                await started.wait()
+                self._manager = manager
+        return self._manager
+
+
+async def _run_forever(
+    manager: StreamableHTTPSessionManager, started: asyncio.Event
+) -> None:
+    async with manager.run():
+        started.set()
+        await asyncio.Event().wait()
+
+
+def _unauthorized(token: str | None) -> JSONResponse:
+    why = "was refused" if token else "is missing"
+    return JSONResponse(
+        {
+            "detail": f"The bearer token {why}: send Authorization: Bearer <token>, "
+            "an API token or a personal access token that is not revoked or expired."
+        },
+        status_code=401,
+        headers={"WWW-Authenticate": 'Bearer realm="toolcrib"'},
+    )

@@ -1,0 +1,122 @@
+"""Personal access tokens to the gateway: issued once in clear, stored as digests.
+
+A token is `tcpat_` and 64 random hex characters (knox's generator); the database
+keeps its SHA-512 digest (knox's hash, as for API tokens) and its first characters,
+so a copy of the database opens nothing. A token reaches its user's tools within
+the toolsets it was made for, until it expires or its user revokes it.
+"""
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+from knox.crypto import create_token_string, hash_token
+
+from project.errors import DomainError, NotFoundError
+from toolsets.models import GatewayToken, Toolset
+
+PREFIX = "tcpat_"
+TOKEN_FORMAT = re.compile(rf"{PREFIX}[0-9a-f]{{64}}")
+SHOWN_CHARS = 12
+# A user keeps at most this many tokens: enough for every client of a developer.
+MAX_TOKENS_PER_USER = 50
+
+
+class UnknownToolsets(DomainError):
+    """A token was asked for toolsets the catalog does not have."""
+
+    code = "unknown_toolsets"
+    field = "toolsets"
+
+
+class TooManyTokens(DomainError):
+    """The user already holds MAX_TOKENS_PER_USER tokens."""
+
+    status_code = 409
+    code = "too_many_tokens"
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A token just made: its row, and the token in clear (shown this once)."""
+
+    row: GatewayToken
+    token: str
+
+
+def is_personal(token: str) -> bool:
+    """Does the token look like a personal access token (not an API token)?"""
+    return token.startswith(PREFIX)
+
+
+def issue_token(
+    *,
+    user: AbstractBaseUser,
+    name: str,
+    toolsets: Collection[str],
+    expires_at: datetime | None = None,
+) -> Issued:
+    """A new token for `user`, limited to the named toolsets."""
+    rows = list(Toolset.objects.filter(name__in=set(toolsets)))
+    unknown = set(toolsets) - {row.name for row in rows}
+    if unknown:
+        raise UnknownToolsets(f"No such toolsets: {', '.join(sorted(unknown))}.")
+    token = PREFIX + create_token_string()
+    with transaction.atomic():
+        if GatewayToken.objects.filter(user=user).count() >= MAX_TOKENS_PER_USER:
+            raise TooManyTokens(
+                f"You hold {MAX_TOKENS_PER_USER} tokens already: revoke one first."
+            )
+        row = GatewayToken.objects.create(
+            user=user,
+            name=name,
+            digest=hash_token(token),
+            prefix=token[:SHOWN_CHARS],
+            expires_at=expires_at,
+        )
+        row.toolsets.set(rows)
+    return Issued(row=row, token=token)
+
+
+def tokens_of(*, user: AbstractBaseUser) -> list[GatewayToken]:
+    """The user's tokens, newest first, with their toolsets."""
+    return list(GatewayToken.objects.filter(user=user).prefetch_related("toolsets"))
+
+
+def revoke_token(*, user: AbstractBaseUser, token_id: int) -> None:
+    """Revoke one of the user's tokens: it opens nothing from now on."""
+    deleted, _ = GatewayToken.objects.filter(user=user, pk=token_id).delete()
+    if not deleted:
+        raise NotFoundError("No such token.")
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a valid token opens."""
+
+    pk: int
+    user: AbstractBaseUser
+    toolsets: frozenset[str]
+
+
+def lookup(*, token: str) -> Found | None:
+    """The active user and toolsets a live token opens, or None."""
+    if not TOKEN_FORMAT.fullmatch(token):
+        return None
+    row = (
+        GatewayToken.objects.select_related("user")
+        .filter(digest=hash_token(token))
+        .first()
+    )
+    now = timezone.now()
+    if row is None or not row.user.is_active:
+        return None
+    if row.expires_at is not None and row.expires_at <= now:
+        return None
+    GatewayToken.objects.filter(pk=row.pk).update(last_used_at=now)
+    names = frozenset(row.toolsets.values_list("name", flat=True))
+    return Found(pk=row.pk, user=row.user, toolsets=names)
