@@ -20,6 +20,7 @@ import re
 from collections import deque
 from collections.abc import Iterator
 from typing import Annotated, Any
+from uuid import UUID
 
 from django.conf import settings
 from pydantic import (
@@ -294,6 +295,17 @@ class MessageInput(ClientInput):
         if len(value) > limit:
             raise ValueError(f"text is longer than {limit} characters")
         return value
+
+
+class CancelInput(ClientInput):
+    """Stop a turn: its Run ends cancelled (agents.turns.cancel).
+
+    `run`: the run to stop. Over REST the URL names it (a `run` here must be the
+    same); on a session's socket, left out, the session's current run: its
+    running one, else its oldest queued one.
+    """
+
+    run: UUID | SkipJsonSchema[None] = None
 
 
 class FunctionResponseInput(ClientInput):

@@ -184,8 +184,9 @@ class UserState(models.Model):
 class Run(models.Model):
     """One turn: a user message (or function response) driven through ADK's Runner.
 
-    It ends succeeded, failed, or waiting for a person (`waiting_for`); the turn an
-    answer starts `resumes` the run that asked.
+    It ends succeeded, failed, cancelled (stopped by a person: agents.turns.cancel),
+    or waiting for a person (`waiting_for`); the turn an answer starts `resumes` the
+    run that asked.
     """
 
     class Status(models.TextChoices):
@@ -196,6 +197,8 @@ class Run(models.Model):
         # Ended with requests of its own pending (agents.requests): a person's
         # answer starts the Run that resumes it.
         WAITING = "waiting"
+        # Stopped by a person while queued or running (agents.turns.cancel).
+        CANCELLED = "cancelled"
 
     class WaitingFor(models.TextChoices):
         APPROVAL = "approval"
@@ -203,7 +206,7 @@ class Run(models.Model):
         RESULT = "result"  # a long-running call's
 
     # Ended: the session's queue goes on (a waiting run holds up no turn).
-    TERMINAL = (Status.SUCCEEDED, Status.FAILED, Status.WAITING)
+    TERMINAL = (Status.SUCCEEDED, Status.FAILED, Status.WAITING, Status.CANCELLED)
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="runs")

@@ -6,6 +6,7 @@ from agents.api.auth import ObtainTokenView
 from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
 from agents.api.oauth2 import oauth2_callback
 from agents.api.requests import RequestViewSet
+from agents.api.runs import RegenerateView, RunCancelView
 from agents.api.usage import BudgetViewSet, UsageView
 from agents.api.views import (
     AgentViewSet,
@@ -40,6 +41,12 @@ unlisted.register("approvals", ApprovalViewSet, basename="approval")
 urlpatterns = [
     path("auth/token/", ObtainTokenView.as_view(), name="auth-token"),
     path("runs/<uuid:pk>/", RunView.as_view(), name="run-detail"),
+    path("runs/<uuid:pk>/cancel/", RunCancelView.as_view(), name="run-cancel"),
+    path(
+        "sessions/<name:pk>/regenerate/",
+        RegenerateView.as_view(),
+        name="session-regenerate",
+    ),
     path("events/schema/", EventSchemaView.as_view(), name="event-schema"),
     path("usage/", UsageView.as_view(), name="usage"),
     path("calls/", CallListView.as_view(), name="call-list"),

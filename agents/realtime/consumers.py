@@ -39,7 +39,7 @@ from agents.realtime.wsauth import origin_allowed
 from agents.requests import inbox, kinds
 from agents.requests.answer import answer_by_id, answer_request
 from agents.sessions import access_session
-from agents.turns import start
+from agents.turns import cancel, start
 from project.errors import DomainError, NotFoundError
 
 logger = logging.getLogger(__name__)
@@ -239,6 +239,14 @@ class SessionStreamConsumer(StreamConsumer):
                 session_id=self.session.id,
                 request_id=frame.approval_id,
                 answer=frame.answer(),
+            )
+            return
+        if frame.type == "cancel":
+            await self._act(
+                cancel.cancel_session_run,
+                user=self.user,
+                session=self.session,
+                run_id=frame.run,
             )
             return
         if frame.type == "credential":

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from agents.inputs import (
     CallId,
+    CancelInput,
     CredentialAnswer,
     DecisionInput,
     FunctionResponseInput,
@@ -61,8 +62,22 @@ class CredentialFrame(_Frame):
     credential: CredentialAnswer
 
 
+class CancelFrame(CancelInput):
+    """`{"type": "cancel", "run"?: "<run id>"}`: stop a turn of this session, the
+    named run or, with none, the session's current one (agents.turns.cancel).
+    Answered with an ack (the run, now cancelled), or an error (`run_ended`,
+    `nothing_running`, `not_found`)."""
+
+    type: Literal["cancel"]
+
+
 ClientFrame = Annotated[
-    PingFrame | MessageFrame | FunctionResponseFrame | DecideFrame | CredentialFrame,
+    PingFrame
+    | MessageFrame
+    | FunctionResponseFrame
+    | DecideFrame
+    | CredentialFrame
+    | CancelFrame,
     Field(discriminator="type"),
 ]
 _adapter = TypeAdapter(ClientFrame)

@@ -184,6 +184,22 @@ def expire_closed(*, session: Session) -> int:
     return expired
 
 
+def expire_stopped(*, run: Run) -> int:
+    """Expire a stopped run's pending requests: its turn will not resume.
+
+    Call it in the transaction that stops the run (agents.turns.cancel), as
+    expire_closed is called; returns how many expired.
+    """
+    pending = Request.objects.select_for_update().filter(
+        run=run, status=Request.Status.PENDING
+    )
+    expired = 0
+    for locked in pending:
+        _store(locked, kind_of(locked).expired(locked), user=None, run=None)
+        expired += 1
+    return expired
+
+
 def _answer(pk: int, kind: RequestKind, *, user, answer: Mapping[str, Any]) -> Run:
     """Lock the request, check it is pending, and resume its agent with the answer."""
     with transaction.atomic():

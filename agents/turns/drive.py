@@ -41,7 +41,7 @@ from agents.models import Request, Run, Session
 from agents.plugins import plugins_for
 from agents.realtime import streams
 from agents.requests.record import arecord_requests
-from agents.turns import queue
+from agents.turns import queue, stops
 from agents.usage import BudgetExceeded, acheck_budget
 
 logger = logging.getLogger(__name__)
@@ -56,8 +56,8 @@ class TurnError(Exception):
 
 
 async def execute_turn(run_id) -> None:
-    """Run one queued turn to its end: succeeded, waiting for a person, or failed
-    with a readable error.
+    """Run one queued turn to its end: succeeded, waiting for a person, failed
+    with a readable error, or stopped (cancelled: agents.turns.cancel).
 
     The turn gets its own thread for the ORM (as Django gives each request one), so
     a caller blocked waiting for this turn can never starve it.
@@ -85,9 +85,13 @@ async def _execute_turn(run_id) -> None:
         return
     await queue.ahold_lease(run.id)
     try:
-        await _record(run, "run_started", {"run": run_out(run)})
         async with asyncio.timeout(settings.TOOLCRIB_TURN_TIMEOUT):
-            paused = await _drive(run)
+            # A stop cancels the turn where it is; who stopped it ended the Run.
+            async with stops.watching(run):
+                await _record(run, "run_started", {"run": run_out(run)})
+                paused = await _drive(run)
+    except stops.TurnStopped:
+        logger.info("turn stopped run=%s", run.id)
     except TimeoutError:
         await _fail(
             run,

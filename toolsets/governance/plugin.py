@@ -80,6 +80,7 @@ from toolsets.models import Tool, ToolCall
 logger = logging.getLogger(__name__)
 
 SUMMARY_CHARS = 1000
+CUT_SHORT_SUMMARY = "Cut short: the turn was stopped while the call ran."
 
 
 class GovernancePlugin(BasePlugin):
@@ -193,9 +194,7 @@ class GovernancePlugin(BasePlugin):
         call = self._pop_call(tool_context, tool)
         if call is None:
             return None
-        timed_out = isinstance(error, (TimeoutError, asyncio.CancelledError))
-        status = ToolCall.Status.TIMEOUT if timed_out else ToolCall.Status.ERROR
-        summary = execution.describe(error)
+        status, summary = self._failed(error)
         attempts = call.attempts if call.watched else 1
         await self._audit(tool_context, tool_args, call, status, summary, attempts)
         if isinstance(error, asyncio.CancelledError):
@@ -206,6 +205,19 @@ class GovernancePlugin(BasePlugin):
         if answer is not None:
             return answer
         return execution.error_result(tool.name, error, attempts)
+
+    def _failed(self, error: BaseException) -> tuple[str, str]:
+        """The audit status and summary of a call that raised, or was cancelled:
+        by the turn timeout, or cut short by a person stopping the turn (its Run
+        reads cancelled before the turn's task is: agents.turns.stops)."""
+        if isinstance(error, asyncio.CancelledError) and self._is_stopped():
+            return ToolCall.Status.CANCELLED, CUT_SHORT_SUMMARY
+        timed_out = isinstance(error, (TimeoutError, asyncio.CancelledError))
+        status = ToolCall.Status.TIMEOUT if timed_out else ToolCall.Status.ERROR
+        return status, execution.describe(error)
+
+    def _is_stopped(self) -> bool:
+        return self._run is not None and self._run.status == Run.Status.CANCELLED
 
     def _pop_call(self, context: Context, tool: BaseTool) -> Call | None:
         turn = self.turns.get(context.invocation_id)

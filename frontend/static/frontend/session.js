@@ -8,6 +8,7 @@ import { showArtifacts, showState, showTools } from "./panels.js";
 import { listRequests, requestKey, requestPart } from "./requests.js";
 import { bindIndicator, Stream } from "./stream.js";
 import { Timeline } from "./timeline.js";
+import { TurnControls } from "./turncontrols.js";
 import { ToolsetsPanel } from "./toolsets.js";
 
 const PAGE_SIZE = 5000;
@@ -169,6 +170,7 @@ function renderRunStatus() {
   const box = el("run-status");
   const all = [...runs.values()];
   const active = all.filter((run) => run.status === "running" || run.status === "queued");
+  controls.update(all, { closed: Boolean(session && session.closed_at) });
   // The newest run says whether the session now waits for a person.
   const newest = all[all.length - 1];
   const waiting = newest && newest.status === "waiting" ? newest : null;
@@ -191,6 +193,19 @@ function renderRunStatus() {
 
 const form = el("composer");
 const input = el("message");
+// Stop, Edit and Regenerate (turncontrols.js).
+const controls = new TurnControls({
+  sessionId,
+  form,
+  input,
+  stopButton: el("stop-turn"),
+  timeline: el("timeline"),
+  stream: () => stream,
+  onRun: (run) => {
+    noteRun(run);
+    renderRunStatus();
+  },
+});
 
 input.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {

@@ -1,0 +1,124 @@
+// Controls of a session's turns: Stop (beside Send, and Escape in the composer) while
+// a run is queued or running; Edit on the last message (its text goes back to the
+// composer; sending starts a new run) and Regenerate on the last answer (the last
+// message again, as a new run). Earlier events stay in the timeline either way.
+
+import { api, ApiError } from "./api.js";
+import { h, toast } from "./dom.js";
+
+const ACTIVE = new Set(["queued", "running"]);
+
+export class TurnControls {
+  /**
+   * @param {object} parts
+   * @param {string} parts.sessionId
+   * @param {HTMLFormElement} parts.form the composer
+   * @param {HTMLTextAreaElement} parts.input
+   * @param {HTMLButtonElement} parts.stopButton
+   * @param {HTMLElement} parts.timeline the timeline's list
+   * @param {() => {send: (frame: object) => boolean} | null} parts.stream the live socket, if any
+   * @param {(run: object) => void} parts.onRun a run started or stopped over REST
+   */
+  constructor({ sessionId, form, input, stopButton, timeline, stream, onRun }) {
+    Object.assign(this, { sessionId, form, input, stopButton, timeline, stream, onRun });
+    this.active = [];
+    this.closed = false;
+    this.editNote = null;
+    stopButton.addEventListener("click", () => this.stop());
+    input.addEventListener("keydown", (event) => this.onKey(event));
+    form.addEventListener("submit", () => this.leaveEdit());
+    new MutationObserver(() => this.placeActions()).observe(timeline, { childList: true });
+  }
+
+  /** The session's runs changed: show Stop while one is queued or running. */
+  update(runs, { closed = false } = {}) {
+    this.active = runs.filter((run) => ACTIVE.has(run.status));
+    this.closed = closed;
+    this.stopButton.hidden = !this.active.length || closed;
+    if (!this.active.length) this.stopButton.disabled = false;
+    this.placeActions();
+  }
+
+  onKey(event) {
+    if (event.key !== "Escape" || event.isComposing) return;
+    if (!this.stopButton.hidden) {
+      event.preventDefault();
+      this.stop();
+    } else if (this.editNote) {
+      event.preventDefault();
+      this.leaveEdit({ clear: true });
+    }
+  }
+
+  /** Stop the session's current turn: over the socket, else over REST. */
+  async stop() {
+    if (!this.active.length || this.stopButton.disabled) return;
+    this.stopButton.disabled = true;
+    const socket = this.stream();
+    if (socket && socket.send({ type: "cancel" })) return; // the ack and run_finished follow
+    const current = this.active.find((run) => run.status === "running") || this.active[0];
+    try {
+      this.onRun(await api(`/api/runs/${current.id}/cancel/`, { method: "POST" }));
+    } catch (error) {
+      this.stopButton.disabled = false;
+      const ended = error instanceof ApiError && error.status === 409;
+      toast(ended ? "That turn had already ended." : `Not stopped: ${error.message}`, ended ? "" : "bad");
+    }
+  }
+
+  /** Edit on the last message and Regenerate on the last answer, when idle. */
+  placeActions() {
+    for (const old of this.timeline.querySelectorAll(".turn-actions")) old.remove();
+    if (this.active.length || this.closed) return;
+    const items = [...this.timeline.querySelectorAll(":scope > li.item:not(.nested)")];
+    const lastUser = items.findLast((item) => item.dataset.kind === "user_message");
+    if (!lastUser) return;
+    const text = lastUser.querySelector(".bubble-text")?.textContent || "";
+    lastUser.append(actions(h("button", { type: "button", class: "button ghost small edit-message", onclick: () => this.edit(text) }, "Edit")));
+    const answer = items.slice(items.indexOf(lastUser)).findLast((item) => item.dataset.kind === "text");
+    if (!answer) return;
+    answer.append(actions(h("button", { type: "button", class: "button ghost small regenerate", onclick: () => this.regenerate() }, "Regenerate")));
+  }
+
+  /** Put the last message in the composer, to send again edited. */
+  edit(text) {
+    this.leaveEdit();
+    this.input.value = text;
+    this.input.dispatchEvent(new Event("input"));
+    this.editNote = h(
+      "p",
+      { class: "edit-note", id: "edit-note" },
+      "Editing your last message: sending it starts a new turn (the earlier one stays above). ",
+      h("button", { type: "button", class: "button ghost small", onclick: () => this.leaveEdit({ clear: true }) }, "Cancel edit"),
+    );
+    this.form.dataset.mode = "edit";
+    this.form.before(this.editNote);
+    this.input.focus();
+    this.input.setSelectionRange(text.length, text.length);
+  }
+
+  leaveEdit({ clear = false } = {}) {
+    if (!this.editNote) return;
+    this.editNote.remove();
+    this.editNote = null;
+    delete this.form.dataset.mode;
+    if (clear) {
+      this.input.value = "";
+      this.input.dispatchEvent(new Event("input"));
+      this.input.focus();
+    }
+  }
+
+  /** Send the last message again, as a new run. */
+  async regenerate() {
+    try {
+      this.onRun(await api(`/api/sessions/${encodeURIComponent(this.sessionId)}/regenerate/`, { method: "POST" }));
+    } catch (error) {
+      toast(`Not regenerated: ${error.message}`, "bad");
+    }
+  }
+}
+
+function actions(button) {
+  return h("div", { class: "turn-actions" }, button);
+}
