@@ -275,6 +275,46 @@ ToolChoice = Annotated[
 message gives none (docs/availability.md#tool-choice-the-first-call)."""
 
 
+STARTERS_MAX = 6
+STARTER_MAX_CHARS = 200
+
+
+def parse_starters(value: Any) -> list[str]:
+    """An agent's conversation starters as stored: a short list of one-line prompts.
+
+    Each is stripped; at most STARTERS_MAX, each 1 to STARTER_MAX_CHARS characters
+    of text that may be stored, on one line, none twice.
+
+    Raises:
+        ValueError: Not such a list; the message names the starter at fault.
+    """
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError("A list of prompts (strings).")
+    if len(value) > STARTERS_MAX:
+        raise ValueError(f"At most {STARTERS_MAX} starters.")
+    starters: list[str] = []
+    for number, raw in enumerate(value, start=1):
+        problem = _starter_problem(raw.strip(), starters)
+        if problem:
+            raise ValueError(f"Starter {number}: {problem}")
+        starters.append(raw.strip())
+    return starters
+
+
+def _starter_problem(text: str, earlier: list[str]) -> str | None:
+    if not text:
+        return "it must not be blank."
+    if len(text) > STARTER_MAX_CHARS:
+        return f"at most {STARTER_MAX_CHARS} characters."
+    if "\n" in text or "\r" in text:
+        return "one line, no line breaks."
+    if text in earlier:
+        return "the same as an earlier one."
+    return text_problem(text)
+
+
 class MessageInput(ClientInput):
     """A message to the agent: it starts a turn.
 

@@ -45,6 +45,12 @@ class AgentSpec(models.Model):
         '{"mode": "required", "required_function_name": ...}; blank: '
         "TOOLCRIB_FORCED_FIRST_TOOL. A message may choose otherwise.",
     )
+    starters = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Conversation starters: a few example prompts an empty session "
+        "offers as buttons.",
+    )
     is_active = models.BooleanField(default=True)
     missing = models.BooleanField(
         default=False, help_text="A code agent whose dotted path no longer loads."

@@ -39,3 +39,12 @@ bank = LlmAgent(
     ),
     tools=[balance, FunctionTool(wire_money, require_confirmation=True)],
 )
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "bank": [
+        "What is my balance?",
+        'Wire money: 50 to "Bob"',
+    ],
+}

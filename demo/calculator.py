@@ -80,3 +80,13 @@ calculator = LlmAgent(
     ),
     tools=[FunctionTool(greet_user), SimpleMathToolset(prefix="calculator_")],
 )
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "calculator": [
+        "Add 2 and 3",
+        "Subtract 10 and 4",
+        "Greet me",
+    ],
+}

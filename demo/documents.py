@@ -103,3 +103,12 @@ document_analyst = LlmAgent(
     ),
     tools=[process_document, list_documents],
 )
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "document_analyst": [
+        "List my documents",
+        'Analyze "report.txt" for "revenue"',
+    ],
+}

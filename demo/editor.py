@@ -70,3 +70,12 @@ editor_loop = LoopAgent(
     sub_agents=[writer, reviewer],
     max_iterations=5,
 )
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "editor_loop": [
+        "Write a short text about the sea",
+        "Write a draft about autumn",
+    ],
+}

@@ -35,3 +35,12 @@ headlines = LlmAgent(
     instruction="When the user asks for news or headlines, use 'get_headlines'.",
     tools=[get_headlines],
 )
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "headlines": [
+        "Headlines about science",
+        "Headlines about sports",
+    ],
+}

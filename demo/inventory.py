@@ -93,3 +93,14 @@ def inventory() -> LlmAgent:
         model="offline/demo",
         tools=[InventoryQuery(), InventoryAdmin(), *activation_tools()],
     )
+
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "inventory": [
+        "List toolsets",
+        "Activate toolset name=inventory_admin",
+        'Find item "bolts"',
+    ],
+}

@@ -56,3 +56,13 @@ def loader() -> LlmAgent:
         model="offline/demo",
         tools=[load_math_tools, factorial, fibonacci],
     )
+
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "loader": [
+        "Load the math tools",
+        "Load the math tools, then factorial of 5",
+    ],
+}

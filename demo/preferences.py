@@ -40,3 +40,12 @@ preferences = LlmAgent(
     ),
     tools=[FunctionTool(update_user_preference)],
 )
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "preferences": [
+        'Set preference "theme" to "dark"',
+        "Set preference=language value=fr",
+    ],
+}

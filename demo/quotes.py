@@ -64,3 +64,12 @@ quotes = LlmAgent(
     instruction="When the user asks for a stock price or quote, use 'get_stock_quote'.",
     tools=[get_stock_quote],
 )
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "quotes": [
+        'Stock quote for "ACME"',
+        'Stock price of "GLOBEX"',
+    ],
+}

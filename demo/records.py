@@ -73,3 +73,13 @@ def records() -> LlmAgent:
         model="offline/demo",
         tools=[get_record, update_record],
     )
+
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "records": [
+        "Get record REC-42",
+        "Get record REC-7",
+    ],
+}

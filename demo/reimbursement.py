@@ -65,3 +65,12 @@ reimbursement = LlmAgent(
         answered_by(LongRunningFunctionTool(ask_for_approval), group=MANAGERS),
     ],
 )
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "reimbursement": [
+        'Reimburse 50 for "a taxi"',
+        'Ask for approval of 500 for "a conference trip"',
+    ],
+}

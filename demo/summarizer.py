@@ -65,3 +65,12 @@ briefing = LlmAgent(
     ),
     sub_agents=[summarizer],
 )
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "briefing": [
+        'Summarize "Agents call tools; Toolcrib decides who may call which, and when"',
+        'Summarize "Toolcrib runs agents and their tools on Django with live streams and many users"',
+    ],
+}

@@ -49,3 +49,12 @@ customer_support = LlmAgent(
     tools=[check_and_transfer],
     sub_agents=[support_agent],
 )
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "customer_support": [
+        "This is urgent, I can't login",
+        "I need the support handler",
+    ],
+}

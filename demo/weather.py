@@ -76,3 +76,13 @@ weather_sentiment = LlmAgent(
     instruction=INSTRUCTION,
     tools=[FunctionTool(get_weather_report), FunctionTool(analyze_sentiment)],
 )
+
+# Conversation starters an empty session offers (agents.adk.builder.code_agent_starters):
+# each works on the offline model (tests/demo/test_starters.py).
+STARTERS = {
+    "weather_sentiment": [
+        "What's the weather in London?",
+        "Weather in Paris?",
+        "I don't like rain",
+    ],
+}

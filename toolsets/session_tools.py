@@ -38,6 +38,7 @@ class SessionTool:
     reason: str | None = None
     why: str | None = None
     condition_text: str = ""
+    description: str = ""
 
 
 def session_tools(*, session: Session) -> list[SessionTool]:
@@ -88,7 +89,12 @@ def _tool(
     inactive: set[str],
 ) -> SessionTool:
     toolset = binding.toolset.name
-    shown = {"full_name": binding.full_name, "name": binding.name, "toolset": toolset}
+    shown = {
+        "full_name": binding.full_name,
+        "name": binding.name,
+        "toolset": toolset,
+        "description": _first_line(binding.tool.description or ""),
+    }
     if not decision.allowed:
         return SessionTool(
             **shown, available=False, reason=decision.reason, why=_why(decision)
@@ -103,6 +109,11 @@ def _tool(
         )
     condition = decision.condition.describe() if decision.condition else ""
     return SessionTool(**shown, available=True, condition_text=condition)
+
+
+def _first_line(text: str) -> str:
+    """A description's summary line, as a docstring's first line is."""
+    return text.strip().split("\n", 1)[0].strip()
 
 
 def _why(decision: Decision) -> str:

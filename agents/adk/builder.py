@@ -3,6 +3,7 @@
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from importlib import import_module
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -13,6 +14,7 @@ from google.adk.tools import BaseTool, FunctionTool
 from google.adk.tools.base_toolset import BaseToolset
 
 from agents.adk.agent_tools import AgentToolError, adopt_agent_tools
+from agents.inputs import parse_starters
 from agents.models import AgentSpec
 
 logger = logging.getLogger(__name__)
@@ -300,6 +302,7 @@ def sync_code_agents() -> list[AgentSpec]:
                 "description": agent.description,
                 "instruction": _instruction_text(agent),
                 "kind": kind_of(agent),
+                "starters": code_agent_starters(path),
                 "missing": False,
             },
         )
@@ -308,6 +311,22 @@ def sync_code_agents() -> list[AgentSpec]:
         pk__in=[spec.pk for spec in seen]
     ).update(missing=True)
     return seen
+
+
+def code_agent_starters(dotted_path: str) -> list[str]:
+    """The conversation starters a code agent's module declares for it.
+
+    A module lists them in `STARTERS`, a dict from the name the agent is
+    registered under (the last part of its dotted path) to its prompts; bad ones
+    are logged and dropped, since a typo must not keep the agent from loading.
+    """
+    module_path, name = dotted_path.rsplit(".", 1)
+    declared = getattr(import_module(module_path), "STARTERS", None) or {}
+    try:
+        return parse_starters(list(declared.get(name, [])))
+    except (AttributeError, TypeError, ValueError):
+        logger.exception("bad conversation starters path=%s", dotted_path)
+        return []
 
 
 def kind_of(agent: BaseAgent) -> str:

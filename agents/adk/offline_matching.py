@@ -245,6 +245,33 @@ def _property(schema: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     return (schema.get("properties") or {}).get(name) or {}
 
 
+def describe_matching() -> dict[str, Any]:
+    """What the offline model understands, in a user's words, from the rules above."""
+    examples = ", ".join(sorted(STOP_WORDS & {"the", "please", "what", "tool"}))
+    return {
+        "summary": (
+            "This agent runs on the offline demo model: no LLM and no network. It "
+            "matches the words of your message; it does not understand sentences."
+        ),
+        "rules": [
+            "It calls the tool whose name, description, or an instruction sentence "
+            "naming it share the most words with your message: a shared word scores "
+            f"{INSTRUCTION_WEIGHT} points in such a sentence, {NAME_WEIGHT} in the "
+            f"tool's name and {DESCRIPTION_WEIGHT} in its description, and a tool "
+            f"needs {THRESHOLD} points to be called. Common words ({examples}, ...) "
+            "do not count; plurals and word endings are ignored (reports = report).",
+            "It fills the tool's arguments from name=value pairs, then quoted text, "
+            'then numbers, then the words after "in", "for" or "about"; a tool with '
+            "one required text argument takes your whole message. A tool whose "
+            "required arguments stay empty is not called.",
+            "An agent that can hand over to other agents hands you to the one whose "
+            "name or description shares the most words with your message.",
+            "Once a tool answers, it says the result in a sentence. When nothing "
+            'matches, it repeats what you said ("You said: ...").',
+        ],
+    }
+
+
 def describe_result(name: str, response: Any) -> str:
     """A short sentence a user can read, for one tool result."""
     if not isinstance(response, Mapping):

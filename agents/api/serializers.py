@@ -12,8 +12,14 @@ from agents.adk.builder import (
     describe_agent,
     toolset_source,
 )
+from agents.adk.offline_matching import describe_matching
 from agents.adk.providers import model_info
-from agents.inputs import parse_tool_choice
+from agents.inputs import (
+    STARTER_MAX_CHARS,
+    STARTERS_MAX,
+    parse_starters,
+    parse_tool_choice,
+)
 from agents.models import AgentSpec, Artifact, Request, Run, Session
 from agents.requests.kinds import CALL, RequestKind
 
@@ -36,10 +42,26 @@ class ModelInfoSerializer(serializers.Serializer):
     )
 
 
+class OfflineSerializer(serializers.Serializer):
+    """What the offline demo model understands, in a user's words."""
+
+    summary = serializers.CharField()
+    rules = serializers.ListField(child=serializers.CharField())
+
+
 class AgentSerializer(serializers.ModelSerializer):
     """An agent as users see it: what it is, what it runs on, what it can do."""
 
     model_info = serializers.SerializerMethodField()
+    starters = serializers.JSONField(
+        required=False,
+        help_text=f"Conversation starters: at most {STARTERS_MAX} one-line prompts "
+        f"of at most {STARTER_MAX_CHARS} characters, shown as buttons in an empty "
+        "session. A code agent's come from its code.",
+    )
+    offline = serializers.SerializerMethodField(
+        help_text="On the offline demo model: what it understands; else null."
+    )
     sub_agents = serializers.SlugRelatedField(
         slug_field="name", many=True, queryset=AgentSpec.objects.all(), required=False
     )
@@ -55,6 +77,8 @@ class AgentSerializer(serializers.ModelSerializer):
             "instruction",
             "model",
             "model_info",
+            "offline",
+            "starters",
             "toolsets",
             "sub_agents",
             "max_iterations",
@@ -67,6 +91,15 @@ class AgentSerializer(serializers.ModelSerializer):
 
     def get_model_info(self, spec: AgentSpec) -> ModelInfoSerializer:
         return model_info(spec.model)
+
+    def get_offline(self, spec: AgentSpec) -> OfflineSerializer | None:
+        return describe_matching() if model_info(spec.model)["offline"] else None
+
+    def validate_starters(self, value) -> list[str]:
+        try:
+            return parse_starters(value)
+        except ValueError as exc:
+            raise serializers.ValidationError(str(exc)) from None
 
     def get_tree(self, spec: AgentSpec) -> dict:
         """The built ADK agent: names, models, tools and sub-agents as ADK sees them."""

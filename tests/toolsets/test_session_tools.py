@@ -41,6 +41,7 @@ def test_each_unavailable_tool_says_why_in_plain_words(
         "reason": "deny",
         "why": "denied for your group support by an admin",
         "condition_text": "",
+        "description": "Wire money to an account.",
     }
     assert shown["guard.query_table"]["why"] == "denied to you by an admin"
     assert shown["guard.read_file"]["why"] == "disabled by an admin"

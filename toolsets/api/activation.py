@@ -80,6 +80,9 @@ class SessionToolSerializer(serializers.Serializer):
     condition_text = serializers.CharField(
         help_text="The condition on its arguments an available tool is allowed on."
     )
+    description = serializers.CharField(
+        help_text="What the tool does: the first line of its description."
+    )
 
 
 class SessionToolsListSerializer(serializers.Serializer):
