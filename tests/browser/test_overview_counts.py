@@ -1,5 +1,6 @@
 """The Overview and the audit tell approvals, rejections and waiting calls apart
-from failures: a healthy day with approvals counts no failure.
+from failures: a healthy day with approvals counts no failure. The numbers come
+aggregated from the server; the page fetches no rows.
 
 olga, a user of her own (a non-staff Overview shows only her calls), wires money
 with the demo bank three times: she approves one, rejects one, and leaves one
@@ -70,6 +71,8 @@ def test_a_healthy_day_with_approvals_counts_no_failure(olga, api, sign_in, shoo
     say(client, "weather_sentiment", "weather in london?")
 
     page = sign_in("olga")
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
     page.goto("/overview/")
 
     expect(kpi(page, "failed")).to_have_text("0%")
@@ -81,7 +84,15 @@ def test_a_healthy_day_with_approvals_counts_no_failure(olga, api, sign_in, shoo
     expect(page.locator("#chart-calls .legend-row")).to_contain_text(
         "held for approval"
     )
+    expect(kpi(page, "tools")).to_have_text("2")
+    expect(page.locator("#chart-slow li")).to_have_count(2)
+    expect(page.locator("#chart-slow")).to_contain_text("wire_money")
+    expect(page.locator("#chart-denied")).to_contain_text("No denials")
     shoot(page, "overview-approvals-no-failures")
+    # The server aggregates: the page never pulls the rows themselves.
+    calls = [url for url in requests if "/api/tool-calls/" in url]
+    assert calls and all("/api/tool-calls/summary/?" in url for url in calls), calls
+    assert not [url for url in requests if "limit=" in url], requests
 
     admin = sign_in("admin")
     admin.goto("/staff/audit/?user=olga&status=approved")

@@ -7,6 +7,7 @@ from toolsets.api.activation import (
     SessionToolsetView,
     SessionToolsView,
 )
+from toolsets.api.audit import OutcomeGroupsView, ToolCallSummaryView
 from toolsets.api.groups import GroupViewSet, UserViewSet
 from toolsets.api.imports import ImportViewSet
 from toolsets.api.views import (
@@ -30,6 +31,13 @@ router.register("users", UserViewSet, basename="user")
 
 urlpatterns = [
     path("access/", AccessView.as_view(), name="access"),
+    # Before the router's tool-calls/<id:pk>/ (an id is digits, so no clash).
+    path(
+        "tool-calls/summary/", ToolCallSummaryView.as_view(), name="tool-call-summary"
+    ),
+    path(
+        "tool-calls/outcomes/", OutcomeGroupsView.as_view(), name="tool-call-outcomes"
+    ),
     path("agents/<name:name>/tools/", AgentToolsView.as_view(), name="agent-tools"),
     path(
         "sessions/<name:pk>/toolsets/",

@@ -39,6 +39,7 @@ from toolsets.api.serializers import (
     ToolSerializer,
     ToolsetSerializer,
 )
+from toolsets.audit import visible_calls
 from toolsets.governance import direct
 from toolsets.governance.direct import ToolInput
 from toolsets.models import Grant, Tool, ToolCall, Toolset
@@ -331,9 +332,9 @@ class ToolCallViewSet(
     ]
 
     def get_queryset(self) -> QuerySet[ToolCall]:
-        calls = ToolCall.objects.select_related("user", "decided_by")
-        if not self.request.user.is_staff:
-            calls = calls.filter(user=self.request.user)
+        calls = visible_calls(user=self.request.user).select_related(
+            "user", "decided_by"
+        )
         if self.action != "list":
             return calls
         return _filter_calls(calls, self.request)
@@ -382,13 +383,14 @@ def _filter_calls(calls: QuerySet[ToolCall], request: Request) -> QuerySet[ToolC
             raise ValidationError({"status": [f"One of {choices}."]})
         calls = calls.filter(status=status_)
     if params.get("since"):
-        calls = calls.filter(started_at__gte=_datetime_param(params, "since"))
+        calls = calls.filter(started_at__gte=datetime_param(params, "since"))
     if params.get("until"):
-        calls = calls.filter(started_at__lt=_datetime_param(params, "until"))
+        calls = calls.filter(started_at__lt=datetime_param(params, "until"))
     return calls[: _limit_param(params)]
 
 
-def _datetime_param(params, name: str) -> datetime:
+def datetime_param(params, name: str) -> datetime:
+    """The query parameter `name` as an aware datetime in UTC, or a 400."""
     try:
         value = parse_datetime(params[name].replace(" ", "+"))
         if value is not None:

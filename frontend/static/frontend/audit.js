@@ -4,7 +4,6 @@
 
 import { api, withQuery } from "./api.js";
 import { clear, dateTime, duration, empty, failure, h, inline, json, loading, statusBadge } from "./dom.js";
-import { GROUPS } from "./outcomes.js";
 
 const LIMIT = 500;
 const form = document.getElementById("audit-filters");
@@ -12,10 +11,18 @@ const box = document.getElementById("audit");
 const exportsBox = document.getElementById("exports");
 const FIELDS = ["user", "agent", "tool", "status", "since", "until"];
 
-/** The status filter: every status, grouped by what it means (outcomes.js). */
-function statusOptions() {
+/** The status filter: every status, grouped by what it means (the server's groups). */
+async function statusOptions() {
   const select = form.elements.status;
-  for (const group of GROUPS) {
+  let groups = [];
+  try {
+    groups = await api("/api/tool-calls/outcomes/");
+  } catch {
+    // Without the groups the filter offers "any" (and the URL's status, kept below).
+    const status = new URLSearchParams(window.location.search).get("status");
+    if (status) select.append(h("option", { value: status }, status.replaceAll("_", " ")));
+  }
+  for (const group of groups) {
     select.append(h("optgroup", { label: group.label }, group.statuses.map((status) => h("option", { value: status }, status.replaceAll("_", " ")))));
   }
 }
@@ -139,6 +146,6 @@ form.addEventListener("reset", () => {
   });
 });
 
-statusOptions();
+await statusOptions();
 fromUrl();
 load();

@@ -126,11 +126,3 @@ export function rangeBars(rows, { legend = ["p50", "p95"] } = {}) {
     ),
   );
 }
-
-/** The q-th quantile (0..1) of numbers, nearest rank. */
-export function quantile(values, q) {
-  if (!values.length) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.ceil(q * sorted.length) - 1;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))];
-}

@@ -1,19 +1,16 @@
 // Overview: tool calls over time by outcome, slowest tools, denials, approvals
-// waiting, tokens by user and agent. Drawn from the API with charts.js; how each
-// audit status counts (ran, failed, held for approval, ...) is outcomes.js's.
+// waiting, tokens by user and agent. The server aggregates the tool calls
+// (GET /api/tool-calls/summary/), outcome groups included, and charts.js draws them.
 
 import { api, ApiError } from "./api.js";
-import { barList, quantile, rangeBars, stackedColumns } from "./charts.js";
+import { barList, rangeBars, stackedColumns } from "./charts.js";
 import { ago, clear, duration, empty, failure, h, loading } from "./dom.js";
-import { failed, GROUPS, groupOf, ran } from "./outcomes.js";
 
 const RANGES = {
-  "24h": { hours: 24, bucketHours: 1, label: "last 24 hours" },
-  "7d": { hours: 24 * 7, bucketHours: 6, label: "last 7 days" },
-  "30d": { hours: 24 * 30, bucketHours: 24, label: "last 30 days" },
+  "24h": { hours: 24, bucket: "1h", bucketHours: 1, label: "last 24 hours" },
+  "7d": { hours: 24 * 7, bucket: "6h", bucketHours: 6, label: "last 7 days" },
+  "30d": { hours: 24 * 30, bucket: "1d", bucketHours: 24, label: "last 30 days" },
 };
-const SERIES = GROUPS.map(({ key, label }) => ({ key, label }));
-const CALL_LIMIT = 50000;
 const el = (id) => document.getElementById(id);
 let range = "24h";
 
@@ -28,52 +25,41 @@ for (const button of document.querySelectorAll("#range [data-range]")) {
 }
 
 async function load() {
-  const { hours, label } = RANGES[range];
+  const { hours, bucket, label } = RANGES[range];
   el("overview-range-label").textContent = `Showing the ${label}.`;
   const since = new Date(Date.now() - hours * 3600 * 1000);
   for (const id of ["chart-calls", "chart-slow", "chart-denied"]) clear(el(id), loading());
   clear(el("kpis"));
   loadApprovals();
   loadTokens(since);
-  let calls;
+  let summary;
   try {
-    calls = await api("/api/tool-calls/", { query: { since: since.toISOString(), limit: CALL_LIMIT } });
+    summary = await api("/api/tool-calls/summary/", { query: { since: since.toISOString(), bucket } });
   } catch (error) {
     for (const id of ["chart-calls", "chart-slow", "chart-denied"]) clear(el(id), failure(error, load));
     return;
   }
-  renderKpis(calls);
-  renderCalls(calls, since);
-  renderSlowest(calls);
-  renderDenials(calls);
+  renderKpis(summary.kpis);
+  renderCalls(summary);
+  renderSlowest(summary.slowest);
+  renderDenials(summary.denials);
 }
 
-function renderKpis(calls) {
-  const count = (status) => calls.filter((call) => call.status === status).length;
-  // An approved call's run has a row of its own: count the call once, by that row.
-  const total = calls.length - count("approved");
-  const runs = calls.filter(ran);
-  const failures = calls.filter(failed).length;
-  const denied = count("denied");
-  const p95 = quantile(runs.map((call) => call.duration_ms), 0.95);
+function renderKpis(kpis) {
   const kpi = (key, label, value, tone = "") =>
     h("div", { class: `kpi ${tone}`.trim(), dataset: { kpi: key } }, h("div", { class: "value" }, value), h("div", { class: "label" }, label));
   clear(
     el("kpis"),
-    kpi("calls", "Tool calls", String(total)),
-    kpi("failed", `Failed, of ${runs.length} that ran`, runs.length ? `${Math.round((failures / runs.length) * 100)}%` : "—", failures ? "bad" : ""),
-    kpi("denied", "Denied", String(denied), denied ? "bad" : ""),
-    kpi("approved", "Approved", String(count("approved"))),
-    kpi("rejected", "Rejected", String(count("rejected"))),
-    kpi("expired", "Expired, undecided", String(count("expired"))),
-    kpi("awaiting", "Awaiting approval", String(count("awaiting_approval"))),
-    kpi("p95", "p95 duration", runs.length ? duration(p95) : "—"),
-    kpi("tools", "Distinct tools", String(new Set(calls.map(toolOf)).size)),
+    kpi("calls", "Tool calls", String(kpis.calls)),
+    kpi("failed", `Failed, of ${kpis.ran} that ran`, kpis.ran ? `${Math.round((kpis.failed / kpis.ran) * 100)}%` : "—", kpis.failed ? "bad" : ""),
+    kpi("denied", "Denied", String(kpis.denied), kpis.denied ? "bad" : ""),
+    kpi("approved", "Approved", String(kpis.approved)),
+    kpi("rejected", "Rejected", String(kpis.rejected)),
+    kpi("expired", "Expired, undecided", String(kpis.expired)),
+    kpi("awaiting", "Awaiting approval", String(kpis.awaiting)),
+    kpi("p95", "p95 duration", kpis.p95_ms === null ? "—" : duration(kpis.p95_ms)),
+    kpi("tools", "Distinct tools", String(kpis.tools)),
   );
-}
-
-function toolOf(call) {
-  return call.tool_full_name || call.tool_name;
 }
 
 /** `toolset.tool` without its toolset: the full name is in the row's tooltip. */
@@ -81,66 +67,46 @@ function shortName(fullName) {
   return fullName.includes(".") ? fullName.slice(fullName.indexOf(".") + 1) : fullName;
 }
 
-function renderCalls(calls, since) {
-  if (!calls.length) {
+function renderCalls(summary) {
+  if (summary.buckets.every((bucket) => Object.keys(bucket.counts).length === 0)) {
     clear(el("chart-calls"), empty("No tool calls in this period", "Start a session and ask an agent something that needs a tool."));
     return;
   }
-  const { bucketHours, hours } = RANGES[range];
-  const size = bucketHours * 3600 * 1000;
-  const start = Math.floor(since.getTime() / size) * size;
-  const count = Math.ceil(hours / bucketHours) + 1;
+  const { bucketHours } = RANGES[range];
   const format = new Intl.DateTimeFormat(undefined, bucketHours >= 24 ? { month: "short", day: "numeric" } : { hour: "2-digit", minute: "2-digit", ...(bucketHours > 1 ? { weekday: "short" } : {}) });
   const full = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-  const buckets = Array.from({ length: count }, (_, index) => {
-    const at = new Date(start + index * size);
-    return { label: format.format(at), title: full.format(at), values: {} };
+  const buckets = summary.buckets.map((bucket) => {
+    const at = new Date(bucket.start);
+    return { label: format.format(at), title: full.format(at), values: bucket.counts };
   });
-  for (const call of calls) {
-    const index = Math.floor((new Date(call.started_at).getTime() - start) / size);
-    if (index < 0 || index >= count) continue;
-    const values = buckets[index].values;
-    const group = groupOf(call.status);
-    values[group] = (values[group] || 0) + 1;
-  }
-  clear(el("chart-calls"), stackedColumns(buckets, SERIES));
+  const series = summary.groups.map(({ key, label }) => ({ key, label }));
+  clear(el("chart-calls"), stackedColumns(buckets, series));
 }
 
-function renderSlowest(calls) {
-  const byTool = new Map();
-  for (const call of calls) {
-    if (!ran(call)) continue; // refused, held or cached: the tool never ran
-    const list = byTool.get(toolOf(call)) || [];
-    list.push(call.duration_ms);
-    byTool.set(toolOf(call), list);
-  }
-  if (!byTool.size) {
+function renderSlowest(slowest) {
+  if (!slowest.length) {
     clear(el("chart-slow"), empty("No tool ran in this period"));
     return;
   }
-  const rows = [...byTool]
-    .map(([name, durations]) => ({ name, low: quantile(durations, 0.5), high: quantile(durations, 0.95), n: durations.length }))
-    .sort((a, b) => b.high - a.high)
-    .slice(0, 8)
-    .map((row) => ({ ...row, name: shortName(row.name), text: `${duration(row.low)} / ${duration(row.high)}`, title: `${row.name}: ${row.n} calls, p50 ${duration(row.low)}, p95 ${duration(row.high)}` }));
+  const rows = slowest.map((row) => ({
+    name: shortName(row.tool),
+    low: row.p50_ms,
+    high: row.p95_ms,
+    text: `${duration(row.p50_ms)} / ${duration(row.p95_ms)}`,
+    title: `${row.tool}: ${row.calls} calls, p50 ${duration(row.p50_ms)}, p95 ${duration(row.p95_ms)}`,
+  }));
   clear(el("chart-slow"), rangeBars(rows));
 }
 
-function renderDenials(calls) {
-  const denied = calls.filter((call) => call.status === "denied");
-  if (!denied.length) {
+function renderDenials(denials) {
+  if (!denials.length) {
     clear(el("chart-denied"), empty("No denials", "Nobody was refused a tool in this period."));
     return;
   }
-  const counts = new Map();
-  for (const call of denied) {
-    const key = `${call.user || "?"} → ${shortName(toolOf(call))}`;
-    counts.set(key, (counts.get(key) || 0) + 1);
-  }
-  const rows = [...counts]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 8)
-    .map(([name, value]) => ({ name, value, title: name }));
+  const rows = denials.map((row) => {
+    const name = `${row.user || "?"} → ${shortName(row.tool)}`;
+    return { name, value: row.count, title: name };
+  });
   clear(el("chart-denied"), barList(rows, { fill: "denied" }));
 }
 
