@@ -8,6 +8,7 @@
 
 import { api, ApiError } from "./api.js";
 import { argsView, badge, dateTime, h, statusBadge, timeAgo, toast } from "./dom.js";
+import { renderInlineMarkdown } from "./markdown.js";
 
 const KIND_LABELS = { approval: "approval", credential: "credential", call: "result" };
 const COMMENT_LIMIT = 2000;
@@ -48,7 +49,7 @@ export function requestCard(request, hooks = {}) {
       h("span", { class: "muted small request-when" }, "asked ", timeAgo(request.created_at)),
     ),
     h("h3", { class: "request-title" }, title(request)),
-    request.description ? h("p", { class: "request-description" }, request.description) : null,
+    request.description ? h("p", { class: "request-description" }, renderInlineMarkdown(request.description)) : null,
     h(
       "div",
       { class: "inbox-meta" },

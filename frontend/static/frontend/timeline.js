@@ -3,6 +3,8 @@
 // streams in from partial frames (seq null) and is replaced by the stored text.
 
 import { argsView, badge, clock, duration, h, inline, json, statusBadge } from "./dom.js";
+import { copyButton } from "./clipboard.js";
+import { liveMarkdown, renderMarkdown } from "./markdown.js";
 import { humanHint } from "./requests.js";
 
 const REQUEST_CALLS = new Set(["adk_request_credential", "adk_request_confirmation"]);
@@ -300,11 +302,12 @@ export class Timeline {
         { class: "item kind-text agent streaming", "aria-busy": "true" },
         h("div", { class: "message" }, h("div", { class: "author" }, event.author), h("div", { class: "bubble" }, text)),
       );
-      entry = { element, text };
+      entry = { element, text, source: "", view: liveMarkdown(text, MARKDOWN) };
       this.streaming.set(key, entry);
       this.list.append(element);
     }
-    entry.text.append(event.text);
+    entry.source += event.text;
+    entry.view.update(entry.source);
     if (stick) this.scrollToEnd();
   }
 
@@ -419,14 +422,18 @@ function seqTag(seq, anchor) {
   return h("span", attrs, `#${seq}`);
 }
 
+// Model text is Markdown (markdown.js), its headings under the page's; a person's
+// message stays plain text, as typed.
+const MARKDOWN = { headingShift: 2 };
+
 function message(event) {
   const user = event.kind === "user_message";
   return h(
     "div",
     { class: "message" },
     user ? null : h("div", { class: "author" }, event.author),
-    h("div", { class: "bubble" }, h("div", { class: "bubble-text" }, event.text)),
-    h("div", { class: "meta" }, clock(event.ts)),
+    h("div", { class: "bubble" }, h("div", { class: "bubble-text" }, user ? event.text : renderMarkdown(event.text, MARKDOWN))),
+    h("div", { class: "meta" }, clock(event.ts), user ? null : copyButton(() => event.text, { label: "Copy answer", className: "copy-answer" })),
   );
 }
 
