@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from agents.api.inputs import validated
 from agents.api.serializers import RunSerializer
+from agents.api.views import TOO_MANY_TURNS
 from agents.inputs import CancelInput
 from agents.params import bool_param
 from agents.sessions import access_session
@@ -62,7 +63,11 @@ class RegenerateView(APIView):
 
     @extend_schema(
         request=None,
-        responses={202: RunSerializer, 200: RunSerializer},
+        responses={
+            202: RunSerializer,
+            200: RunSerializer,
+            429: OpenApiResponse(description=TOO_MANY_TURNS),
+        },
         parameters=[
             OpenApiParameter(
                 "wait", bool, description="Answer when the turn has ended."
