@@ -27,6 +27,7 @@ def _patterns(session: views.View) -> list:
         path("sessions/<name:session_id>/", session, name="session"),
         path("inbox/", views.inbox, name="inbox"),
         path("overview/", views.overview, name="overview"),
+        path("tokens/", views.tokens, name="tokens"),
         path("staff/access/", views.access, name="access"),
         path("staff/audit/", views.audit, name="audit"),
         path("staff/firehose/", views.firehose, name="firehose"),

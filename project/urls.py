@@ -14,6 +14,8 @@ urlpatterns = [
         "api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"
     ),
     path("api/", include("toolsets.api.urls")),
+    # The MCP gateway's personal access tokens; the gateway itself is /mcp (asgi.py).
+    path("api/gateway/", include("toolsets.api.gateway_urls")),
     path("api/", include("agents.api.urls")),
     # Single sign-on (toolsets/sso/): /oidc/authenticate/ and /oidc/callback/.
     path("oidc/", include("toolsets.sso.urls")),

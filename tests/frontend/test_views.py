@@ -6,7 +6,7 @@ import pytest
 
 from agents.sessions import create_session
 
-PAGES = ["/", "/inbox/", "/overview/"]
+PAGES = ["/", "/inbox/", "/overview/", "/tokens/"]
 SESSION_PAGE = "/sessions/some-session-id/"
 STAFF_PAGES = [
     "/staff/access/",

@@ -9,13 +9,16 @@ the toolsets it was made for, until it expires or its user revokes it.
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import timedelta
+from typing import Annotated
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 from knox.crypto import create_token_string, hash_token
+from pydantic import Field
 
+from agents.inputs import ClientInput, StoredText
 from project.errors import DomainError, NotFoundError
 from toolsets.models import GatewayToken, Toolset
 
@@ -24,6 +27,18 @@ TOKEN_FORMAT = re.compile(rf"{PREFIX}[0-9a-f]{{64}}")
 SHOWN_CHARS = 12
 # A user keeps at most this many tokens: enough for every client of a developer.
 MAX_TOKENS_PER_USER = 50
+DEFAULT_DAYS = 90
+MAX_DAYS = 366
+
+
+class TokenInput(ClientInput):
+    """A new token: what it is for, its toolsets, and how many days it lives."""
+
+    name: Annotated[StoredText, Field(min_length=1, max_length=100)]
+    toolsets: list[Annotated[StoredText, Field(min_length=1, max_length=100)]] = Field(
+        min_length=1, max_length=200
+    )
+    expires_in_days: int = Field(DEFAULT_DAYS, ge=1, le=MAX_DAYS)
 
 
 class UnknownToolsets(DomainError):
@@ -58,14 +73,16 @@ def issue_token(
     user: AbstractBaseUser,
     name: str,
     toolsets: Collection[str],
-    expires_at: datetime | None = None,
+    expires_in: timedelta | None = None,
 ) -> Issued:
-    """A new token for `user`, limited to the named toolsets."""
+    """A new token for `user`, limited to the named toolsets, for `expires_in`
+    (DEFAULT_DAYS if not given)."""
     rows = list(Toolset.objects.filter(name__in=set(toolsets)))
     unknown = set(toolsets) - {row.name for row in rows}
     if unknown:
         raise UnknownToolsets(f"No such toolsets: {', '.join(sorted(unknown))}.")
     token = PREFIX + create_token_string()
+    expires_at = timezone.now() + (expires_in or timedelta(days=DEFAULT_DAYS))
     with transaction.atomic():
         if GatewayToken.objects.filter(user=user).count() >= MAX_TOKENS_PER_USER:
             raise TooManyTokens(
