@@ -133,6 +133,15 @@ class Event(models.Model):
     is_adk = models.BooleanField(default=True)
     timestamp = models.FloatField()
     data = models.JSONField()
+    sender = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Who sent a user message: the signed-in user it came from (never "
+        "the client's word); null for events not from a person.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -44,7 +44,7 @@ def adk_user_id(user) -> str:
 
 def visible_sessions(*, user) -> QuerySet[Session]:
     """A user's own sessions (staff see their own here too; they reach others by id)."""
-    return Session.objects.filter(owner=user).select_related("agent")
+    return Session.objects.filter(owner=user).select_related("agent", "owner")
 
 
 def access_session(*, user, session_id: str) -> Session:

@@ -32,12 +32,16 @@ class ForbiddenError(DomainError):
 
 
 class SessionClosed(DomainError):
-    """A closed session takes no new turns or files."""
+    """A closed session takes no new turns or files: 409, the session's state."""
 
+    status_code = 409
     code = "session_closed"
 
     def __init__(self) -> None:
-        super().__init__("This session is closed.")
+        super().__init__(
+            "This session is closed: it takes no new messages or files. Start a new"
+            " session with the same agent to go on."
+        )
 
 
 class SignInLockedOut(DomainError):

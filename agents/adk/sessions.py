@@ -61,10 +61,15 @@ STALE_MESSAGE = (
 
 
 class DjangoSessionService(BaseSessionService):
-    """ADK's session service on the Django ORM; one instance per turn."""
+    """ADK's session service on the Django ORM; one instance per turn.
 
-    def __init__(self) -> None:
+    `sender_id`: the user whose message the turn carries; the events it stores by
+    `user` (the message) record them as their sender. None: no person sent it.
+    """
+
+    def __init__(self, *, sender_id: int | None = None) -> None:
         self._seqs: dict[str, int] = {}
+        self._sender_id = sender_id
 
     def seq_of(self, event_id: str) -> int | None:
         """The seq this instance stored an event under, or None if it did not."""
@@ -134,8 +139,9 @@ class DjangoSessionService(BaseSessionService):
         self._apply_temp_state(session, event)
         event = self._trim_temp_delta_state(event)
         _keep_credentials_in_memory(session, event)
+        sender_id = self._sender_id if event.author == "user" else None
         written = await sync_to_async(_write_event, thread_sensitive=True)(
-            session=session, event=event
+            session=session, event=event, sender_id=sender_id
         )
         if written is None:
             return event  # Stored by an earlier try: nothing to apply twice.
@@ -349,7 +355,9 @@ def _user_state(*, app_name: str, user_id: str) -> dict[str, Any]:
     return dict(rows.values_list("key", "value"))
 
 
-def _write_event(*, session: AdkSession, event: AdkEvent) -> tuple[int, int] | None:
+def _write_event(
+    *, session: AdkSession, event: AdkEvent, sender_id: int | None = None
+) -> tuple[int, int] | None:
     """Store `event` under the session row lock; (seq, revision), or None if stored."""
     with transaction.atomic():
         row = _lock_session(session)
@@ -373,7 +381,7 @@ def _write_event(*, session: AdkSession, event: AdkEvent) -> tuple[int, int] | N
                 "updated_at",
             ]
         )
-        _insert_adk_event(row=row, seq=seq, event=event)
+        _insert_adk_event(row=row, seq=seq, event=event, sender_id=sender_id)
     return seq, row.revision
 
 
@@ -386,7 +394,9 @@ def _lock_session(session: AdkSession) -> Session:
     return row
 
 
-def _insert_adk_event(*, row: Session, seq: int, event: AdkEvent) -> Event:
+def _insert_adk_event(
+    *, row: Session, seq: int, event: AdkEvent, sender_id: int | None
+) -> Event:
     return Event.objects.create(
         session=row,
         seq=seq,
@@ -398,6 +408,7 @@ def _insert_adk_event(*, row: Session, seq: int, event: AdkEvent) -> Event:
         timestamp=event.timestamp,
         # A credential answered for this invocation stays in memory only.
         data=redacted_event(event).model_dump(mode="json", exclude_none=True),
+        sender_id=sender_id,
     )
 
 

@@ -181,8 +181,20 @@ class AgentSerializer(serializers.ModelSerializer):
                 pending.extend(spec.sub_agents.all())
 
 
+class PersonSerializer(serializers.Serializer):
+    """A user as others see her: an id and a username."""
+
+    id = serializers.IntegerField(read_only=True)
+    username = serializers.CharField(read_only=True)
+
+
 class SessionSerializer(serializers.ModelSerializer):
     agent = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    owner = PersonSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="Whose session it is (staff may open anyone's).",
+    )
     last_run = serializers.SerializerMethodField()
 
     class Meta:
@@ -190,6 +202,7 @@ class SessionSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "agent",
+            "owner",
             "app_name",
             "created_at",
             "updated_at",

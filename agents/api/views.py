@@ -67,6 +67,7 @@ TOO_MANY_TURNS = (
     "Too many turns queued or running: in this session"
     " (TOOLCRIB_MAX_QUEUED_TURNS_PER_SESSION) or yours (..._PER_USER)."
 )
+SESSION_CLOSED = "The session is closed: it takes no new messages, answers or files."
 
 
 class IsStaffOrReadOnly(permissions.BasePermission):
@@ -142,6 +143,7 @@ class SessionViewSet(
         responses={
             202: RunSerializer,
             200: RunSerializer,
+            409: OpenApiResponse(description=SESSION_CLOSED),
             429: OpenApiResponse(description=TOO_MANY_TURNS),
         },
         parameters=[
@@ -219,7 +221,10 @@ class SessionViewSet(
     @extend_schema(
         methods=["POST"],
         request={"multipart/form-data": ArtifactUploadSerializer},
-        responses={201: ArtifactVersionSerializer},
+        responses={
+            201: ArtifactVersionSerializer,
+            409: OpenApiResponse(description=SESSION_CLOSED),
+        },
     )
     @action(
         detail=True,
@@ -287,7 +292,11 @@ class SessionViewSet(
 
     @extend_schema(
         request=FunctionResponseInput,
-        responses={202: RunSerializer, 200: RunSerializer},
+        responses={
+            202: RunSerializer,
+            200: RunSerializer,
+            409: OpenApiResponse(description=SESSION_CLOSED),
+        },
         parameters=[
             OpenApiParameter(
                 "wait", bool, description="Answer when the resumed turn has ended."

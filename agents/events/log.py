@@ -73,7 +73,8 @@ def events_after(
     """The session's stored events with a seq above `after`, in seq order, at most
     `limit`: what a client that has seen up to `after` has missed."""
     rows = Event.objects.filter(session_id=session_id, seq__gt=after).order_by("seq")
-    return list(rows[:limit])
+    # The sender comes in the same query: frames show who sent a user message.
+    return list(rows.select_related("sender")[:limit])
 
 
 def events_before(
@@ -82,6 +83,7 @@ def events_before(
     """The newest `limit` stored events with a seq below `before` (None: the newest
     of all) and above `after`, in seq order: the page before what a client shows."""
     rows = Event.objects.filter(session_id=session_id, seq__gt=after)
+    rows = rows.select_related("sender")  # as events_after()
     if before is not None:
         rows = rows.filter(seq__lt=before)
     return list(reversed(rows.order_by("-seq")[:limit]))

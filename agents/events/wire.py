@@ -97,6 +97,21 @@ def run_out(run: Run) -> dict[str, Any]:
     ).model_dump()
 
 
+class Sender(BaseModel):
+    """Who sent a user message: the signed-in user it came from, by the server's
+    word (a client cannot say). Staff in someone else's session show as staff."""
+
+    id: int
+    username: str
+
+
+def sender_of(user) -> Sender | None:
+    """The sender a user message records, from the user who sent it."""
+    if user is None:
+        return None
+    return Sender(id=user.pk, username=user.get_username())
+
+
 class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -127,6 +142,9 @@ class WireEvent(BaseModel):
     # tools_changed: toolsets switched in this session, name -> active now.
     toolsets: dict[str, bool] | None = None
     actions: dict[str, Any] = Field(default_factory=dict)
+    # Who sent a user message (the owner, or staff in her session); null for
+    # events not from a person.
+    sender: Sender | None = None
 
 
 class EventFrame(BaseModel):
@@ -211,7 +229,9 @@ def _response_status(response: Mapping[str, Any], pending: bool) -> str:
     return "ok"
 
 
-def wire_from_adk(event: AdkEvent, *, kind: str | None = None) -> WireEvent:
+def wire_from_adk(
+    event: AdkEvent, *, kind: str | None = None, sender: Sender | None = None
+) -> WireEvent:
     """Render an ADK event (stored or live) in the wire shape, without secrets."""
     event = redacted_event(event)
     actions = event.actions
@@ -259,6 +279,7 @@ def wire_from_adk(event: AdkEvent, *, kind: str | None = None) -> WireEvent:
         error=error,
         usage=usage,
         actions=_nonempty(actions.model_dump(mode="json", exclude_none=True)),
+        sender=sender,
     )
 
 
@@ -291,9 +312,15 @@ def _nonempty(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def wire_from_row(row) -> WireEvent:
-    """Render a stored Event row (an ADK event or one of Toolcrib's run records)."""
+    """Render a stored Event row (an ADK event or one of Toolcrib's run records).
+
+    Its sender is read with it (agents.events.log selects it), never one by one.
+    """
+    sender = sender_of(row.sender) if row.sender_id else None
     if row.is_adk:
-        return wire_from_adk(AdkEvent.model_validate(row.data), kind=row.kind)
+        return wire_from_adk(
+            AdkEvent.model_validate(row.data), kind=row.kind, sender=sender
+        )
     return WireEvent.model_validate(
         {
             **row.data,
@@ -302,6 +329,7 @@ def wire_from_row(row) -> WireEvent:
             "author": row.author,
             "kind": row.kind,
             "ts": row.timestamp,
+            "sender": sender,
         }
     )
 

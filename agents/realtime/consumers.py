@@ -34,6 +34,7 @@ from agents.realtime.frames import (
     LaggedFrame,
     PongFrame,
     parse_client_frame,
+    ref_of,
 )
 from agents.realtime.wsauth import origin_allowed
 from agents.requests import inbox, kinds
@@ -94,8 +95,11 @@ class StreamConsumer(AsyncWebsocketConsumer):
     async def send_frame(self, frame: BaseModel) -> None:
         await self.send(text_data=frame.model_dump_json())
 
-    async def send_error(self, code: str, message: str) -> None:
-        await self.send_frame(ErrorFrame(error=ErrorDetail(code=code, message=message)))
+    async def send_error(
+        self, code: str, message: str, *, ref: str | None = None
+    ) -> None:
+        error = ErrorDetail(code=code, message=message)
+        await self.send_frame(ErrorFrame(error=error, ref=ref))
 
     async def receive(
         self, text_data: str | None = None, bytes_data: bytes | None = None
@@ -110,18 +114,19 @@ class StreamConsumer(AsyncWebsocketConsumer):
         if len(raw.encode("utf-8", "surrogatepass")) > limit:
             # An error, not a close: Daphne refuses to send 1009 for an app, and
             # one frame too many bytes is no reason to drop the client's stream.
-            await self.send_error("too_big", f"A frame may be at most {limit} bytes.")
+            message = f"A frame may be at most {limit} bytes."
+            await self.send_error("too_big", message, ref=ref_of(raw))
             return
         try:
             frame = parse_client_frame(raw)
         except BadJson as exc:
-            await self.send_error("bad_json", str(exc))
+            await self.send_error("bad_json", str(exc), ref=ref_of(raw))
             return
         except BadText as exc:
-            await self.send_error("bad_frame", str(exc))
+            await self.send_error("bad_frame", str(exc), ref=ref_of(raw))
             return
         except ValidationError as exc:
-            await self.send_error("bad_frame", _describe(exc))
+            await self.send_error("bad_frame", _describe(exc), ref=ref_of(raw))
             return
         await self.handle_frame(frame)
 
@@ -133,14 +138,16 @@ class StreamConsumer(AsyncWebsocketConsumer):
             "unsupported", f"Frames of type {frame.type!r} are not accepted here."
         )
 
-    async def _act(self, service, **kwargs: Any) -> None:
-        """Start a turn through a service; ack with its Run, or refuse with why."""
+    async def _act(self, service, *, ref: str | None = None, **kwargs: Any) -> None:
+        """Start a turn through a service; ack with its Run, or refuse with why
+        (either naming the frame's `ref`)."""
         try:
             run = await database_sync_to_async(service)(**kwargs)
         except DomainError as exc:
-            await self.send_error(exc.code, str(exc))
+            await self.send_error(exc.code, str(exc), ref=ref)
             return
-        await self.send_frame(AckFrame(run=AckRun(id=str(run.id), status=run.status)))
+        ack = AckRun(id=str(run.id), status=run.status)
+        await self.send_frame(AckFrame(run=ack, ref=ref))
 
 
 def _describe(exc: ValidationError) -> str:
@@ -215,6 +222,7 @@ class SessionStreamConsumer(StreamConsumer):
             await self.session.arefresh_from_db(fields=["closed_at"])
             await self._act(
                 start.start_turn,
+                ref=frame.ref,
                 session=self.session,
                 user=self.user,
                 text=frame.text,

@@ -4,6 +4,7 @@ Each frame is a client input of agents.inputs (the model its REST twin validates
 with) and a `type`.
 """
 
+import json
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -15,8 +16,14 @@ from agents.inputs import (
     DecisionInput,
     FunctionResponseInput,
     MessageInput,
+    StoredText,
     load_client_json,
+    text_problem,
 )
+
+REF_MAX_CHARS = 64
+Ref = Annotated[StoredText, Field(min_length=1, max_length=REF_MAX_CHARS)]
+"""A client's name for one frame it sent, echoed on the ack or error that answers it."""
 
 
 class _Frame(BaseModel):
@@ -30,10 +37,12 @@ class PingFrame(_Frame):
 
 
 class MessageFrame(MessageInput):
-    """`{"type": "message", "text": ..., "tool_choice"?: ...}`: starts a turn,
-    answered with an ack."""
+    """`{"type": "message", "text": ..., "tool_choice"?: ..., "ref"?: ...}`: starts a
+    turn, answered with an ack, or an error; either carries the frame's `ref`, if
+    given, so a client knows which message was refused (and gives its text back)."""
 
     type: Literal["message"]
+    ref: Ref | None = None
 
 
 class FunctionResponseFrame(FunctionResponseInput):
@@ -98,6 +107,18 @@ def client_frame_schema() -> dict:
     return _adapter.json_schema()
 
 
+def ref_of(raw: str) -> str | None:
+    """The `ref` of a frame that could not be parsed whole, if it has a usable one:
+    its refusal then names it too. Never raises."""
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    ref = value.get("ref") if isinstance(value, dict) else None
+    valid = isinstance(ref, str) and 0 < len(ref) <= REF_MAX_CHARS
+    return ref if valid and text_problem(ref) is None else None
+
+
 class PongFrame(BaseModel):
     type: Literal["pong"] = "pong"
 
@@ -107,11 +128,16 @@ class AckRun(BaseModel):
     status: str
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class AckFrame(BaseModel):
-    """The answer to a message frame: the Run it started."""
+    """The answer to a message frame: the Run it started (and the frame's `ref`)."""
 
     type: Literal["ack"] = "ack"
     run: AckRun
+    ref: str | None = Field(default=None, exclude_if=_absent)
 
 
 class ErrorDetail(BaseModel):
@@ -120,10 +146,12 @@ class ErrorDetail(BaseModel):
 
 
 class ErrorFrame(BaseModel):
-    """A frame the server could not act on; the socket stays open."""
+    """A frame the server could not act on; the socket stays open. `ref`: the
+    refused frame's, when it gave one the server could read."""
 
     type: Literal["error"] = "error"
     error: ErrorDetail
+    ref: str | None = Field(default=None, exclude_if=_absent)
 
 
 class LaggedFrame(BaseModel):

@@ -31,9 +31,11 @@ from agents.events.log import arecord_and_publish
 from agents.events.wire import (
     EventFrame,
     Handoff,
+    Sender,
     escalation_of,
     frame_json,
     run_out,
+    sender_of,
     transfer_of,
     wire_from_adk,
 )
@@ -75,9 +77,9 @@ def _close_connection() -> None:
 
 
 async def _execute_turn(run_id) -> None:
-    run = await Run.objects.select_related("session__agent", "session__owner").aget(
-        pk=run_id
-    )
+    run = await Run.objects.select_related(
+        "session__agent", "session__owner", "user"
+    ).aget(pk=run_id)
     if not await queue.aclaim(run):
         logger.info("turn skipped run=%s status=%s", run.id, run.status)
         # Delivered again: the turn runs (or ran) elsewhere; fail it if that died.
@@ -113,7 +115,8 @@ async def _execute_turn(run_id) -> None:
 async def _drive(run: Run) -> bool:
     """Drive the Runner through the turn; True if the turn paused for a person."""
     session = run.session
-    service = DjangoSessionService()
+    sender = _sender(run)
+    service = DjangoSessionService(sender_id=sender.id if sender else None)
     root = await _agent_of(session)
     # Refused before anything is stored or any model is called.
     await providers.aprepare_models(root)
@@ -170,6 +173,12 @@ async def _agent_of(session: Session):
     return await sync_to_async(agent_for)(session.agent)
 
 
+def _sender(run: Run) -> Sender | None:
+    """Who sent the turn's message: its Run's user for a typed message; none for
+    function responses (an answer's author is on its request: answered_by)."""
+    return None if run.message else sender_of(run.user)
+
+
 def _message_of(run: Run) -> types.Content:
     if run.message:
         return types.Content.model_validate(run.message)
@@ -197,7 +206,9 @@ async def _on_event(
     requests = await arecord_requests(run, event, root)
     await _record_handoffs(run, event)
     seq = None if event.partial else service.seq_of(event.id)
-    frame = EventFrame(seq=seq, session=run.session_id, event=wire_from_adk(event))
+    sender = _sender(run) if event.author == "user" else None
+    wire = wire_from_adk(event, sender=sender)
+    frame = EventFrame(seq=seq, session=run.session_id, event=wire)
     await streams.apublish_frame(run.session, frame_json(frame))
     return bool(requests)
 

@@ -70,13 +70,13 @@ def test_closing_a_session_remembers_it_and_stops_new_turns(
     refused = client.post(
         f"/api/sessions/{session}/messages/", {"text": "hi"}, format="json"
     )
-    assert refused.status_code == 400
-    assert refused.json() == {"detail": "This session is closed."}
+    assert refused.status_code == 409
+    assert refused.json()["detail"].startswith("This session is closed")
     upload = SimpleUploadedFile("a.txt", b"x", content_type="text/plain")
     refused = client.post(
         f"/api/sessions/{session}/artifacts/", {"file": upload}, format="multipart"
     )
-    assert refused.status_code == 400
+    assert refused.status_code == 409
     assert client.post(f"/api/sessions/{session}/close/").status_code == 200
 
 

@@ -308,8 +308,8 @@ def test_answering_in_a_closed_session_is_refused_and_changes_nothing(people, wa
 
     refused = answer(people["owner"], approval.pk, {"approved": True})
 
-    assert refused.status_code == 400
-    assert refused.json() == {"detail": "This session is closed."}
+    assert refused.status_code == 409
+    assert refused.json()["detail"].startswith("This session is closed")
     approval.refresh_from_db()
     assert approval.status == "pending"
     assert approval.pk not in listed(people["owner"])  # nobody can answer it now
