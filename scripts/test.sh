@@ -33,6 +33,9 @@ scripts/ensure-sandbox.sh
 # The sign-in tests' OpenID Connect provider (npm ci in tests/oidc); on CI its tests
 # must run, so a missing provider is an error there.
 scripts/ensure-oidc-provider.sh
+# The MCP gateway's tests drive the TypeScript SDK's client (npm ci in tests/mcp_ts);
+# on CI they must run, so a missing SDK is an error there.
+scripts/ensure-mcp-ts.sh
 run_pytest -q tests --ignore=tests/integration --ignore=tests/browser
 if [[ -d tests/integration ]]; then
   # PostgreSQL, Redis, Celery workers and Daphne processes for real (each run on a
