@@ -6,6 +6,8 @@
 // import this same module, so one socket serves them all).
 
 import { api } from "./api.js";
+import { toast } from "./dom.js";
+import { refusalText } from "./refusals.js";
 import { Stream } from "./stream.js";
 
 const link = document.getElementById("nav-inbox");
@@ -47,6 +49,9 @@ function onFrame(frame) {
   } else if (frame.type === "request") {
     refreshCount();
     if (frame.event === "new") notify(frame.id);
+  } else if (frame.type === "error") {
+    toast(refusalText(frame.error), "bad"); // a refused frame, in plain words
+    return;
   } else {
     return;
   }

@@ -1,0 +1,64 @@
+// What a refusal means, in words a person reads: every error code the session
+// socket and the inbox socket send (docs/events.md, "Frames you send"), and the
+// REST API's statuses. The server's own message is kept where it is already
+// written for people (who may answer, how many turns are queued, ...).
+
+const SERVER_WORDS = new Set([
+  "too_many_turns",
+  "forbidden",
+  "missing_field",
+  "unsupported_scheme",
+  "cannot_remember",
+  "session_busy",
+  "refused",
+]);
+
+const WORDS = {
+  too_big: "Your message is too long to send in one piece. Shorten it, or split it into several messages.",
+  bad_json: "Your message could not be read on the way to the server. Try again; if it keeps failing, reload the page.",
+  unsupported: "This page asked the server for something it does not do here. Reload the page and try again.",
+  bad_request: "The page's connection to this session is wrong. Reload the page.",
+  session_closed: "This session is closed: it takes no new messages. Start a new session with the same agent to go on.",
+  not_found: "That is gone, or not yours: it may have been answered or removed elsewhere. Reload the page to see it as it is now.",
+  unknown_call: "That call is no longer waiting for a result (it was answered, or it ended).",
+  already_answered: "Someone already answered this; the page shows the answer.",
+  already_decided: "Someone already decided this; the page shows the decision.",
+  expired: "This request expired: nobody answered it in time.",
+  run_ended: "That turn had already ended.",
+  nothing_running: "Nothing is running in this session to stop.",
+};
+
+/** Plain words for a bad_frame's problem: which part of what you sent was refused. */
+function badFrame(message) {
+  const long = /longer than (\d+) characters/.exec(message || "");
+  // The field comes first: "text: …" over REST, "message.text: …" on the socket.
+  if (long && /(^|\.)text:/.test(message)) {
+    return `Your message is too long: at most ${Number(long[1]).toLocaleString()} characters. Shorten it, or split it into several messages.`;
+  }
+  if (/blank/.test(message || "")) return "Your message is empty: type something first.";
+  if (/NUL|surrogate/.test(message || "")) {
+    return "Your message holds characters that cannot be stored (a NUL or a broken emoji half). Remove them, or paste the text again.";
+  }
+  return "The server could not take what was sent as it was. Reload the page and try again.";
+}
+
+/**
+ * The sentence to show for a refused frame's `error` ({code, message}).
+ * @param {{code?: string, message?: string}} error
+ */
+export function refusalText(error) {
+  const code = (error && error.code) || "";
+  const message = (error && error.message) || "";
+  if (code === "bad_frame") return badFrame(message);
+  if (SERVER_WORDS.has(code) && message) return message;
+  if (WORDS[code]) return WORDS[code];
+  return message ? `The server refused this: ${message}` : "The server refused this. Reload the page and try again.";
+}
+
+/** The refusal code a REST error stands for, where its status says it. */
+export function restCode(error) {
+  if (!error || !error.status) return "";
+  if (error.status === 409 && /closed/i.test(error.message || "")) return "session_closed";
+  if (error.status === 429) return "too_many_turns";
+  return "";
+}
