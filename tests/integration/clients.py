@@ -84,7 +84,7 @@ class Client:
         async with asyncio.timeout(timeout):
             while True:
                 run = await self.run(run_id)
-                if run["status"] in {"succeeded", "failed", "waiting"}:
+                if run["status"] in {"succeeded", "failed", "waiting", "cancelled"}:
                     return run
                 await asyncio.sleep(0.1)
 

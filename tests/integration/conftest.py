@@ -44,7 +44,9 @@ def integration_env(tmp_path_factory) -> Iterator[dict[str, str]]:
                 "TOOLCRIB_CELERY_QUEUE": name,
                 "TOOLCRIB_RUN_LEASE": LEASE_SECONDS,
                 "TOOLCRIB_DATA_DIR": str(tmp_path_factory.mktemp("integration")),
-                "TOOLCRIB_EXTRA_AGENTS": "tests.integration.agents.slow_weather",
+                "TOOLCRIB_EXTRA_AGENTS": (
+                    "tests.integration.agents.slow_weather,tests.agents.kettle.kettle"
+                ),
                 "LOG_LEVEL": "INFO",
             }
         )
