@@ -11,9 +11,13 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.live.server import ROOT
+
 pytestmark = pytest.mark.browser
 
-CODE = "def add(a, b):\n    return a + b"
+AXE = ROOT / "frontend" / "vendor" / "node_modules" / "axe-core" / "axe.min.js"
+
+CODE = "def add(a, b):\n    # the sum, printed\n    print(a + b)\n    return a + b"
 ANSWER = f"""Release notes
 
 ## Steps
@@ -64,6 +68,18 @@ def clipboard(page: Page) -> str:
     return page.evaluate("() => navigator.clipboard.readText()")
 
 
+def serious_violations(page: Page, scope: str) -> list[str]:
+    """axe-core's serious and critical findings within `scope`."""
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        "async (scope) => (await axe.run(scope)).violations"
+        ".filter((v) => ['serious', 'critical'].includes(v.impact))"
+        ".map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' ')}`)",
+        scope,
+    )
+    return found
+
+
 def test_a_markdown_answer_renders_and_its_code_and_text_copy(sign_in, server, shoot):
     page = sign_in("alice")
     page.context.grant_permissions(
@@ -89,6 +105,10 @@ def test_a_markdown_answer_renders_and_its_code_and_text_copy(sign_in, server, s
         "def"
     )
     shoot(page, "markdown-answer")
+    assert serious_violations(page, "#timeline") == []
+    page.emulate_media(color_scheme="dark")
+    assert serious_violations(page, "#timeline") == []
+    page.emulate_media(color_scheme="light")
 
     block.get_by_role("button", name="Copy code").click()
     expect(block.locator(".copy-button")).to_have_text("Copied")
@@ -190,3 +210,35 @@ def test_a_streaming_answer_is_rendered_as_it_grows(browser, server):
     ]
     assert shown["streaming"] == 0
     assert shown["final"] == {"heading": "Plan", "code": "const a = 1;"}
+
+
+INLINE_SCRIPT = """
+async () => {
+  const { renderInlineMarkdown } = await import("/static/frontend/markdown.js");
+  const span = renderInlineMarkdown("Sends `amount` to **bob**, see [the rules](https://example.com/r)\\n\\n# not a heading");
+  return {
+    tag: span.tagName,
+    code: span.querySelector("code").textContent,
+    strong: span.querySelector("strong").textContent,
+    link: span.querySelector("a").getAttribute("rel"),
+    blocks: span.querySelectorAll("h1, h2, h3, p, div").length,
+  };
+}
+"""
+
+
+def test_a_one_line_description_renders_inline_markdown(browser, server):
+    context = browser.new_context(base_url=server.url)
+    page = context.new_page()
+    page.goto("/login/")
+
+    shown = page.evaluate(INLINE_SCRIPT)
+    context.close()
+
+    assert shown == {
+        "tag": "SPAN",
+        "code": "amount",
+        "strong": "bob",
+        "link": "noopener noreferrer",
+        "blocks": 0,
+    }
