@@ -2,10 +2,13 @@
 // the composer, and the side panels (tools, toolsets, state by scope, artifacts).
 
 import { api, ApiError } from "./api.js";
-import { clear, dateTime, debounce, empty, failure, h, loading, toast } from "./dom.js";
+import { showClosedNotice, takeDraft } from "./closed.js";
+import { clear, debounce, empty, failure, h, loading, toast } from "./dom.js";
 import { onRequestFrame } from "./inboxfeed.js";
 import { showArtifacts, showState, showTools } from "./panels.js";
 import { listRequests, requestKey, requestPart } from "./requests.js";
+import { refusalText, restCode } from "./refusals.js";
+import { showOwnerBanner, ownerName } from "./senders.js";
 import { bindIndicator, Stream } from "./stream.js";
 import { Timeline } from "./timeline.js";
 import { TurnControls } from "./turncontrols.js";
@@ -67,6 +70,10 @@ async function init() {
   el("session-sub").textContent = `Session ${session.id.slice(0, 8)} · started ${new Date(session.created_at).toLocaleString()}`;
   if (session.last_run) noteRun(session.last_run);
   renderRunStatus();
+  timeline.owner = ownerName(session);
+  showOwnerBanner(el("timeline-scroll"), session);
+  const draft = takeDraft(sessionId); // a closed session's unsent message
+  if (draft) input.value = draft;
   showClosed();
   loadTools();
   loadState();
@@ -129,7 +136,11 @@ function connect() {
     after: timeline.lastSeq,
     onFrame,
   });
-  stream.onStatus = bindIndicator(stream);
+  const indicate = bindIndicator(stream);
+  stream.onStatus = (status, detail) => {
+    indicate(status, detail);
+    if (status === "reconnecting" || status === "closed") giveBackUnconfirmed();
+  };
   stream.connect();
 }
 
@@ -141,6 +152,7 @@ function onFrame(frame) {
       else clear(el("timeline-state"));
       return;
     case "ack":
+      if (frame.ref) outbox.delete(frame.ref);
       noteRun(frame.run);
       renderRunStatus();
       return;
@@ -151,7 +163,7 @@ function onFrame(frame) {
       // The server replays every event after `after` itself; seq dedupes the overlap.
       return;
     case "error":
-      toast(`The server refused a frame: ${frame.error.message}`, "bad");
+      refused(frame.error, takeRefused(frame.ref));
       return;
     default:
   }
@@ -218,23 +230,93 @@ input.addEventListener("input", () => {
   input.style.height = `${Math.min(input.scrollHeight, 200)}px`;
 });
 
+// Messages sent on the socket that the server has not yet acked: ref -> text. A
+// refusal (an error frame with the message's ref) puts the text back in the box.
+const outbox = new Map();
+let sent = 0;
+
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const text = input.value.trim();
   if (!text || !session) return;
-  input.value = "";
-  input.style.height = "auto";
-  if (stream && stream.send({ type: "message", text })) return;
+  showComposerError("");
+  const ref = `m${++sent}-${Date.now().toString(36)}`;
+  if (stream && stream.send({ type: "message", text, ref })) {
+    outbox.set(ref, text);
+    input.value = "";
+    input.style.height = "auto";
+    return;
+  }
   // No live socket right now: the REST API starts the turn; events arrive on reconnect.
+  // The text stays in the box until the server has taken it.
   try {
     const run = await api(`/api/sessions/${sessionId}/messages/`, { method: "POST", body: { text } });
+    if (input.value.trim() === text) input.value = "";
     noteRun(run);
     renderRunStatus();
   } catch (error) {
-    input.value = text;
-    toast(`Not sent: ${error.message}`, "bad");
+    refused({ code: restCode(error), message: error.message }, "");
   }
 });
+
+/** The text of the refused message `ref` names (gone from the outbox), or "". */
+function takeRefused(ref) {
+  const text = (ref && outbox.get(ref)) || "";
+  if (ref) outbox.delete(ref);
+  return text;
+}
+
+/** Say why the server refused, in plain words, and give back what was typed. */
+function refused(error, text) {
+  if (text) giveBack(text);
+  const words = refusalText(error);
+  toast(words, "bad");
+  if (error.code === "session_closed") {
+    markClosed();
+    return;
+  }
+  showComposerError(words);
+}
+
+/** Put a message's text back in the box, before anything typed since. */
+function giveBack(text) {
+  const now = input.value.trim();
+  if (now === text) return;
+  input.value = now ? `${text}\n\n${input.value}` : text;
+  input.dispatchEvent(new Event("input"));
+}
+
+/** The socket dropped before the server acked a message: it may not have arrived. */
+function giveBackUnconfirmed() {
+  if (!outbox.size) return;
+  for (const text of [...outbox.values()].reverse()) giveBack(text);
+  outbox.clear();
+  showComposerError("The connection dropped before the server confirmed your message. It is back in the box: send it again if it does not appear in the conversation.");
+}
+
+function showComposerError(words) {
+  let note = el("composer-error");
+  if (!words) {
+    if (note) note.remove();
+    return;
+  }
+  if (!note) {
+    note = h("p", { id: "composer-error", class: "composer-error", role: "alert" });
+    form.before(note);
+  }
+  note.textContent = words;
+}
+
+/** The session was closed elsewhere (another tab, staff): show it as closed. */
+async function markClosed() {
+  try {
+    session = await api(`/api/sessions/${encodeURIComponent(sessionId)}/`);
+  } catch {
+    session = { ...session, closed_at: session.closed_at || new Date().toISOString() };
+  }
+  if (!session.closed_at) session = { ...session, closed_at: new Date().toISOString() };
+  showClosed();
+}
 
 // Side panels (panels.js): tools, state by scope, artifacts; toolsets (toolsets.js).
 
@@ -366,9 +448,9 @@ function showClosed() {
   el("close-session").hidden = Boolean(session.closed_at);
   toolsets.setReadOnly(Boolean(session.closed_at));
   if (!session.closed_at) return;
-  form.hidden = true;
-  const note = h("p", { class: "closed-note", id: "closed-note" }, `This session was closed ${dateTime(session.closed_at)}; it is in the agent's memory and takes no new messages.`);
-  form.after(note);
+  showComposerError("");
+  // What was typed and not sent stays in view, and goes on to a new session.
+  showClosedNotice(form, session, input.value.trim());
 }
 
 init();

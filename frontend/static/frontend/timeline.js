@@ -6,6 +6,7 @@ import { argsView, badge, clock, duration, h, inline, json, statusBadge } from "
 import { copyButton } from "./clipboard.js";
 import { liveMarkdown, renderMarkdown } from "./markdown.js";
 import { humanHint } from "./requests.js";
+import { senderNote } from "./senders.js";
 
 const REQUEST_CALLS = new Set(["adk_request_credential", "adk_request_confirmation"]);
 
@@ -31,6 +32,7 @@ export class Timeline {
     this.runStarts = new Map();
     this.currentRun = null; // the id of the run the events being drawn belong to
     this.lastSeq = 0;
+    this.owner = ""; // the session owner's username: other senders are named
   }
 
   get size() {
@@ -104,7 +106,7 @@ export class Timeline {
     if (event.escalation) blocks.push(handoff("escalation", event.escalation));
     const toolCalls = (event.function_calls || []).filter((call) => !REQUEST_CALLS.has(call.name));
     if (toolCalls.length) blocks.push(...toolCalls.map((call) => this.callCard(event, call)));
-    if (event.text) blocks.push(message(event));
+    if (event.text) blocks.push(message(event, this.owner));
     if (event.artifact_delta) blocks.push(artifactChips(event.artifact_delta));
     const chips = event.state_delta ? stateChips(event.state_delta) : null;
     if (chips) blocks.push(chips);
@@ -426,14 +428,15 @@ function seqTag(seq, anchor) {
 // message stays plain text, as typed.
 const MARKDOWN = { headingShift: 2 };
 
-function message(event) {
+/** A message; a user message names its sender when not `owner` (the session's). */
+function message(event, owner = "") {
   const user = event.kind === "user_message";
   return h(
     "div",
     { class: "message" },
     user ? null : h("div", { class: "author" }, event.author),
     h("div", { class: "bubble" }, h("div", { class: "bubble-text" }, user ? event.text : renderMarkdown(event.text, MARKDOWN))),
-    h("div", { class: "meta" }, clock(event.ts), user ? null : copyButton(() => event.text, { label: "Copy answer", className: "copy-answer" })),
+    h("div", { class: "meta" }, senderNote(event, owner), clock(event.ts), user ? null : copyButton(() => event.text, { label: "Copy answer", className: "copy-answer" })),
   );
 }
 
