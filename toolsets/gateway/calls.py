@@ -103,6 +103,8 @@ async def _run(
         invocation = await direct.ainvoke_tool(
             user=caller.user, full_name=tool.full_name, args=args, agent=client
         )
+    except direct.NeedsPerson:
+        return _refused(_needs_person(tool), direct.NeedsPerson.code)
     except DomainError as exc:
         return _refused(str(exc), exc.code)
     if invocation.success:
@@ -114,6 +116,15 @@ async def _run(
         is_error=True,
         status=invocation.call.status,
         message=invocation.error,
+    )
+
+
+def _needs_person(tool: GatewayTool) -> str:
+    return (
+        f"{tool.name} needs a person's approval (or a credential of yours) before it "
+        "runs, and the MCP gateway cannot hold a call for a person yet: it did not "
+        "run. Ask for it in a Toolcrib session (the web app), where the request "
+        "goes to the approver's inbox."
     )
 
 
