@@ -49,6 +49,8 @@ def live_env(tmp_path_factory) -> dict[str, str]:
         {
             "DATABASE_URL": f"sqlite:///{folder / 'live.sqlite3'}",
             "TOOLCRIB_DATA_DIR": str(folder),
+            # A slow async tool, to stop a turn mid-call (test_stop_and_regenerate).
+            "TOOLCRIB_EXTRA_AGENTS": "tests.agents.kettle.kettle",
         }
     )
     prepare_database(env)

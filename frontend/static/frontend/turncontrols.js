@@ -4,7 +4,7 @@
 // message again, as a new run). Earlier events stay in the timeline either way.
 
 import { api, ApiError } from "./api.js";
-import { h, toast } from "./dom.js";
+import { badge, h, toast } from "./dom.js";
 
 const ACTIVE = new Set(["queued", "running"]);
 
@@ -27,7 +27,10 @@ export class TurnControls {
     stopButton.addEventListener("click", () => this.stop());
     input.addEventListener("keydown", (event) => this.onKey(event));
     form.addEventListener("submit", () => this.leaveEdit());
-    new MutationObserver(() => this.placeActions()).observe(timeline, { childList: true });
+    new MutationObserver(() => {
+      markCutShort(timeline);
+      this.placeActions();
+    }).observe(timeline, { childList: true });
   }
 
   /** The session's runs changed: show Stop while one is queued or running. */
@@ -74,10 +77,10 @@ export class TurnControls {
     const lastUser = items.findLast((item) => item.dataset.kind === "user_message");
     if (!lastUser) return;
     const text = lastUser.querySelector(".bubble-text")?.textContent || "";
-    lastUser.append(actions(h("button", { type: "button", class: "button ghost small edit-message", onclick: () => this.edit(text) }, "Edit")));
+    lastUser.append(actions(h("button", { type: "button", class: "button ghost small edit-message", "aria-label": "Edit your last message and send it again", onclick: () => this.edit(text) }, "Edit")));
     const answer = items.slice(items.indexOf(lastUser)).findLast((item) => item.dataset.kind === "text");
     if (!answer) return;
-    answer.append(actions(h("button", { type: "button", class: "button ghost small regenerate", onclick: () => this.regenerate() }, "Regenerate")));
+    answer.append(actions(h("button", { type: "button", class: "button ghost small regenerate", "aria-label": "Regenerate the last answer", onclick: () => this.regenerate() }, "Regenerate")));
   }
 
   /** Put the last message in the composer, to send again edited. */
@@ -121,4 +124,16 @@ export class TurnControls {
 
 function actions(button) {
   return h("div", { class: "turn-actions" }, button);
+}
+
+/** A stopped run's calls that were still running read "cut short", as the audit does. */
+function markCutShort(timeline) {
+  for (const end of timeline.querySelectorAll(':scope > li.kind-run_finished:has(.divider[data-status="cancelled"])')) {
+    for (let item = end.previousElementSibling; item && item.dataset.kind !== "run_started"; item = item.previousElementSibling) {
+      for (const card of item.querySelectorAll('.card.call[data-status="running"]')) {
+        card.dataset.status = "cancelled";
+        card.querySelector(".call-status")?.replaceChildren(badge("cut short", "wait"));
+      }
+    }
+  }
 }
