@@ -4,7 +4,7 @@ An approval is a request of kind "approval" (agents.requests); its id is the
 request's, and matches no request of another kind.
 """
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -123,7 +123,11 @@ class ApprovalViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     @extend_schema(
         request=DecisionInput,
-        responses={200: RunSerializer, 202: RunSerializer},
+        responses={
+            200: RunSerializer,
+            202: RunSerializer,
+            409: OpenApiResponse(description="The session is closed."),
+        },
         parameters=[
             OpenApiParameter(
                 "wait", bool, description="Answer when the resumed turn has ended."

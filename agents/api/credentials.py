@@ -4,7 +4,7 @@ No response here carries a secret: a stored credential is listed by its metadata
 and an answer is acknowledged with the Run that resumes the tool.
 """
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -131,7 +131,11 @@ class AuthRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     @extend_schema(
         request=CredentialAnswer,
-        responses={200: RunSerializer, 202: RunSerializer},
+        responses={
+            200: RunSerializer,
+            202: RunSerializer,
+            409: OpenApiResponse(description="The session is closed."),
+        },
         parameters=[
             OpenApiParameter(
                 "wait", bool, description="Answer when the resumed turn has ended."
