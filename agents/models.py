@@ -99,6 +99,15 @@ class Session(models.Model):
     closed_at = models.DateTimeField(
         null=True, blank=True, help_text="Closed: added to memory, no new turns."
     )
+    title = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="What the session is about: its first message's start until "
+        "renamed (agents.titles).",
+    )
+    archived_at = models.DateTimeField(
+        null=True, blank=True, help_text="Archived: left out of the sessions list."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

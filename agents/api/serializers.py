@@ -4,6 +4,7 @@ the socket takes too is validated with its model in agents.inputs."""
 import re
 
 from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.adk.builder import (
@@ -22,6 +23,7 @@ from agents.inputs import (
 )
 from agents.models import AgentSpec, Artifact, Request, Run, Session
 from agents.requests.kinds import CALL, RequestKind
+from agents.session_list import Status, session_status
 
 APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 # What an administrator may change on an agent defined in code.
@@ -196,23 +198,38 @@ class SessionSerializer(serializers.ModelSerializer):
         help_text="Whose session it is (staff may open anyone's).",
     )
     last_run = serializers.SerializerMethodField()
+    status = serializers.SerializerMethodField(
+        help_text="closed; waiting (for a person's answer); running (a turn queued "
+        "or running); idle."
+    )
 
     class Meta:
         model = Session
         fields = [
             "id",
+            "title",
             "agent",
             "owner",
             "app_name",
             "created_at",
             "updated_at",
             "last_seq",
+            "status",
             "last_run",
             "closed_at",
+            "archived_at",
         ]
 
     def get_last_run(self, session: Session) -> dict | None:
         """The session's latest run: how it is, or ended (waiting: for what)."""
+        if hasattr(session, "last_run_id"):  # annotated by the list, in its query
+            if session.last_run_id is None:
+                return None
+            return {
+                "id": str(session.last_run_id),
+                "status": session.last_run_status,
+                "waiting_for": session.last_run_waiting_for or None,
+            }
         run = session.runs.order_by("-created_at").first()
         if run is None:
             return None
@@ -221,6 +238,17 @@ class SessionSerializer(serializers.ModelSerializer):
             "status": run.status,
             "waiting_for": run.waiting_for or None,
         }
+
+    @extend_schema_field(serializers.ChoiceField(choices=Status.ALL))
+    def get_status(self, session: Session) -> str:
+        return session_status(session)
+
+
+class SessionPageSerializer(serializers.Serializer):
+    """A page of my sessions; `next` is the next page's URL, null on the last."""
+
+    results = SessionSerializer(many=True)
+    next = serializers.URLField(allow_null=True)
 
 
 class SessionCreateSerializer(serializers.Serializer):

@@ -12,9 +12,10 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from agents import artifacts, memory
+from agents import artifacts, memory, session_list
 from agents.adk.artifacts import USER_SCOPE
 from agents.adk.sessions import session_state
 from agents.api.inputs import FormParser, JSONParser, MultiPartParser, validated
@@ -29,6 +30,7 @@ from agents.api.serializers import (
     MemorySearchSerializer,
     RunSerializer,
     SessionCreateSerializer,
+    SessionPageSerializer,
     SessionSerializer,
     StateSerializer,
 )
@@ -39,7 +41,12 @@ from agents.events.wire import (
     frame_json,
     frame_schema,
 )
-from agents.inputs import FunctionResponseInput, MessageInput
+from agents.inputs import (
+    FunctionResponseInput,
+    MessageInput,
+    SessionChange,
+    SessionQuery,
+)
 from agents.models import AgentSpec, Artifact, Run
 from agents.params import (
     NAME_CONVERTER,
@@ -61,6 +68,7 @@ from agents.sessions import (
     usable_agents,
     visible_sessions,
 )
+from agents.titles import rename_session
 from agents.turns import start
 
 TOO_MANY_TURNS = (
@@ -122,6 +130,52 @@ class SessionViewSet(
         # Its files go with it; the user's `user:` files and memory stay.
         artifacts.delete_session_artifacts(session=instance)
         instance.delete()
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "search",
+                str,
+                description="Words its title or messages (yours and the model's) "
+                "hold, in any order; a word also finds the words it begins. Best "
+                "match first.",
+            ),
+            OpenApiParameter("agent", str, description="Only this agent's sessions."),
+            OpenApiParameter(
+                "archived", bool, description="true: the archived sessions instead."
+            ),
+            OpenApiParameter(
+                "page",
+                int,
+                description=f"{session_list.PAGE_SIZE} sessions a page, from 1.",
+            ),
+        ],
+        responses=SessionPageSerializer,
+    )
+    def list(self, request: Request) -> Response:
+        """My sessions, latest activity first (or best match), a page at a time."""
+        query = validated(SessionQuery, request.query_params)
+        page = session_list.list_sessions(user=request.user, **query.model_dump())
+        following = None
+        if page.has_next:
+            following = replace_query_param(
+                request.build_absolute_uri(), "page", query.page + 1
+            )
+        sessions = SessionSerializer(page.sessions, many=True).data
+        return Response({"results": sessions, "next": following})
+
+    @extend_schema(request=SessionChange, responses=SessionSerializer)
+    def partial_update(self, request: Request, pk: str) -> Response:
+        """Rename the session, or archive it or bring it back (owner or staff)."""
+        session = self.get_object()
+        change = validated(SessionChange, request.data)
+        if change.title is not None:
+            rename_session(session=session, title=change.title)
+        if change.archived is True:
+            session_list.archive_session(session=session)
+        elif change.archived is False:
+            session_list.unarchive_session(session=session)
+        return Response(SessionSerializer(session).data)
 
     @extend_schema(request=SessionCreateSerializer, responses={201: SessionSerializer})
     def create(self, request: Request) -> Response:

@@ -10,10 +10,12 @@ from uuid import UUID
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Case, F, Value, When
 from google.genai import types
 
 from agents.inputs import StoredToolChoice
 from agents.models import Run, Session
+from agents.titles import title_from_message
 from agents.turns import executors
 from project.errors import SessionClosed, TooManyTurns
 
@@ -38,7 +40,7 @@ def start_turn(
             or running as the settings allow.
     """
     with transaction.atomic():
-        _lock_for_new_turn(session=session, user=user)
+        _lock_for_new_turn(session=session, user=user, text=text)
         run = Run.objects.create(
             session=session,
             user=user,
@@ -49,15 +51,22 @@ def start_turn(
     return run
 
 
-def _lock_for_new_turn(*, session: Session, user) -> None:
+def _lock_for_new_turn(*, session: Session, user, text: str) -> None:
     """Lock the user and the session, then check there is room for one more turn.
 
     Counted under the locks, two messages sent at once cannot both take the last
-    place (on SQLite the IMMEDIATE transaction already serializes writers).
+    place (on SQLite the IMMEDIATE transaction already serializes writers). The
+    UPDATE that locks the session also names it by its first message, if it has
+    no title yet (agents.titles): no query of its own.
     """
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-    locked = Session.objects.select_for_update().filter(pk=session.pk).first()
-    if locked is None or locked.closed_at:
+    locked = Session.objects.filter(pk=session.pk, closed_at__isnull=True).update(
+        title=Case(
+            When(title="", then=Value(title_from_message(text))),
+            default=F("title"),
+        )
+    )
+    if not locked:
         raise SessionClosed()
     unfinished = Run.objects.filter(status__in=UNFINISHED)
     per_session = settings.TOOLCRIB_MAX_QUEUED_TURNS_PER_SESSION

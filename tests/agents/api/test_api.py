@@ -68,7 +68,7 @@ def test_sessions_list_only_mine(alice, bob, demo_agents, start_session, api_for
     mine = start_session(alice, "weather_sentiment")
     start_session(bob, "weather_sentiment")
 
-    listed = api_for(alice).get("/api/sessions/").json()
+    listed = api_for(alice).get("/api/sessions/").json()["results"]
 
     assert [s["id"] for s in listed] == [mine]
     assert listed[0]["agent"] == "weather_sentiment"

@@ -61,7 +61,9 @@ def test_a_turn_that_pauses_ends_waiting_everywhere_it_shows(
     run = Run.objects.get(session_id=session)
     shown = client.get(f"/api/runs/{run.pk}/").json()
     [finished] = run_finished(client, session)
-    [listed] = [s for s in client.get("/api/sessions/").json() if s["id"] == session]
+    [listed] = [
+        s for s in client.get("/api/sessions/").json()["results"] if s["id"] == session
+    ]
     assert (run.status, run.waiting_for) == ("waiting", waiting_for)
     assert (shown["status"], shown["waiting_for"]) == ("waiting", waiting_for)
     assert finished == {
@@ -93,7 +95,9 @@ def test_the_turn_an_answer_starts_resumes_the_waiting_one(people, agent):
     assert answered.json()["status"] == "succeeded"
     assert answered.json()["resumes"] == str(waited.pk)
     assert run_finished(client, session)[-1]["resumes"] == str(waited.pk)
-    [listed] = [s for s in client.get("/api/sessions/").json() if s["id"] == session]
+    [listed] = [
+        s for s in client.get("/api/sessions/").json()["results"] if s["id"] == session
+    ]
     assert listed["last_run"]["status"] == "succeeded"
 
 
