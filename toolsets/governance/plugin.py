@@ -18,7 +18,8 @@ Every governed call leaves one ToolCall row, from `after_tool_callback` (which A
 also runs when a before-tool callback answered the call) or
 `on_tool_error_callback`. Its status is the refusing check's; else
 `awaiting_approval` for a call that asked a person (ADK's own confirmation gate,
-or the tool itself); else how the run ended (ok, error, timeout, busy); else, for
+or the tool itself); else how the run ended (ok, error, timeout, busy, or cancelled:
+cut short by a person stopping its turn, agents.turns.cancel); else, for
 a call that did not run though no check refused it, the agent's own
 before_tool_callback (`refused`). ADK's own machinery (transfer_to_agent,
 adk_request_*, ...) is never governed.
