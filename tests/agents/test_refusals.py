@@ -1,0 +1,81 @@
+"""A refused message says why in a sentence, and a socket's refusal names the message
+it refuses (its `ref`), so a page can give the typed text back."""
+
+import pytest
+from asgiref.sync import sync_to_async as sync
+
+from agents.models import Run
+from tests.agents.test_consumers import TIMEOUT, auth, open_socket
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+AGENT = "weather_sentiment"
+CLOSED = (
+    "This session is closed: it takes no new messages or files. Start a new session"
+    " with the same agent to go on."
+)
+
+
+@pytest.fixture
+def closed_session(alice, demo_agents, start_session, api_for) -> str:
+    session = start_session(alice, AGENT)
+    assert api_for(alice).post(f"/api/sessions/{session}/close/").status_code == 200
+    return session
+
+
+def test_a_message_to_a_closed_session_is_a_409_with_a_sentence(
+    alice, closed_session, api_for
+):
+    refused = api_for(alice).post(
+        f"/api/sessions/{closed_session}/messages/", {"text": "hi"}, format="json"
+    )
+
+    assert refused.status_code == 409
+    assert refused.json() == {"detail": CLOSED}
+    assert not Run.objects.filter(session_id=closed_session).exists()
+
+
+async def test_a_message_frame_to_a_closed_session_is_refused_by_its_ref(
+    alice, closed_session
+):
+    socket = await open_socket(
+        f"/ws/sessions/{closed_session}/", await sync(auth)(alice)
+    )
+
+    await socket.send_json_to({"type": "message", "text": "hi", "ref": "m7"})
+
+    refused = await socket.receive_json_from(timeout=TIMEOUT)
+    assert refused == {
+        "type": "error",
+        "error": {"code": "session_closed", "message": CLOSED},
+        "ref": "m7",
+    }
+    await socket.disconnect()
+
+
+async def test_a_frame_too_big_is_refused_by_its_ref(alice, settings, closed_session):
+    settings.TOOLCRIB_WS_MAX_FRAME_BYTES = 1000
+    socket = await open_socket(
+        f"/ws/sessions/{closed_session}/", await sync(auth)(alice)
+    )
+
+    await socket.send_json_to({"type": "message", "text": "a" * 2000, "ref": "big"})
+
+    refused = await socket.receive_json_from(timeout=TIMEOUT)
+    assert refused["error"]["code"] == "too_big"
+    assert refused["ref"] == "big"
+    await socket.disconnect()
+
+
+async def test_a_frame_without_a_ref_is_answered_without_one(
+    alice, demo_agents, start_session
+):
+    session = await sync(start_session)(alice, AGENT)
+    socket = await open_socket(f"/ws/sessions/{session}/", await sync(auth)(alice))
+
+    await socket.send_json_to({"type": "message", "text": " "})
+
+    refused = await socket.receive_json_from(timeout=TIMEOUT)
+    assert refused["error"]["code"] == "bad_frame"
+    assert "ref" not in refused
+    await socket.disconnect()
