@@ -2,12 +2,15 @@
 two users with different grants list and call their tools, governed and audited."""
 
 import asyncio
+import json
 
 import httpx
 import pytest
+import websockets
 from mcp import types
 from mcp.shared.exceptions import MCPError
 
+from agents.events.wire import EventFrame
 from tests.toolsets.gateway.conftest import CLIENT_NAME, mcp_client, tool_names
 
 
@@ -167,3 +170,19 @@ async def test_a_call_that_needs_approval_says_so_and_does_not_run(gateway, api)
     assert "did not run" in result.content[0].text
     [audited] = admin.calls(tool="inventory_admin.restock_item")
     assert (audited["status"], audited["agent"]) == ("refused", CLIENT_NAME)
+
+
+async def test_staff_see_a_gateway_call_on_the_firehose(gateway, api):
+    headers = {"Authorization": f"Token {api('admin').token}"}
+    url = f"{gateway.ws_url}/ws/firehose/?agent={CLIENT_NAME}"
+    async with websockets.connect(url, additional_headers=headers) as firehose:
+        async with mcp_client(gateway.url, api("alice").token) as alice:
+            await alice.call_tool("math.calculate", {"expression": "40 + 2"})
+        frame = json.loads(await asyncio.wait_for(firehose.recv(), timeout=5))
+
+    event = EventFrame.model_validate(frame).event
+    assert (event.kind, event.author) == ("function_response", CLIENT_NAME)
+    [call] = event.function_calls
+    [response] = event.function_responses
+    assert (call.name, call.args) == ("math.calculate", {"expression": "40 + 2"})
+    assert (response.status, response.response["result"]) == ("ok", 42)
