@@ -186,3 +186,17 @@ async def test_staff_see_a_gateway_call_on_the_firehose(gateway, api):
     [response] = event.function_responses
     assert (call.name, call.args) == ("math.calculate", {"expression": "40 + 2"})
     assert (response.status, response.response["result"]) == ("ok", 42)
+
+
+async def test_arguments_breaking_the_input_rule_are_refused_and_audited(gateway, api):
+    async with mcp_client(gateway.url, api("bob").token) as bob:
+        result = await bob.call_tool("briefing.shorten", {"text": "a\u0000b"})
+
+    assert result.is_error
+    assert "Invalid arguments" in result.content[0].text
+    [audited] = api("admin").calls(tool="briefing.shorten")
+    assert (audited["user"], audited["status"], audited["args"]) == (
+        "bob",
+        "invalid_args",
+        {},
+    )
