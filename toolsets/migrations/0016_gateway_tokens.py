@@ -1,4 +1,5 @@
-# The gateway's personal access tokens (issue 21).
+# The gateway's personal access tokens (issue 21), and the audit's `cancelled`
+# status (issue 19: a stopped run's calls), the one toolsets migration of the chain.
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
@@ -25,7 +26,9 @@ class Migration(migrations.Migration):
                 ),
                 (
                     "name",
-                    models.CharField(help_text="What the token is for.", max_length=100),
+                    models.CharField(
+                        help_text="What the token is for.", max_length=100
+                    ),
                 ),
                 ("digest", models.CharField(max_length=128, unique=True)),
                 (
@@ -53,5 +56,31 @@ class Migration(migrations.Migration):
                 ),
             ],
             options={"ordering": ["-created_at", "-id"]},
+        ),
+        migrations.AlterField(
+            model_name="toolcall",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("ok", "Ok"),
+                    ("error", "Error"),
+                    ("denied", "Denied"),
+                    ("timeout", "Timeout"),
+                    ("invalid_args", "Invalid Args"),
+                    ("rate_limited", "Rate Limited"),
+                    ("cached", "Cached"),
+                    ("gated", "Gated"),
+                    ("busy", "Busy"),
+                    ("inactive", "Inactive"),
+                    ("not_offered", "Not Offered"),
+                    ("awaiting_approval", "Awaiting Approval"),
+                    ("approved", "Approved"),
+                    ("rejected", "Rejected"),
+                    ("expired", "Expired"),
+                    ("refused", "Refused"),
+                    ("cancelled", "Cancelled"),
+                ],
+                max_length=32,
+            ),
         ),
     ]
