@@ -1,9 +1,10 @@
-// Home: start a session with an agent; my sessions with their last activity and status;
-// the credentials I gave tools, with Revoke.
+// Home: start a session with an agent; my sessions with their last activity and status,
+// searched, filtered, renamed, archived and deleted; the credentials I gave tools.
 
 import { api } from "./api.js";
 import { showCredentials } from "./credentials.js";
-import { badge, clear, empty, failure, h, loading, statusBadge, timeAgo, toast } from "./dom.js";
+import { badge, clear, debounce, empty, failure, h, loading, statusBadge, timeAgo, toast } from "./dom.js";
+import { renameInPlace } from "./sessiontitle.js";
 
 const agentsBox = document.getElementById("agents");
 const sessionsBox = document.getElementById("sessions");
@@ -22,6 +23,7 @@ async function loadAgents() {
     return;
   }
   clear(agentsBox, h("ul", { class: "agent-picker" }, agents.map(agentOption)));
+  fillAgentFilter(agents);
 }
 
 function agentOption(agent) {
@@ -67,63 +69,238 @@ async function start(agent, button) {
   }
 }
 
+// The sessions list: a page at a time ("Load more"), searched, by agent, archived or not.
+const filters = document.getElementById("session-filters");
+const searchInput = document.getElementById("session-search");
+const agentSelect = document.getElementById("session-agent");
+const archivedBox = document.getElementById("session-archived");
+const moreButton = document.getElementById("sessions-more");
+const countLine = document.getElementById("sessions-count");
+let nextPage = null; // the next page's URL, or null
+let shownIds = new Set();
+let listing = 0; // the latest load: an older answer arriving late is dropped
+
+function sessionQuery() {
+  return {
+    search: searchInput.value.trim(),
+    agent: agentSelect.value,
+    archived: archivedBox.checked ? "true" : "",
+  };
+}
+
 async function loadSessions() {
+  const mine = ++listing;
+  const query = sessionQuery();
   clear(sessionsBox, loading("Loading your sessions…"));
-  let sessions;
+  moreButton.hidden = true;
+  let page;
   try {
-    sessions = await api("/api/sessions/");
+    page = await api("/api/sessions/", { query });
   } catch (error) {
-    clear(sessionsBox, failure(error, loadSessions));
+    if (mine === listing) clear(sessionsBox, failure(error, loadSessions));
     return;
   }
-  if (!sessions.length) {
-    clear(sessionsBox, empty("No sessions yet", "Start one with an agent from the list; it will be listed here."));
+  if (mine !== listing) return;
+  // What the list now shows, for tests and scripts that wait for a search.
+  sessionsBox.dataset.search = query.search;
+  shownIds = new Set();
+  if (!page.results.length) {
+    clear(sessionsBox, noSessions(query));
+    countLine.textContent = "No sessions found.";
     return;
   }
-  clear(
-    sessionsBox,
+  clear(sessionsBox, sessionsTable(page.results));
+  showMore(page);
+}
+
+function noSessions(query) {
+  if (query.search) return empty("No session matches", `None of your${query.archived ? " archived" : ""} sessions holds “${query.search}”${query.agent ? ` with ${query.agent}` : ""}.`);
+  if (query.archived) return empty("No archived sessions", "Sessions you archive are kept here, out of the way.");
+  if (query.agent) return empty(`No sessions with ${query.agent}`, "Start one from the list of agents.");
+  return empty("No sessions yet", "Start one with an agent from the list; it will be listed here.");
+}
+
+async function loadMore() {
+  const mine = listing;
+  moreButton.disabled = true;
+  moreButton.textContent = "Loading…";
+  try {
+    const page = await api(nextPage);
+    if (mine !== listing) return;
+    const body = document.querySelector("#sessions-table tbody");
+    const firstNew = page.results.find((session) => !shownIds.has(session.id));
+    body.append(...newRows(page.results));
+    showMore(page);
+    // Focus stays in the list: on the first row just loaded, or on the button.
+    const link = firstNew && body.querySelector(`tr[data-session="${CSS.escape(firstNew.id)}"] a`);
+    if (link) link.focus();
+  } catch (error) {
+    toast(`Could not load more sessions: ${error.message}`, "bad");
+  } finally {
+    moreButton.disabled = false;
+    moreButton.textContent = "Load more";
+  }
+}
+
+function showMore(page) {
+  nextPage = page.next;
+  moreButton.hidden = !nextPage;
+  const count = document.querySelectorAll("#sessions-table tbody tr").length;
+  countLine.textContent = `${count} session${count === 1 ? "" : "s"} shown${nextPage ? ", more to load" : ""}.`;
+}
+
+function sessionsTable(sessions) {
+  return h(
+    "table",
+    { class: "table", id: "sessions-table" },
     h(
-      "table",
-      { class: "table", id: "sessions-table" },
+      "thead",
+      {},
       h(
-        "thead",
+        "tr",
         {},
-        h(
-          "tr",
-          {},
-          h("th", { scope: "col" }, "Agent"),
-          h("th", { scope: "col" }, "Last activity"),
-          h("th", { scope: "col" }, "Status"),
-          h("th", { scope: "col", class: "num hide-phone" }, "Events"),
-          h("th", { scope: "col", class: "hide-phone" }, "Started"),
-        ),
+        h("th", { scope: "col" }, "Session"),
+        h("th", { scope: "col" }, "Agent"),
+        h("th", { scope: "col" }, "Last activity"),
+        h("th", { scope: "col" }, "Status"),
+        h("th", { scope: "col", class: "num hide-phone" }, "Events"),
+        h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")),
       ),
-      h("tbody", {}, sessions.map(sessionRow)),
     ),
+    h("tbody", {}, newRows(sessions)),
   );
+}
+
+function newRows(sessions) {
+  const rows = [];
+  for (const session of sessions) {
+    if (shownIds.has(session.id)) continue; // moved up a page by new activity
+    shownIds.add(session.id);
+    rows.push(sessionRow(session));
+  }
+  return rows;
 }
 
 const WAITING_FOR = { approval: "waiting for approval", credential: "waiting for a credential", result: "waiting for a result" };
 
-/** A run's status in words: a run that waits for a person says for what. */
-function runBadge(run) {
+/** How a session is, in words: closed, waiting for a person (for what), running, or idle. */
+function sessionBadge(session) {
+  const run = session.last_run;
+  if (session.status === "closed") return badge("closed");
+  if (session.status === "waiting") {
+    const what = run && run.status === "waiting" ? WAITING_FOR[run.waiting_for] : null;
+    return badge(what || "waiting for a person", "wait");
+  }
+  if (session.status === "running") return statusBadge("running");
   if (!run) return h("span", { class: "muted" }, "new");
-  if (run.status === "waiting") return badge(WAITING_FOR[run.waiting_for] || "waiting for a person", "wait");
-  return statusBadge(run.status);
+  if (run.status === "failed") return statusBadge("failed");
+  return badge("idle");
 }
 
 function sessionRow(session) {
-  const run = session.last_run;
-  return h(
-    "tr",
-    { dataset: { session: session.id, status: run ? run.status : "" } },
-    h("td", {}, h("a", { href: `/sessions/${session.id}/`, class: "strong" }, session.agent || session.app_name)),
+  const row = h("tr", { dataset: { session: session.id, status: session.status } });
+  fillRow(row, session);
+  return row;
+}
+
+function fillRow(row, session) {
+  const untitled = !session.title;
+  const link = h(
+    "a",
+    { href: `/sessions/${session.id}/`, class: `strong session-link${untitled ? " muted" : ""}` },
+    untitled ? "New session, no message yet" : session.title,
+  );
+  const name = session.title || `${session.agent} session`;
+  const rename = h("button", { type: "button", class: "button ghost small", "aria-label": `Rename “${name}”` }, "Rename");
+  rename.addEventListener("click", () =>
+    renameInPlace(session, link, {
+      returnFocus: rename,
+      onSaved: (saved) => {
+        fillRow(row, { ...session, ...saved });
+        row.querySelector("button").focus();
+        toast(`Renamed to “${saved.title}”.`);
+      },
+    }),
+  );
+  const archived = Boolean(session.archived_at);
+  const archive = h("button", { type: "button", class: "button ghost small", "aria-label": `${archived ? "Unarchive" : "Archive"} “${name}”` }, archived ? "Unarchive" : "Archive");
+  archive.addEventListener("click", () => setArchived(row, session, !archived));
+  const remove = h("button", { type: "button", class: "button ghost small danger", "aria-label": `Delete “${name}”` }, "Delete");
+  remove.addEventListener("click", () => confirmDelete(row, session, remove));
+  row.replaceChildren(
+    h("td", { class: "session-title" }, link),
+    h("td", {}, session.agent || session.app_name),
     h("td", {}, timeAgo(session.updated_at)),
-    h("td", {}, runBadge(run)),
+    h("td", {}, sessionBadge(session)),
     h("td", { class: "num hide-phone" }, String(session.last_seq)),
-    h("td", { class: "hide-phone" }, timeAgo(session.created_at)),
+    h("td", { class: "row-actions" }, h("div", { class: "actions" }, rename, archive, remove)),
   );
 }
+
+async function setArchived(row, session, archived) {
+  try {
+    await api(`/api/sessions/${encodeURIComponent(session.id)}/`, { method: "PATCH", body: { archived } });
+  } catch (error) {
+    toast(`Could not ${archived ? "archive" : "unarchive"} the session: ${error.message}`, "bad");
+    return;
+  }
+  const name = session.title || `${session.agent} session`;
+  leaveList(row, archived ? `Archived “${name}”: tick Archived to see it.` : `“${name}” is back in your sessions.`);
+}
+
+/** Delete asks first, in the row: what goes, and a way to keep it. */
+function confirmDelete(row, session, trigger) {
+  const cell = row.querySelector(".row-actions");
+  const before = [...cell.childNodes];
+  const name = session.title || `${session.agent} session`;
+  const keep = h("button", { type: "button", class: "button small" }, "Keep");
+  const sure = h("button", { type: "button", class: "button small danger-solid" }, "Delete");
+  const question = h("div", { class: "confirm", role: "group", "aria-label": `Delete “${name}”?` }, h("span", { class: "small" }, "Delete it and its events for good?"), sure, keep);
+  cell.replaceChildren(question);
+  keep.focus();
+  const restore = () => {
+    cell.replaceChildren(...before);
+    trigger.focus();
+  };
+  keep.addEventListener("click", restore);
+  question.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") restore();
+  });
+  sure.addEventListener("click", async () => {
+    sure.disabled = true;
+    try {
+      await api(`/api/sessions/${encodeURIComponent(session.id)}/`, { method: "DELETE" });
+    } catch (error) {
+      toast(`Could not delete the session: ${error.message}`, "bad");
+      restore();
+      return;
+    }
+    leaveList(row, `Deleted “${name}”.`);
+  });
+}
+
+function leaveList(row, message) {
+  const next = row.nextElementSibling || row.previousElementSibling;
+  row.remove();
+  toast(message);
+  const focus = next && next.querySelector("a");
+  if (focus) focus.focus();
+  else searchInput.focus();
+  if (!document.querySelector("#sessions-table tbody tr")) loadSessions();
+}
+
+function fillAgentFilter(agents) {
+  for (const agent of agents) agentSelect.append(h("option", { value: agent.name }, agent.name));
+}
+
+filters.addEventListener("submit", (event) => {
+  event.preventDefault();
+  loadSessions();
+});
+searchInput.addEventListener("input", debounce(loadSessions, 300));
+agentSelect.addEventListener("change", loadSessions);
+archivedBox.addEventListener("change", loadSessions);
+moreButton.addEventListener("click", loadMore);
 
 loadAgents();
 loadSessions();

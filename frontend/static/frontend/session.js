@@ -9,6 +9,7 @@ import { showArtifacts, showState, showTools } from "./panels.js";
 import { listRequests, requestKey, requestPart } from "./requests.js";
 import { refusalText, restCode } from "./refusals.js";
 import { showOwnerBanner, ownerName } from "./senders.js";
+import { showSessionTitle } from "./sessiontitle.js";
 import { bindIndicator, Stream } from "./stream.js";
 import { Timeline } from "./timeline.js";
 import { TurnControls } from "./turncontrols.js";
@@ -65,9 +66,8 @@ async function init() {
     showMissing(error);
     return;
   }
-  document.title = `${session.agent} · Toolcrib`;
-  el("session-title").textContent = session.agent || session.app_name;
-  el("session-sub").textContent = `Session ${session.id.slice(0, 8)} · started ${new Date(session.created_at).toLocaleString()}`;
+  showSessionTitle(session, el("session-title"));
+  el("session-sub").textContent = `${session.agent || session.app_name} · session ${session.id.slice(0, 8)} · started ${new Date(session.created_at).toLocaleString()}`;
   if (session.last_run) noteRun(session.last_run);
   renderRunStatus();
   timeline.owner = ownerName(session);
