@@ -24,7 +24,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 from tests.integration import services  # noqa: E402
 from tests.live.server import (  # noqa: E402
     LiveServer,
+    Worker,
     celery_worker,
     daphne,
     prepare_database,
@@ -102,12 +103,16 @@ async def one_level(server: LiveServer, token: str, users: int, turns: int) -> d
 
 
 @contextmanager
-def embedded(folder: Path, args: argparse.Namespace) -> Iterator[LiveServer]:
+def embedded(
+    folder: Path, args: argparse.Namespace, extra: Mapping[str, str] | None = None
+) -> Iterator[LiveServer]:
+    """One Daphne on SQLite, turns inline; `extra` adds to its environment."""
     env = server_env(
         {
             "DATABASE_URL": f"sqlite:///{folder}/bench.sqlite3",
             "TOOLCRIB_DATA_DIR": str(folder),
             "LOG_LEVEL": "WARNING",
+            **(extra or {}),
         }
     )
     for name in ("REDIS_URL", "CELERY_BROKER_URL"):
@@ -118,7 +123,10 @@ def embedded(folder: Path, args: argparse.Namespace) -> Iterator[LiveServer]:
 
 
 @contextmanager
-def production(folder: Path, args: argparse.Namespace) -> Iterator[LiveServer]:
+def production_processes(
+    folder: Path, args: argparse.Namespace, extra: Mapping[str, str] | None = None
+) -> Iterator[tuple[LiveServer, list[Worker]]]:
+    """PostgreSQL + Redis: the Daphne and the args.workers Celery workers."""
     name = services.run_name().replace("toolcrib_it_", "toolcrib_bench_")
     with (
         services.postgres_database(name) as database_url,
@@ -134,6 +142,7 @@ def production(folder: Path, args: argparse.Namespace) -> Iterator[LiveServer]:
                 "TOOLCRIB_CELERY_QUEUE": name,
                 "TOOLCRIB_DATA_DIR": str(folder),
                 "LOG_LEVEL": "WARNING",
+                **(extra or {}),
             }
         )
         prepare_database(env)
@@ -146,9 +155,18 @@ def production(folder: Path, args: argparse.Namespace) -> Iterator[LiveServer]:
             )
             for index in range(args.workers)
         ]
-        server, *_ = services.start_together(
+        server, *started = services.start_together(
             stack, daphne(env, folder / "daphne.log"), *workers
         )
+        yield server, started
+
+
+@contextmanager
+def production(
+    folder: Path, args: argparse.Namespace, extra: Mapping[str, str] | None = None
+) -> Iterator[LiveServer]:
+    """PostgreSQL + Redis, one Daphne and args.workers Celery workers."""
+    with production_processes(folder, args, extra) as (server, _workers):
         yield server
 
 

@@ -1,0 +1,472 @@
+"""Toolcrib against ADK's own `adk api_server`, the same agent side by side.
+
+Both servers run bench/adk_app/weather/agent.py (one user message, two tool calls,
+a final answer: five events a turn, on the deterministic offline model), started
+here as real processes:
+
+- adk-memory: `adk api_server --session_service_uri memory://`;
+- adk-sqlite: `adk api_server --session_service_uri sqlite:///<file>`;
+- embedded: one Daphne on SQLite, in-memory channel layer, turns inline;
+- production-1 / production-2: PostgreSQL + Redis, one Daphne and 1 or 2 Celery
+  workers (bench/turns.py starts the Toolcrib setups).
+
+C clients at once, each with its own session, send N turns one after another
+(after --warmup turns that are not counted): ADK over POST /run_sse, Toolcrib over
+the session websocket until the turn's run_finished frame. The configurations take
+turns (adk, toolcrib, adk, ...) for --reps repetitions. Prints per configuration and
+C: turns/s (median of the repetitions), p50/p95/p99 latency (all repetitions'
+turns), the server's CPU ms per turn (its processes and their children, from
+/proc: Daphne and the Celery workers, or ADK's uvicorn; not PostgreSQL or Redis),
+errors, and turns/s as a multiple of adk-sqlite's. Servers run on other cores than
+this driver where the machine has more than one.
+
+--history instead runs one session of --history-turns turns on each configuration
+and compares turns 1-10 with the last ten (server CPU ms and latency per turn).
+
+    .venv/bin/python -m bench.vs_adk [--clients 1 8 32] [--turns 30] [--reps 3]
+        [--warmup 2] [--configs adk-memory adk-sqlite embedded production-1
+        production-2] [--history [--history-turns 500]]
+"""
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import websockets
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.turns import embedded, production_processes, turn_end  # noqa: E402
+from tests.live.server import BIN, free_port, stop, wait_for_port  # noqa: E402
+
+ADK_APPS = ROOT / "bench" / "adk_app"
+ADK_APP = "weather"
+TOOLCRIB_AGENT = "bench_weather"
+AGENT_PATH = "bench.adk_app.weather.agent.bench_weather"
+MESSAGE = "weather in london and paris?"
+EVENTS_PER_TURN = 5
+TURN_TIMEOUT = 120.0
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Target:
+    """A running server: how to reach it and which processes are its own."""
+
+    key: str
+    kind: str  # "adk" or "toolcrib"
+    url: str
+    pids: list[int]
+    token: str = ""
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU of the server's processes, their children included."""
+        return sum(process_cpu(pid) for pid in process_tree(self.pids))
+
+
+def process_tree(roots: Sequence[int]) -> set[int]:
+    """The processes `roots` and all their living descendants."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            stat = read_stat(int(entry))
+            if stat:
+                parents[int(entry)] = int(stat[1])
+    tree = set(roots)
+    grew = True
+    while grew:
+        children = {pid for pid, ppid in parents.items() if ppid in tree}
+        grew = not children <= tree
+        tree |= children
+    return tree
+
+
+def read_stat(pid: int) -> list[str]:
+    """Fields of /proc/<pid>/stat after the command name (state is [0])."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return []
+    return text.rsplit(")", 1)[1].split()
+
+
+def process_cpu(pid: int) -> float:
+    """utime + stime + cutime + cstime of one process, in seconds."""
+    stat = read_stat(pid)
+    if not stat:
+        return 0.0
+    return sum(int(value) for value in stat[11:15]) / TICKS
+
+
+def pin(pids: Sequence[int], cores: set[int]) -> None:
+    """Move every thread of these processes (and their children) onto `cores`."""
+    for pid in process_tree(pids):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                os.sched_setaffinity(int(tid), cores)
+            except OSError:
+                pass  # a thread that ended meanwhile
+
+
+def split_cores() -> tuple[set[int], set[int]]:
+    """(driver's cores, servers' cores): apart where there are two or more."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        return set(cores), set(cores)
+    return {cores[0]}, set(cores[1:])
+
+
+@contextmanager
+def adk_server(
+    folder: Path, session_uri: str
+) -> Iterator[tuple[subprocess.Popen, str]]:
+    """ADK's own api_server on the bench agents, until the block ends."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [
+        str(BIN / "adk"),
+        "api_server",
+        "--host=127.0.0.1",
+        f"--port={port}",
+        "--no-reload",
+        "--log_level=warning",
+        f"--session_service_uri={session_uri}",
+        "--artifact_service_uri=memory://",
+        "--memory_service_uri=memory://",
+        str(ADK_APPS),
+    ]
+    with (folder / "adk.log").open("wb") as out:
+        process = subprocess.Popen(
+            command, cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+        try:
+            wait_for_port(port, process)
+            yield process, f"http://127.0.0.1:{port}"
+        finally:
+            stop(process)
+
+
+def start_adk(stack: ExitStack, key: str, folder: Path) -> Target:
+    uri = "memory://" if key == "adk-memory" else f"sqlite:///{folder}/adk.sqlite3"
+    process, url = stack.enter_context(adk_server(folder, uri))
+    return Target(key=key, kind="adk", url=url, pids=[process.pid])
+
+
+def start_embedded(stack: ExitStack, key: str, folder: Path) -> Target:
+    extra = {"TOOLCRIB_EXTRA_AGENTS": AGENT_PATH}
+    server = stack.enter_context(embedded(folder, argparse.Namespace(), extra))
+    return toolcrib_target(key, server, [])
+
+
+def start_production(stack: ExitStack, key: str, folder: Path) -> Target:
+    workers = int(key.rsplit("-", 1)[1])
+    args = argparse.Namespace(workers=workers, pool="threads", concurrency=16)
+    extra = {"TOOLCRIB_EXTRA_AGENTS": AGENT_PATH}
+    server, started = stack.enter_context(production_processes(folder, args, extra))
+    return toolcrib_target(key, server, [worker.process.pid for worker in started])
+
+
+def toolcrib_target(key: str, server, worker_pids: list[int]) -> Target:
+    return Target(
+        key=key,
+        kind="toolcrib",
+        url=server.url,
+        pids=[server.process.pid, *worker_pids],
+        token=server.token("alice", "alice"),
+    )
+
+
+CONFIGS: dict[str, tuple[str, Callable[[ExitStack, str, Path], Target]]] = {
+    "adk-memory": ("ADK api_server, in-memory sessions", start_adk),
+    "adk-sqlite": ("ADK api_server, SQLite sessions", start_adk),
+    "embedded": ("Toolcrib embedded (SQLite, inline)", start_embedded),
+    "production-1": (
+        "Toolcrib production (PostgreSQL, Redis, 1 worker)",
+        start_production,
+    ),
+    "production-2": (
+        "Toolcrib production (PostgreSQL, Redis, 2 workers)",
+        start_production,
+    ),
+}
+
+
+class AdkClient:
+    """One user of ADK's server: a session of its own, turns over /run_sse."""
+
+    def __init__(self, http: httpx.AsyncClient, user: str) -> None:
+        self.http, self.user, self.session = http, user, ""
+
+    async def open(self) -> None:
+        created = await self.http.post(f"/apps/{ADK_APP}/users/{self.user}/sessions")
+        created.raise_for_status()
+        self.session = created.json()["id"]
+
+    async def turn(self) -> None:
+        body = {
+            "app_name": ADK_APP,
+            "user_id": self.user,
+            "session_id": self.session,
+            "new_message": {"role": "user", "parts": [{"text": MESSAGE}]},
+            "streaming": False,
+        }
+        events = 0
+        async with self.http.stream("POST", "/run_sse", json=body) as response:
+            response.raise_for_status()
+            async for line in response.aiter_lines():
+                if not line.startswith("data:"):
+                    continue
+                if "error" in json.loads(line[5:]):
+                    raise RuntimeError(f"ADK error: {line[:200]}")
+                events += 1
+        if events != EVENTS_PER_TURN:
+            raise RuntimeError(f"ADK turn had {events} events")
+
+    async def close(self) -> None:
+        return None
+
+
+class ToolcribClient:
+    """One user of Toolcrib: a session of its own, turns over its websocket."""
+
+    def __init__(self, target: Target, http: httpx.AsyncClient) -> None:
+        self.target, self.http, self.socket = target, http, None
+
+    async def open(self) -> None:
+        created = await self.http.post("/api/sessions/", json={"agent": TOOLCRIB_AGENT})
+        created.raise_for_status()
+        ws_url = self.target.url.replace("http://", "ws://")
+        self.socket = await websockets.connect(
+            f"{ws_url}/ws/sessions/{created.json()['id']}/?after=0",
+            additional_headers={"Authorization": f"Token {self.target.token}"},
+            max_queue=None,
+        )
+
+    async def turn(self) -> None:
+        await self.socket.send(json.dumps({"type": "message", "text": MESSAGE}))
+        await turn_end(self.socket)
+
+    async def close(self) -> None:
+        await self.socket.close()
+
+
+@dataclass
+class Outcome:
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+
+
+async def timed_turns(client, turns: int, outcome: Outcome) -> None:
+    """`turns` turns one after another; each one's latency, or an error."""
+    for _ in range(turns):
+        started = time.perf_counter()
+        try:
+            await asyncio.wait_for(client.turn(), TURN_TIMEOUT)
+        except (
+            RuntimeError,
+            httpx.HTTPError,
+            websockets.WebSocketException,
+            TimeoutError,
+        ) as error:
+            outcome.errors += 1
+            print(f"    error: {type(error).__name__}: {error}", file=sys.stderr)
+            continue
+        outcome.latencies.append(time.perf_counter() - started)
+
+
+def http_client(target: Target, clients: int) -> httpx.AsyncClient:
+    headers = {"Authorization": f"Token {target.token}"} if target.token else {}
+    limits = httpx.Limits(max_connections=clients + 4)
+    return httpx.AsyncClient(
+        base_url=target.url, headers=headers, timeout=TURN_TIMEOUT, limits=limits
+    )
+
+
+def make_client(target: Target, http: httpx.AsyncClient, index: int):
+    if target.kind == "adk":
+        return AdkClient(http, f"user{index}")
+    return ToolcribClient(target, http)
+
+
+async def one_level(target: Target, clients: int, turns: int, warmup: int) -> dict:
+    """C clients, warm-up turns, then `turns` timed turns each: one measurement."""
+    async with http_client(target, clients) as http:
+        users = [make_client(target, http, index) for index in range(clients)]
+        await asyncio.gather(*(user.open() for user in users))
+        await asyncio.gather(*(timed_turns(u, warmup, Outcome()) for u in users))
+        outcome = Outcome()
+        cpu, started = target.cpu_seconds(), time.perf_counter()
+        await asyncio.gather(*(timed_turns(u, turns, outcome) for u in users))
+        elapsed = time.perf_counter() - started
+        cpu = target.cpu_seconds() - cpu
+        await asyncio.gather(*(user.close() for user in users))
+    done = len(outcome.latencies)
+    return {
+        "turns_per_s": done / elapsed,
+        "latencies": outcome.latencies,
+        "cpu_s": cpu,
+        "turns": done,
+        "errors": outcome.errors,
+    }
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(math.ceil(len(ordered) * share) - 1, 0)] if ordered else 0.0
+
+
+def summarize(runs: Sequence[dict]) -> dict:
+    latencies = [value for run in runs for value in run["latencies"]]
+    turns = sum(run["turns"] for run in runs)
+    return {
+        "turns_per_s": statistics.median(run["turns_per_s"] for run in runs),
+        "p50": percentile(latencies, 0.50) * 1000,
+        "p95": percentile(latencies, 0.95) * 1000,
+        "p99": percentile(latencies, 0.99) * 1000,
+        "cpu_ms": sum(run["cpu_s"] for run in runs) * 1000 / max(turns, 1),
+        "errors": sum(run["errors"] for run in runs),
+    }
+
+
+def interleaved(keys: Sequence[str]) -> list[str]:
+    """ADK and Toolcrib configurations alternating: adk, toolcrib, adk, ..."""
+    adk = [key for key in keys if key.startswith("adk")]
+    ours = [key for key in keys if not key.startswith("adk")]
+    order = []
+    for index in range(max(len(adk), len(ours))):
+        order += adk[index : index + 1] + ours[index : index + 1]
+    return order
+
+
+def print_table(args: argparse.Namespace, results: dict) -> None:
+    print(
+        f"\n{'configuration':<14} {'C':>3} {'turns/s':>8} {'p50 ms':>8} {'p95 ms':>8}"
+        f" {'p99 ms':>8} {'CPU ms/turn':>12} {'errors':>7} {'x adk-sqlite':>13}"
+    )
+    for key in args.configs:
+        for clients in args.clients:
+            row = summarize(results[key, clients])
+            base = results.get(("adk-sqlite", clients))
+            ratio = (
+                f"{row['turns_per_s'] / summarize(base)['turns_per_s']:.2f}"
+                if base
+                else "-"
+            )
+            print(
+                f"{key:<14} {clients:>3} {row['turns_per_s']:>8.1f} {row['p50']:>8.0f}"
+                f" {row['p95']:>8.0f} {row['p99']:>8.0f} {row['cpu_ms']:>12.1f}"
+                f" {row['errors']:>7} {ratio:>13}"
+            )
+
+
+def run_load(args: argparse.Namespace, targets: dict[str, Target]) -> None:
+    results: dict[tuple[str, int], list[dict]] = {}
+    order = interleaved(args.configs)
+    for clients in args.clients:
+        for rep in range(args.reps):
+            for key in order:
+                run = asyncio.run(
+                    one_level(targets[key], clients, args.turns, args.warmup)
+                )
+                results.setdefault((key, clients), []).append(run)
+                print(
+                    f"  C={clients} rep {rep + 1} {key}: {run['turns_per_s']:.1f}"
+                    f" turns/s, {run['errors']} errors",
+                    flush=True,
+                )
+    print_table(args, results)
+
+
+async def one_history(target: Target, turns: int, window: int) -> dict:
+    """One session, `turns` turns; CPU and latency of the first and last `window`."""
+    cpu: list[float] = []
+    latencies: list[float] = []
+    async with http_client(target, 1) as http:
+        client = make_client(target, http, 0)
+        await client.open()
+        for _ in range(turns):
+            before, started = target.cpu_seconds(), time.perf_counter()
+            await asyncio.wait_for(client.turn(), TURN_TIMEOUT)
+            latencies.append(time.perf_counter() - started)
+            cpu.append(target.cpu_seconds() - before)
+        await client.close()
+    first, last = slice(0, window), slice(turns - window, turns)
+    return {
+        "first_cpu": statistics.mean(cpu[first]) * 1000,
+        "last_cpu": statistics.mean(cpu[last]) * 1000,
+        "first_ms": statistics.median(latencies[first]) * 1000,
+        "last_ms": statistics.median(latencies[last]) * 1000,
+    }
+
+
+def run_history(args: argparse.Namespace, targets: dict[str, Target]) -> None:
+    turns, window = args.history_turns, 10
+    print(
+        f"\n{'configuration':<14} {'CPU ms 1-10':>12} {'CPU ms last 10':>15}"
+        f" {'x':>5} {'p50 ms 1-10':>12} {'p50 ms last 10':>15} {'x':>5}"
+    )
+    for key in interleaved(args.configs):
+        row = asyncio.run(one_history(targets[key], turns, window))
+        print(
+            f"{key:<14} {row['first_cpu']:>12.1f} {row['last_cpu']:>15.1f}"
+            f" {row['last_cpu'] / max(row['first_cpu'], 1e-9):>5.2f}"
+            f" {row['first_ms']:>12.1f} {row['last_ms']:>15.1f}"
+            f" {row['last_ms'] / row['first_ms']:>5.2f}",
+            flush=True,
+        )
+
+
+def start_all(stack: ExitStack, folder: Path, keys: Sequence[str]) -> dict:
+    """Start every configuration (one after another: the machine is small)."""
+    driver, servers = split_cores()
+    targets = {}
+    for key in keys:
+        own = folder / key
+        own.mkdir()
+        targets[key] = CONFIGS[key][1](stack, key, own)
+        pin(targets[key].pids, servers)
+    os.sched_setaffinity(0, driver)
+    print(f"driver on cores {sorted(driver)}, servers on {sorted(servers)}")
+    return targets
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--turns", type=int, default=30, help="timed turns a client")
+    parser.add_argument("--warmup", type=int, default=2, help="untimed turns first")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument(
+        "--configs", nargs="+", choices=list(CONFIGS), default=list(CONFIGS)
+    )
+    parser.add_argument("--history", action="store_true")
+    parser.add_argument("--history-turns", type=int, default=500)
+    args = parser.parse_args()
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1, 5 min)")
+    with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
+        targets = start_all(stack, Path(name), args.configs)
+        if args.history:
+            run_history(args, targets)
+        else:
+            print(
+                f"{args.turns} turns a client after {args.warmup} warm-up turns,"
+                f" {args.reps} repetitions, interleaved"
+            )
+            run_load(args, targets)
+
+
+if __name__ == "__main__":
+    main()
