@@ -162,6 +162,7 @@ async function send(request, body, hooks, { status, enable }) {
   try {
     const answer = await api(`/api/requests/${encodeURIComponent(request.id)}/answer/`, { method: "POST", body });
     status.textContent = "Sent: the agent resumes.";
+    followAnswer(request, status);
     const run = answer && answer.run && typeof answer.run === "object" ? answer.run : answer;
     if (hooks.onAnswered) hooks.onAnswered(run, request, body);
     return true;
@@ -173,6 +174,53 @@ async function send(request, body, hooks, { status, enable }) {
     if (error instanceof ApiError && [403, 404, 409].includes(error.status) && hooks.onRefused) hooks.onRefused(error, request);
     return false;
   }
+}
+
+const FOLLOW_MS = 15000;
+
+/**
+ * Keep the keyboard's place once an answer is sent. The button pressed is disabled,
+ * then replaced when the answer is drawn, and focus would fall to the page: it goes
+ * to the status line at once, then to the request's outcome (the session), or, when
+ * the card leaves the inbox's list, to the next request's card or the empty list,
+ * until the person moves focus herself (or FOLLOW_MS pass).
+ */
+function followAnswer(request, status) {
+  const item = status.closest(".inbox-list > li");
+  const list = item ? item.parentElement : null;
+  const box = list ? list.parentElement : null;
+  const index = list ? [...list.children].indexOf(item) : -1;
+  status.tabIndex = -1;
+  status.focus();
+  let placed = status;
+  const outcomes = `.request-part[data-request-id="${CSS.escape(String(request.id))}"] .approval-outcome`;
+  const target = () => {
+    if (!list) return [...document.querySelectorAll(outcomes)].find((el) => el.getClientRects().length) || null;
+    if (list.isConnected && list.children.length) return list.children[Math.min(index, list.children.length - 1)].querySelector(".card");
+    return box.isConnected ? box.querySelector(".state.empty") : null;
+  };
+  // Redrawn more than once (the answer, then the refetch): follow until the person moves.
+  const place = () => {
+    const active = document.activeElement;
+    if (active === placed) return false;
+    if (active && active !== document.body) return true; // the person moved on
+    // Focus fell (its element removed, or moved within a list): put it back.
+    const found = placed.isConnected && placed.getClientRects().length ? placed : target();
+    if (!found) return false;
+    found.tabIndex = -1;
+    found.focus();
+    placed = found;
+    return false;
+  };
+  const observer = new MutationObserver(() => {
+    if (place()) stop();
+  });
+  const timer = setTimeout(() => stop(), FOLLOW_MS);
+  function stop() {
+    observer.disconnect();
+    clearTimeout(timer);
+  }
+  observer.observe(document.body, { childList: true, subtree: true });
 }
 
 /** Approve / Reject, with an optional comment and, where allowed, "always allow for me". */
