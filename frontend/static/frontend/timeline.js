@@ -2,7 +2,8 @@
 // function calls drawn as cards that their responses complete, model text that
 // streams in from partial frames (seq null) and is replaced by the stored text.
 
-import { argsView, badge, clock, duration, h, inline, json, statusBadge } from "./dom.js";
+import { badge, clock, duration, h, inline, json, statusBadge } from "./dom.js";
+import { jsonView } from "./jsonview.js";
 import { copyButton } from "./clipboard.js";
 import { liveMarkdown, renderMarkdown } from "./markdown.js";
 import { humanHint } from "./requests.js";
@@ -32,6 +33,10 @@ export class Timeline {
     this.runStarts = new Map();
     this.currentRun = null; // the id of the run the events being drawn belong to
     this.lastSeq = 0;
+    this.firstSeq = Infinity;
+    this.older = null; // while prepend() draws older events: {anchor}, else null
+    this.batch = false; // while applyAll() draws a page
+    this.branches = new Set(); // nested agents' branches already labelled
     this.owner = ""; // the session owner's username: other senders are named
   }
 
@@ -47,13 +52,64 @@ export class Timeline {
       return true;
     }
     if (this.bySeq.has(frame.seq)) return false;
-    const stick = this.nearBottom();
+    // Reading the layout per event would lay the page out again per event.
+    const stick = !this.older && !this.batch && this.nearBottom();
     const element = this.render(frame.seq, event);
     this.bySeq.set(frame.seq, element);
     this.lastSeq = Math.max(this.lastSeq, frame.seq);
-    this.notify(event);
+    this.firstSeq = Math.min(this.firstSeq, frame.seq);
+    // Older events are history: the panels and the run status already show today's.
+    if (!this.older) this.notify(event);
     if (stick) this.scrollToEnd();
     return true;
+  }
+
+  /** Draw a page of stored frames, reading the layout once rather than per frame. */
+  applyAll(frames) {
+    const stick = this.nearBottom();
+    this.batch = true;
+    try {
+      for (const frame of frames) this.apply(frame);
+    } finally {
+      this.batch = false;
+    }
+    if (stick) this.scrollToEnd();
+  }
+
+  /**
+   * Draw events older than every shown one (in seq order) above them, keeping what
+   * the reader looks at where it is.
+   */
+  prepend(frames) {
+    const { scroller } = this;
+    const height = scroller.scrollHeight;
+    const top = scroller.scrollTop;
+    const run = this.currentRun;
+    this.older = { anchor: this.list.querySelector(":scope > [data-seq]") };
+    try {
+      for (const frame of frames) this.apply(frame);
+    } finally {
+      this.older = null;
+      this.currentRun = run;
+    }
+    scroller.scrollTop = top + (scroller.scrollHeight - height);
+  }
+
+  /**
+   * How many calls these frames answer or pause that neither they nor the timeline
+   * show: a page that ends there splits a call from its result.
+   */
+  missingCalls(frames) {
+    const known = new Set([...this.calls.keys(), ...this.requests.keys()]);
+    const wanted = new Set();
+    for (const { event } of frames) {
+      for (const call of event.function_calls || []) {
+        if (call.id) known.add(call.id);
+        if (REQUEST_CALLS.has(call.name) && pausedCallId(call)) wanted.add(pausedCallId(call));
+      }
+      for (const response of event.function_responses || []) if (response.id) wanted.add(response.id);
+    }
+    return [...wanted].filter((id) => !known.has(id)).length;
   }
 
   notify(event) {
@@ -70,9 +126,10 @@ export class Timeline {
     const merged = this.mergeResponses(seq, event, blocks) || asked;
     this.addBlocks(event, blocks);
     const key = streamKey(event);
-    const streaming = this.streaming.get(key);
+    // Live text streams only into the newest events, never into older ones.
+    const streaming = this.older ? null : this.streaming.get(key);
     if (streaming && event.text) this.streaming.delete(key);
-    if (event.kind === "run_finished") this.dropStreams(event.invocation_id);
+    if (event.kind === "run_finished" && !this.older) this.dropStreams(event.invocation_id);
     if (!blocks.length && merged) {
       // Only results of cards already shown: the first result's tag is the anchor.
       merged.dataset.seq = String(seq);
@@ -83,9 +140,24 @@ export class Timeline {
       { class: `item kind-${event.kind} ${sideOf(event)}`, dataset: { seq: String(seq), kind: event.kind } },
       blocks.length ? blocks : h("div", { class: "quiet" }, `${event.kind} from ${event.author}`),
     );
+    this.nest(item, event);
     if (streaming && event.text) streaming.element.replaceWith(item);
     else this.insert(item, seq);
     return item;
+  }
+
+  /**
+   * An agent called as a tool (a single-turn sub-agent; an AgentTool, adopted) runs
+   * on the branch `<agent>@<call id>`: its events are indented under the call, the
+   * first of them labelled with the agent and who called it.
+   */
+  nest(item, event) {
+    const segments = indent(item, event);
+    if (!segments.length || this.branches.has(event.branch)) return;
+    const [agent, callId] = splitSegment(segments[segments.length - 1]);
+    this.branches.add(event.branch);
+    const parent = segments.length > 1 ? splitSegment(segments[segments.length - 2])[0] : (this.calls.get(callId) || {}).author;
+    item.prepend(h("div", { class: "nested-by" }, h("span", { class: "agent-chip" }, agent), parent ? ` called by ${parent}` : " called as a tool"));
   }
 
   addBlocks(event, blocks) {
@@ -112,30 +184,27 @@ export class Timeline {
     if (chips) blocks.push(chips);
   }
 
+  /**
+   * A call as one line (tool, key argument, status, duration) that opens on a click
+   * or Enter/Space to its arguments and result; what a person is asked (a request,
+   * a long-running call's answer) sits below the line, never folded away.
+   */
   callCard(event, call) {
     const long = (event.long_running_tool_ids || []).includes(call.id);
     const status = h("span", { class: "call-status" }, statusBadge("running"));
     const took = h("span", { class: "call-duration muted" });
     const result = h("div", { class: "call-result" }, h("span", { class: "muted" }, "Waiting for the result…"));
     const answer = h("div", { class: "call-answer" });
-    const card = h(
-      "article",
-      { class: "card call", dataset: { callId: call.id || "", tool: call.name, status: "running" } },
-      h(
-        "header",
-        {},
-        h("span", { class: "call-icon", "aria-hidden": "true" }, "ƒ"),
-        h("code", { class: "call-name" }, call.name),
-        long ? badge("long-running", "wait") : null,
-        status,
-        took,
-      ),
+    const details = h(
+      "details",
+      { class: "call-details" },
+      callLine(call.name, call.args, long ? badge("long-running", "wait") : null, status, took),
       h("div", { class: "call-author muted" }, `called by ${event.author} · ${clock(event.ts)}`),
-      h("div", { class: "call-args" }, h("div", { class: "label" }, "Arguments"), argsView(call.args)),
+      h("div", { class: "call-args" }, h("div", { class: "label" }, "Arguments"), argsTree(call.args)),
       result,
-      answer,
     );
-    if (call.id) this.calls.set(call.id, { card, ts: event.ts, status, took, result, answer, name: call.name, args: call.args || {}, runId: this.currentRun });
+    const card = h("article", { class: "card call", dataset: { callId: call.id || "", tool: call.name, status: "running" } }, details, answer);
+    if (call.id) this.calls.set(call.id, { card, details, ts: event.ts, status, took, result, answer, name: call.name, args: call.args || {}, author: event.author, runId: this.currentRun });
     return card;
   }
 
@@ -168,14 +237,13 @@ export class Timeline {
       if (entry.card.dataset.status === "pending") keepInterim(entry, "Interim result");
       if (entry.card.dataset.status === "awaiting") keepInterim(entry, "Waited for approval");
       entry.card.dataset.status = response.status;
-      entry.status.replaceChildren(statusBadge(response.status));
+      entry.status.replaceChildren(statusBadge(shownStatus(response)));
       entry.took.textContent = duration((event.ts - entry.ts) * 1000);
-      entry.result.replaceChildren(
-        h("div", { class: "label" }, "Result ", tag),
-        h("pre", { class: "json" }, json(response.response)),
-      );
+      entry.result.replaceChildren(h("div", { class: "label" }, "Result ", tag), resultTree(response.response));
       first = first || tag;
       if (response.status === "pending") {
+        // A long-running call waits for its result from a person: show it.
+        entry.details.open = true;
         if (this.hooks.onPending) this.hooks.onPending(response.id, entry);
       } else {
         entry.answer.replaceChildren();
@@ -230,14 +298,19 @@ export class Timeline {
     if (host) {
       card.dataset.request = kind;
       host.answer.before(box);
+      host.details.open = true; // a call that waits for a person stays open
     } else {
       // The paused call is not shown (it never is, for a request made without one).
       const original = credential ? {} : confirmationOf(call).call;
       card = h(
         "article",
         { class: "card call", dataset: { callId: call.id || "", tool: original.name || call.name, request: kind, status: "awaiting" } },
-        h("header", {}, h("span", { class: "call-icon", "aria-hidden": "true" }, "ƒ"), h("code", { class: "call-name" }, original.name || call.name)),
-        original.args ? h("div", { class: "call-args" }, h("div", { class: "label" }, "Arguments"), argsView(original.args)) : null,
+        h(
+          "details",
+          { class: "call-details", open: true },
+          callLine(original.name || call.name, original.args, badge("waiting", "wait")),
+          original.args ? h("div", { class: "call-args" }, h("div", { class: "label" }, "Arguments"), argsTree(original.args)) : null,
+        ),
         box,
       );
     }
@@ -305,6 +378,7 @@ export class Timeline {
         h("div", { class: "message" }, h("div", { class: "author" }, event.author), h("div", { class: "bubble" }, text)),
       );
       entry = { element, text, source: "", view: liveMarkdown(text, MARKDOWN) };
+      indent(element, event);
       this.streaming.set(key, entry);
       this.list.append(element);
     }
@@ -323,6 +397,11 @@ export class Timeline {
   }
 
   insert(item, seq) {
+    if (this.older) {
+      // prepend(): older than every shown event, after the older ones drawn so far.
+      this.list.insertBefore(item, this.older.anchor || this.list.querySelector(":scope > .streaming"));
+      return;
+    }
     // Usually the newest: append, keeping streaming bubbles last.
     const later = seq > this.lastSeq ? null : [...this.list.children].find((child) => Number(child.dataset.seq) > seq);
     if (later) this.list.insertBefore(item, later);
@@ -408,6 +487,23 @@ function pausedCallId(call) {
   return confirmationOf(call).call.id || "";
 }
 
+/** Indent an item by how deep its agent was called; returns the branch's calls. */
+function indent(item, event) {
+  const segments = (event.branch || "").split(".").filter((part) => part.includes("@"));
+  if (!segments.length) return segments;
+  item.classList.add("nested");
+  item.dataset.depth = String(segments.length);
+  item.dataset.agent = splitSegment(segments[segments.length - 1])[0];
+  item.style.setProperty("--depth", String(segments.length));
+  return segments;
+}
+
+/** "summarizer@adk-1" → ["summarizer", "adk-1"]. */
+function splitSegment(segment) {
+  const at = segment.lastIndexOf("@");
+  return [segment.slice(0, at), segment.slice(at + 1)];
+}
+
 function streamKey(event) {
   return `${event.invocation_id}|${event.author}`;
 }
@@ -444,9 +540,54 @@ function orphanResult(response) {
   return h(
     "article",
     { class: "card call", dataset: { callId: response.id || "", tool: response.name, status: response.status } },
-    h("header", {}, h("span", { class: "call-icon", "aria-hidden": "true" }, "ƒ"), h("code", { class: "call-name" }, response.name), statusBadge(response.status)),
-    h("div", { class: "call-result" }, h("div", { class: "label" }, "Result"), h("pre", { class: "json" }, json(response.response))),
+    h(
+      "details",
+      { class: "call-details" },
+      callLine(response.name, null, h("span", { class: "call-status" }, statusBadge(shownStatus(response)))),
+      h("div", { class: "call-result" }, h("div", { class: "label" }, "Result"), resultTree(response.response)),
+    ),
   );
+}
+
+// Arguments that say the most about a call, in order of preference; else the first
+// text argument, else the first.
+const TELLING_ARGS = ["query", "q", "request", "city", "location", "url", "path", "file", "filename", "command", "sql", "expression", "text", "name", "recipient", "symbol", "topic", "key"];
+
+/** A call's one line: the <summary> of its card. */
+function callLine(name, args, ...rest) {
+  return h(
+    "summary",
+    { class: "call-line" },
+    h("span", { class: "call-icon", "aria-hidden": "true" }, "ƒ"),
+    h("code", { class: "call-name" }, name),
+    keyArgument(args),
+    ...rest,
+  );
+}
+
+/** The key argument, shortened: `city: london`. */
+function keyArgument(args) {
+  const entries = Object.entries(args || {});
+  if (!entries.length) return null;
+  const telling = (wanted) => entries.find(([key]) => key.toLowerCase() === wanted);
+  const [key, value] = TELLING_ARGS.map(telling).find(Boolean) || entries.find(([, v]) => typeof v === "string") || entries[0];
+  return h("span", { class: "call-key", title: `${key}: ${inline(value, 300)}` }, h("span", { class: "call-key-name" }, `${key}:`), " ", inline(value, 48));
+}
+
+function argsTree(args) {
+  if (!Object.keys(args || {}).length) return h("span", { class: "muted" }, "none");
+  return jsonView(args, { label: "Arguments", className: "args" });
+}
+
+function resultTree(response) {
+  return jsonView(response, { label: "Result", className: "result" });
+}
+
+/** What a refused call shows: governance's outcome (denied, rate_limited, ...). */
+function shownStatus(response) {
+  const outcome = response.response && response.response.outcome;
+  if (response.status === "error" && typeof outcome === "string" && outcome) return outcome;
+  return response.status;
 }
 
 function handoff(kind, { from, to, reason }) {
@@ -477,7 +618,14 @@ function artifactChips(delta) {
     "div",
     { class: "chips" },
     Object.entries(delta).map(([name, version]) =>
-      h("span", { class: "chip artifact" }, h("span", { class: "chip-key" }, "artifact"), ` ${name} `, h("span", { class: "muted" }, `v${version}`)),
+      // A button: the page opens its preview (preview.js's bindArtifactChips).
+      h(
+        "button",
+        { type: "button", class: "chip artifact", dataset: { artifactChip: name, version: String(version) }, title: `Preview ${name} v${version}` },
+        h("span", { class: "chip-key" }, "artifact"),
+        ` ${name} `,
+        h("span", { class: "muted" }, `v${version}`),
+      ),
     ),
   );
 }
