@@ -4,6 +4,7 @@
 import { api, ApiError } from "./api.js";
 import { showClosedNotice, takeDraft } from "./closed.js";
 import { clear, debounce, empty, failure, h, loading, toast } from "./dom.js";
+import { History } from "./history.js";
 import { onRequestFrame } from "./inboxfeed.js";
 import { showArtifacts, showState, showTools } from "./panels.js";
 import { listRequests, requestKey, requestPart } from "./requests.js";
@@ -15,7 +16,6 @@ import { Timeline } from "./timeline.js";
 import { TurnControls } from "./turncontrols.js";
 import { ToolsetsPanel } from "./toolsets.js";
 
-const PAGE_SIZE = 5000;
 const root = document.getElementById("session-page");
 const sessionId = root.dataset.session;
 const el = (id) => document.getElementById(id);
@@ -60,6 +60,7 @@ const timeline = new Timeline(el("timeline"), el("timeline-scroll"), {
 
 async function init() {
   clear(el("timeline-state"), loading("Loading the conversation…"));
+  backlog.prefetch().catch(() => {}); // the latest events beside the session; open() draws them
   try {
     session = await api(`/api/sessions/${encodeURIComponent(sessionId)}/`);
   } catch (error) {
@@ -108,13 +109,29 @@ function showMissing(error) {
   );
 }
 
+// The latest events first; older ones a page at a time as the reader scrolls up.
+const backlog = new History(timeline, sessionId);
+
 async function loadBacklog() {
-  for (;;) {
-    const frames = await api(`/api/sessions/${sessionId}/events/`, { query: { after: timeline.lastSeq, limit: PAGE_SIZE } });
-    for (const frame of frames) timeline.apply(frame);
-    if (frames.length < PAGE_SIZE) break;
+  await backlog.open();
+  revealPending();
+}
+
+/** Never hide a pending request: page back until each is drawn, or the start. */
+async function revealPending() {
+  let pending;
+  try {
+    const lists = await Promise.all([
+      listRequests({ session: sessionId, status: "pending" }),
+      listRequests({ session: sessionId, status: "pending", mine: 1 }),
+    ]);
+    pending = lists.flat();
+  } catch {
+    return; // loadRequests() says what went wrong, when there is something to show
   }
-  timeline.scrollToEnd();
+  while (pending.some((request) => !slotFor(request, new Set())) && (await backlog.loadOlder())) {
+    // each page's requests join `slots` as the timeline draws them
+  }
 }
 
 function showTimelineState() {
