@@ -460,6 +460,9 @@ TOOLCRIB_BUILTIN_SHELL_TMP_BYTES = int(
 # a spec fetch, an API call or an MCP request, and the size of an API's answer.
 TOOLCRIB_IMPORT_MAX_SPEC_BYTES = int(env("TOOLCRIB_IMPORT_MAX_SPEC_BYTES", "2097152"))
 TOOLCRIB_IMPORT_TIMEOUT = float(env("TOOLCRIB_IMPORT_TIMEOUT", "30"))
+# MCP imports whose sessions (a stdio server each) a process keeps open across
+# turns; past this, the least recently used one is closed.
+TOOLCRIB_MCP_SESSIONS_MAX = int(env("TOOLCRIB_MCP_SESSIONS_MAX", "32"))
 TOOLCRIB_IMPORT_MAX_RESPONSE_BYTES = int(
     env("TOOLCRIB_IMPORT_MAX_RESPONSE_BYTES", "1048576")
 )
@@ -609,7 +612,10 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # 3.1: the event frames' schemas come from pydantic, whose `null` type 3.0 lacks.
     "OAS_VERSION": "3.1.0",
-    "ENUM_NAME_OVERRIDES": {"ImportKindEnum": "toolsets.models.ToolImport.Kind"},
+    "ENUM_NAME_OVERRIDES": {
+        "ImportKindEnum": "toolsets.models.ToolImport.Kind",
+        "SessionStatusEnum": "agents.session_list.Status.ALL",
+    },
     # Path ids typed as their converters take them (agents/params.py): a row id is
     # 1 to the bigint maximum; a name is anything but a slash or a NUL.
     "PATH_CONVERTER_OVERRIDES": {

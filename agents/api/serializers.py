@@ -4,7 +4,7 @@ the socket takes too is validated with its model in agents.inputs."""
 import re
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from agents.adk.builder import (
@@ -244,6 +244,7 @@ class SessionSerializer(serializers.ModelSerializer):
         return session_status(session)
 
 
+@extend_schema_serializer(many=False)  # a page: one object, though the list's
 class SessionPageSerializer(serializers.Serializer):
     """A page of my sessions; `next` is the next page's URL, null on the last."""
 
