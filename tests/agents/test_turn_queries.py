@@ -42,7 +42,9 @@ REQUEST_THREAD = "MainThread"
 
 # A turn, read in order, is the request's 10 and the turn's 49:
 # - request: the token (2), the session, BEGIN IMMEDIATE, the user, the session
-#   again, the two queued-turn caps, INSERT the Run; after the wait, the Run.
+#   again (one UPDATE that locks it and, on the first message, names it: no query
+#   of its own for the title), the two queued-turn caps, INSERT the Run; after the
+#   wait, the Run. The search index costs none either: SQLite triggers keep it.
 # - turn: claim the Run (4); record run_started (4); load the agent, the session,
 #   its events and its state (5); the budget (3); store each of ADK's 4 events (5
 #   each: BEGIN, the session, is the event new, UPDATE the session, INSERT it);
