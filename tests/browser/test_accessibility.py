@@ -8,6 +8,8 @@ rule, impact, help and the elements it found, page by page.
 """
 
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import httpx
@@ -111,11 +113,13 @@ def world(server) -> Iterator[dict[str, str]]:
                 files={"file": ("notes.txt", text.encode(), "text/plain")},
             )
             assert saved.status_code == 201, saved.text
-        yield {
-            "empty": session("weather_sentiment"),
-            "ran": ran,
-            "waiting": session("bank", 'wire 500 to "bob"'),
-        }
+        waiting = session("bank", 'wire 500 to "bob"')
+        yield {"empty": session("weather_sentiment"), "ran": ran, "waiting": waiting}
+        # Leave no request waiting in alice's or staff's inbox for the next files.
+        for approval in client.get(f"/api/approvals/?session={waiting}").json():
+            client.post(
+                f"/api/approvals/{approval['id']}/decide/", json={"approved": False}
+            )
 
 
 def user_pages(world: dict[str, str]) -> dict[str, tuple[str, str]]:
@@ -234,8 +238,30 @@ def test_focus_moves_to_the_cards_outcome_after_approving_by_keyboard(server, si
     assert page.evaluate("() => document.activeElement !== document.body")
 
 
-def test_focus_moves_to_the_next_request_after_approving_in_the_inbox(server, sign_in):
-    token = server.token("bob", "bob")
+MAKE_UNA = (
+    "from django.contrib.auth.models import User; "
+    "User.objects.filter(username='una').exists() "
+    "or User.objects.create_user('una', password='una')"
+)
+
+
+@pytest.fixture(scope="module")
+def una(live_env) -> str:
+    """A user of her own, so her inbox holds only this file's requests."""
+    subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", MAKE_UNA],
+        cwd=ROOT,
+        env=dict(live_env),
+        check=True,
+        capture_output=True,
+    )
+    return "una"
+
+
+def test_focus_moves_to_the_next_request_after_approving_in_the_inbox(
+    server, sign_in, una
+):
+    token = server.token(una, una)
     with httpx.Client(
         base_url=server.url, headers={"Authorization": f"Token {token}"}, timeout=60
     ) as client:
@@ -246,7 +272,7 @@ def test_focus_moves_to_the_next_request_after_approving_in_the_inbox(server, si
                 json={"text": f'wire {amount} to "dave"'},
             )
             assert said.status_code == 200, said.text
-    page = sign_in("bob")
+    page = sign_in(una)
     page.goto("/inbox/")
     cards = page.locator("#requests-waiting .card.request")
     expect(cards).to_have_count(2)
