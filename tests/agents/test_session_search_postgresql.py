@@ -24,6 +24,7 @@ ROOT = TESTS.parent
 FILES = [
     TESTS / "agents" / "api" / "test_find_sessions.py",
     TESTS / "agents" / "test_search.py",
+    TESTS / "agents" / "test_session_titles_migration.py",
     TESTS / "security" / "test_session_ownership.py",
 ]
 RUN_TIMEOUT = 900
