@@ -179,6 +179,24 @@ def test_staff_pages_have_no_serious_violation(world, sign_in, width):
     assert not found, report(found)
 
 
+def test_a_users_pages_have_no_serious_violation_in_dark_mode(world, sign_in):
+    page = sign_in("alice")
+    page.emulate_media(color_scheme="dark")
+
+    found = audit_pages(page, user_pages(world))
+
+    assert not found, report(found)
+
+
+def test_staff_pages_have_no_serious_violation_in_dark_mode(sign_in):
+    page = sign_in("admin")
+    page.emulate_media(color_scheme="dark")
+
+    found = audit_pages(page, STAFF_PAGES)
+
+    assert not found, report(found)
+
+
 @pytest.mark.parametrize("width", VIEWPORTS)
 def test_the_sign_in_page_has_no_serious_violation(browser, server, width):
     context = browser.new_context(
