@@ -299,6 +299,7 @@ export class Timeline {
       card.dataset.request = kind;
       host.answer.before(box);
       host.details.open = true; // a call that waits for a person stays open
+      if (credential && card.dataset.status === "running") host.status.replaceChildren(badge("waiting for a credential", "wait"));
     } else {
       // The paused call is not shown (it never is, for a request made without one).
       const original = credential ? {} : confirmationOf(call).call;
@@ -583,8 +584,10 @@ function resultTree(response) {
   return jsonView(response, { label: "Result", className: "result" });
 }
 
-/** What a refused call shows: governance's outcome (denied, rate_limited, ...). */
+/** What a call's line says: governance's outcome for a refused call (denied,
+ * rate_limited, ...); "waiting" for a long-running call's interim answer. */
 function shownStatus(response) {
+  if (response.status === "pending") return "waiting";
   const outcome = response.response && response.response.outcome;
   if (response.status === "error" && typeof outcome === "string" && outcome) return outcome;
   return response.status;
