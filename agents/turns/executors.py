@@ -9,7 +9,6 @@ leaving it queued). Sweeps scheduled for later are in timers.py.
 import asyncio
 import contextvars
 import logging
-import threading
 import time
 from concurrent.futures import Future
 from uuid import UUID
@@ -20,36 +19,16 @@ from kombu.exceptions import OperationalError
 
 from agents.models import Run
 from agents.turns import drive, queue
+from agents.turns.loop import turn_loop
 from agents.turns.tasks import execute_turn_task
 
 logger = logging.getLogger(__name__)
 
-_loop: asyncio.AbstractEventLoop | None = None
-_loop_lock = threading.Lock()
 _futures: dict[UUID, Future] = {}
 
 
-def _inline_loop() -> asyncio.AbstractEventLoop:
-    """The process's turn loop, started on first use in a daemon thread."""
-    global _loop
-    with _loop_lock:
-        if _loop is None or not _loop.is_running():
-            loop = asyncio.new_event_loop()
-            ready = threading.Event()
-
-            def serve() -> None:
-                asyncio.set_event_loop(loop)
-                loop.call_soon(ready.set)
-                loop.run_forever()
-
-            threading.Thread(target=serve, name="toolcrib-turns", daemon=True).start()
-            ready.wait()
-            _loop = loop
-        return _loop
-
-
 def _execute(run_id: UUID) -> None:
-    loop = _inline_loop()
+    loop = turn_loop()
     future: Future = Future()
     _futures[run_id] = future
 

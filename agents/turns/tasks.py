@@ -2,7 +2,6 @@
 
 The names are the ones queued messages and workers know: keep them."""
 
-import asyncio
 from uuid import UUID
 
 from asgiref.sync import async_to_sync
@@ -11,12 +10,14 @@ from celery.signals import worker_ready
 
 from agents.turns import queue
 from agents.turns.drive import execute_turn
+from agents.turns.loop import run_on_turn_loop
 
 
 @shared_task(name="agents.execute_turn", acks_late=True, reject_on_worker_lost=True)
 def execute_turn_task(*, run_id: str) -> None:
     """Run one queued turn in this worker (see drive.execute_turn)."""
-    asyncio.run(execute_turn(UUID(run_id)))
+    # On the process's turn loop, not a loop of its own: see agents.turns.loop.
+    run_on_turn_loop(execute_turn(UUID(run_id)))
 
 
 @shared_task(name="agents.fail_lost_runs")

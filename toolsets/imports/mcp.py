@@ -1,6 +1,6 @@
 """MCP servers, imported through ADK's McpToolset."""
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from google.adk.tools.mcp_tool import (
@@ -11,6 +11,8 @@ from google.adk.tools.mcp_tool import (
 from mcp import StdioServerParameters
 
 from toolsets.imports.registrations import McpServer, prefix_of, remember, validated
+
+ToolsetT = TypeVar("ToolsetT", bound=McpToolset)
 
 
 def import_mcp_server(
@@ -40,8 +42,34 @@ def import_mcp_server(
     return mcp_toolset(server)
 
 
+class KeptMcpToolset(McpToolset):
+    """An McpToolset whose MCP sessions outlive the run that opened them.
+
+    ADK's Runner.close() closes every toolset of its agent when a run ends, which
+    would stop a stdio server after every turn. The process's cache of stored
+    imports (toolsets.imports.stored) owns this one and closes it for good with
+    aclose_sessions() when the import changes, is evicted, or the process stops.
+    """
+
+    async def close(self) -> None:
+        """Nothing: a run ended, and the sessions stay open for the next one."""
+
+    async def aclose_sessions(self) -> None:
+        """Close the MCP sessions (a stdio server stops)."""
+        await super().close()
+
+
 def mcp_toolset(server: McpServer) -> McpToolset:
-    """A new McpToolset for a registered server."""
+    """A new McpToolset for a registered server, closed by whoever closes it."""
+    return _build(McpToolset, server)
+
+
+def kept_mcp_toolset(server: McpServer) -> KeptMcpToolset:
+    """A new KeptMcpToolset for a registered server: a run's end leaves it open."""
+    return _build(KeptMcpToolset, server)
+
+
+def _build(cls: type[ToolsetT], server: McpServer) -> ToolsetT:
     timeout = server.timeout or float(settings.TOOLCRIB_IMPORT_TIMEOUT)
     if server.command:
         params: Any = StdioConnectionParams(
@@ -57,7 +85,7 @@ def mcp_toolset(server: McpServer) -> McpToolset:
         params = StreamableHTTPConnectionParams(
             url=server.url, headers=dict(server.headers) or None, timeout=timeout
         )
-    toolset = McpToolset(
+    toolset = cls(
         connection_params=params,
         tool_filter=list(server.tool_filter) if server.tool_filter else None,
         tool_name_prefix=prefix_of(server),

@@ -10,15 +10,20 @@ agent's fingerprint).
 Services that change rows live in toolsets.imports.registry; this module only reads.
 """
 
+import atexit
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
 from asgiref.sync import async_to_sync
+from django.conf import settings
 from google.adk.tools.base_toolset import BaseToolset
+from google.adk.tools.mcp_tool import McpToolset
 
 from project import sealing
-from toolsets.imports.mcp import mcp_toolset
+from toolsets.imports.mcp import kept_mcp_toolset, mcp_toolset
 from toolsets.imports.openapi import openapi_toolset
 from toolsets.imports.registrations import (
     ImportFailed,
@@ -32,7 +37,11 @@ logger = logging.getLogger(__name__)
 
 IMPORTED_SOURCES = (Toolset.Source.MCP, Toolset.Source.OPENAPI)
 
-_built: dict[str, tuple[str, BaseToolset]] = {}
+# Import name -> (version, toolset), least recently used first.
+_built: OrderedDict[str, tuple[str, BaseToolset]] = OrderedDict()
+# Import name -> how many times this process closed its toolset.
+_closings: dict[str, int] = {}
+_lock = threading.RLock()
 
 SEALED = "sealed"
 PURPOSE = "toolcrib-imports"
@@ -90,33 +99,71 @@ def build_toolset(row: ToolImport) -> BaseToolset:
     return openapi_toolset(dict(row.document), registration)
 
 
+def kept_toolset(row: ToolImport) -> BaseToolset:
+    """A new toolset for a row, for this process's cache: an MCP one keeps its
+    sessions open when a run ends (KeptMcpToolset)."""
+    registration = registration_of_row(row)
+    if isinstance(registration, McpServer):
+        return kept_mcp_toolset(registration)
+    return build_toolset(row)
+
+
 def toolset_of(row: ToolImport) -> BaseToolset:
-    """The toolset of a row in this process, rebuilt when the row changed."""
+    """The toolset of a row in this process, rebuilt when the row changed.
+
+    MCP sessions stay open across turns; at most TOOLCRIB_MCP_SESSIONS_MAX MCP
+    imports are kept, the least recently used one closed past that.
+    """
     version = version_of(row)
-    cached = _built.get(row.name)
-    if cached is not None and cached[0] == version:
-        return cached[1]
-    toolset = build_toolset(row)
-    _built[row.name] = (version, toolset)
-    if cached is not None:
-        close_quietly(cached[1])  # an MCP stdio server of the old version stops
+    with _lock:
+        cached = _built.get(row.name)
+        if cached is not None and cached[0] == version:
+            _built.move_to_end(row.name)
+            return cached[1]
+        toolset = kept_toolset(row)
+        _built[row.name] = (version, toolset)
+        _built.move_to_end(row.name)
+        if cached is not None:
+            close_quietly(cached[1])  # an MCP stdio server of the old version stops
+        _evict_over_bound()
     return toolset
+
+
+def _evict_over_bound() -> None:
+    kept = [name for name, (_, ts) in _built.items() if isinstance(ts, McpToolset)]
+    for name in kept[: max(len(kept) - settings.TOOLCRIB_MCP_SESSIONS_MAX, 0)]:
+        logger.info("MCP import closed, least recently used import=%s", name)
+        forget(name)
 
 
 def forget(name: str) -> None:
     """Drop an import's toolset from this process, closing it (a deleted import)."""
-    cached = _built.pop(name, None)
-    if cached is not None:
-        close_quietly(cached[1])
+    with _lock:
+        cached = _built.pop(name, None)
+        if cached is not None:
+            _closings[name] = _closings.get(name, 0) + 1
+            close_quietly(cached[1])
+
+
+def forget_all() -> None:
+    """Close every import's toolset of this process (it stops)."""
+    for name in list(_built):
+        forget(name)
 
 
 def close_quietly(toolset: BaseToolset) -> None:
     """Close a toolset no longer used; its sessions may live on other event loops
     (ADK closes each on its own), and a failure only leaves one behind."""
+    close = getattr(toolset, "aclose_sessions", toolset.close)
     try:
-        async_to_sync(toolset.close)()
+        async_to_sync(close)()
     except Exception:  # noqa: BLE001 - never worth failing the caller for
         logger.warning("an imported toolset did not close cleanly", exc_info=True)
+
+
+# A stdio server also sees its stdin close when this process exits; this closes
+# its session first, where the interpreter exits normally.
+atexit.register(forget_all)
 
 
 def resolve_stored(name: str) -> list[BaseToolset] | None:
@@ -135,13 +182,25 @@ def resolve_stored(name: str) -> list[BaseToolset] | None:
 
 
 def stored_versions(names: Iterable[str]) -> str:
-    """A string that changes whenever one of these imports changes."""
+    """A string that changes whenever one of these imports changes, or this process
+    closed its toolset (so an agent holding a closed one is built again).
+
+    An agent about to run asks for it: these imports count as used just now.
+    """
     rows = (
         ToolImport.objects.filter(name__in=list(names))
         .order_by("name")
         .only("pk", "name", "updated_at", "enabled")
     )
-    return ",".join(f"{row.name}={version_of(row)}" for row in rows)
+    return ",".join(f"{row.name}={version_of(row)}:{_kept(row.name)}" for row in rows)
+
+
+def _kept(name: str) -> int:
+    """How often this process closed an import's toolset; marks it used."""
+    with _lock:
+        if name in _built:
+            _built.move_to_end(name)
+        return _closings.get(name, 0)
 
 
 def stored_names() -> set[str]:
