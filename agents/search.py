@@ -30,8 +30,9 @@ from agents.models import Session
 MAX_TERMS = 8
 MAX_TERM_CHARS = 64
 TITLE_WEIGHT = 5
-# Messages a person reads in the timeline: event kinds (agents.events.wire).
-MESSAGE_KINDS = ("user_message", "text")
+# Events whose text parts a person reads in the timeline (agents.events.wire's
+# kinds): a user's message, and the model's words, also beside a call or a handover.
+MESSAGE_KINDS = ("user_message", "text", "function_call", "transfer", "escalation")
 _WORD = re.compile(r"[^\W_]+")
 
 SQLITE_TEXT = "agents_search_text"

@@ -19,7 +19,8 @@ import re
 from django.db import migrations, models
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
-KINDS = "('user_message', 'text')"
+# agents.search.MESSAGE_KINDS: a user's message, the model's words (beside a call too).
+KINDS = "('user_message', 'text', 'function_call', 'transfer', 'escalation')"
 # The text parts of a stored message, thoughts left out, one per line.
 MESSAGE_TEXT = """
     SELECT group_concat(json_extract(part.value, '$.text'), char(10))

@@ -393,13 +393,29 @@ def test_a_session_that_says_it_more_ranks_above_one_that_says_it_once(
 def test_thoughts_and_tool_results_are_not_searched(alice, demo_agents, api_for):
     session = new_session(alice, demo_agents["bank"])
     store(session, "secret reasoning", thought=True)
-    store(session, "zeppelin", kind="function_response")
+    result = store(session, "", kind="function_response")
+    result.data["content"]["parts"] = [
+        {"function_response": {"name": "lookup", "response": {"found": "zeppelin"}}}
+    ]
+    result.save()
     store(session, "visible answer")
     client = api_for(alice)
 
     assert found(client, "reasoning") == []
     assert found(client, "zeppelin") == []
     assert found(client, "visible") == [session.pk]
+
+
+def test_the_models_words_beside_a_call_are_searched(alice, demo_agents, api_for):
+    session = new_session(alice, demo_agents["bank"])
+    said = store(session, "Let me look up the exchange rate.", kind="function_call")
+    said.data["content"]["parts"].append(
+        {"function_call": {"name": "rate", "args": {"currency": "yen"}}}
+    )
+    said.save()
+
+    assert found(api_for(alice), "exchange") == [session.pk]
+    assert found(api_for(alice), "yen") == []
 
 
 def test_a_search_never_finds_another_users_session(alice, bob, demo_agents, api_for):
