@@ -22,6 +22,20 @@ from agents.models import Artifact, Session
 from project.errors import DomainError, NotFoundError, SessionClosed
 
 UPLOAD_AUTHOR = "user"
+# Types a browser may show in place (a preview's frame) without running a script:
+# never HTML, SVG or XML, which carry scripts, whatever their name says.
+INLINE_TYPES = frozenset(
+    {
+        "application/pdf",
+        "image/avif",
+        "image/bmp",
+        "image/gif",
+        "image/jpeg",
+        "image/png",
+        "image/webp",
+        "text/plain",
+    }
+)
 
 
 class NotStoredHere(DomainError):
@@ -96,6 +110,11 @@ def download_artifact(
         f"This version points to {part.file_data.file_uri}; its content is not "
         "stored in Toolcrib."
     )
+
+
+def may_show_inline(content_type: str) -> bool:
+    """Whether a download of this type may be shown in place rather than saved."""
+    return content_type.split(";", 1)[0].strip().lower() in INLINE_TYPES
 
 
 def delete_session_artifacts(*, session: Session) -> None:

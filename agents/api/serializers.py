@@ -4,6 +4,7 @@ the socket takes too is validated with its model in agents.inputs."""
 import re
 
 from django.conf import settings
+from django.template.defaultfilters import filesizeformat
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
@@ -51,11 +52,22 @@ class OfflineSerializer(serializers.Serializer):
     rules = serializers.ListField(child=serializers.CharField())
 
 
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1, "maxLength": STARTER_MAX_CHARS},
+        "maxItems": STARTERS_MAX,
+    }
+)
+class StartersField(serializers.JSONField):
+    """Conversation starters, read whole and checked by agents.inputs.parse_starters."""
+
+
 class AgentSerializer(serializers.ModelSerializer):
     """An agent as users see it: what it is, what it runs on, what it can do."""
 
     model_info = serializers.SerializerMethodField()
-    starters = serializers.JSONField(
+    starters = StartersField(
         required=False,
         help_text=f"Conversation starters: at most {STARTERS_MAX} one-line prompts "
         f"of at most {STARTER_MAX_CHARS} characters, shown as buttons in an empty "
@@ -94,7 +106,8 @@ class AgentSerializer(serializers.ModelSerializer):
     def get_model_info(self, spec: AgentSpec) -> ModelInfoSerializer:
         return model_info(spec.model)
 
-    def get_offline(self, spec: AgentSpec) -> OfflineSerializer | None:
+    @extend_schema_field(OfflineSerializer(allow_null=True))
+    def get_offline(self, spec: AgentSpec) -> dict | None:
         return describe_matching() if model_info(spec.model)["offline"] else None
 
     def validate_starters(self, value) -> list[str]:
@@ -331,7 +344,10 @@ class ArtifactUploadSerializer(serializers.Serializer):
         upload = attrs["file"]
         limit = settings.TOOLCRIB_MAX_UPLOAD_BYTES
         if upload.size > limit:
-            raise serializers.ValidationError({"file": [f"At most {limit} bytes."]})
+            size = filesizeformat(limit)
+            raise serializers.ValidationError(
+                {"file": [f"Too big: a file may have at most {size} ({limit} bytes)."]}
+            )
         name = attrs.get("name") or upload.name or ""
         problem = artifact_name_problem(name)
         if problem:

@@ -299,7 +299,16 @@ class SessionViewSet(
 
     @extend_schema(
         responses={(200, "*/*"): OpenApiTypes.BINARY},
-        parameters=[OpenApiParameter("version", int, description="Blank: the latest.")],
+        parameters=[
+            OpenApiParameter("version", int, description="Blank: the latest."),
+            OpenApiParameter(
+                "inline",
+                bool,
+                description="Shown in place (a frame of this site may hold it) if "
+                "its type is a PDF, an image other than SVG, or plain text; any "
+                "other type is still a download.",
+            ),
+        ],
     )
     @action(
         detail=True,
@@ -308,18 +317,28 @@ class SessionViewSet(
         url_name="artifact",
     )
     def artifact(self, request: Request, pk: str, filename: str) -> HttpResponse:
-        """Download one version of an artifact, with its Content-Type."""
+        """Download one version of an artifact, with its Content-Type.
+
+        Never run as a page of this site: a download, or shown in place only for
+        the types `artifacts.INLINE_TYPES` lists, always sandboxed (no script,
+        an origin of its own) and never sniffed into another type.
+        """
         session = self.get_object()
         found = artifacts.download_artifact(
             session=session,
             filename=filename,
             version=_version_param(request),
         )
+        inline = bool_param(request.query_params, "inline") and (
+            artifacts.may_show_inline(found.content_type)
+        )
         response = HttpResponse(found.content, content_type=found.content_type)
         response["Content-Disposition"] = content_disposition_header(
-            as_attachment=True, filename=found.filename
+            as_attachment=not inline, filename=found.filename
         )
+        response["Content-Security-Policy"] = "sandbox"
         response["X-Content-Type-Options"] = "nosniff"
+        response["X-Frame-Options"] = "SAMEORIGIN" if inline else "DENY"
         response["X-Artifact-Version"] = str(found.version)
         return response
 

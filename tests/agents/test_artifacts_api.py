@@ -281,3 +281,54 @@ def test_deleting_a_session_deletes_its_files_but_not_my_user_files(
         "a.txt": False,
         "user:cv.txt": True,
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "content_type"),
+    [("scan.pdf", "application/pdf"), ("photo.png", "image/png")],
+)
+def test_a_pdf_or_an_image_asked_inline_is_shown_in_place_in_a_sandbox(
+    alice, analyst_session, api_for, name, content_type
+):
+    session = analyst_session(alice)
+    file = SimpleUploadedFile(name, b"bytes", content_type=content_type)
+    api_for(alice).post(
+        f"/api/sessions/{session}/artifacts/", {"file": file}, format="multipart"
+    )
+    url = f"/api/sessions/{session}/artifacts/{name}/"
+
+    shown = api_for(alice).get(f"{url}?inline=1")
+    saved = api_for(alice).get(url)
+
+    assert shown["Content-Disposition"] == f'inline; filename="{name}"'
+    # Only this site's own pages may frame it (the preview), still sandboxed.
+    assert shown["X-Frame-Options"] == "SAMEORIGIN"
+    assert shown["Content-Security-Policy"] == "sandbox"
+    assert saved["Content-Disposition"] == f'attachment; filename="{name}"'
+    assert saved["X-Frame-Options"] == "DENY"
+
+
+def test_a_bad_inline_flag_is_400(alice, analyst_session, upload, api_for):
+    session = analyst_session(alice)
+    upload(alice, session, b"hi")
+
+    response = api_for(alice).get(
+        f"/api/sessions/{session}/artifacts/notes.txt/?inline=maybe"
+    )
+
+    assert response.status_code == 400
+    assert "inline" in response.json()
+
+
+def test_a_file_too_big_is_refused_in_words(
+    alice, analyst_session, upload, api_for, settings
+):
+    settings.TOOLCRIB_MAX_UPLOAD_BYTES = 2048
+    session = analyst_session(alice)
+
+    response = upload(alice, session, b"x" * 2049)
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "file": ["Too big: a file may have at most 2.0\xa0KB (2048 bytes)."]
+    }
