@@ -4,6 +4,7 @@
 
 import { api, ApiError } from "./api.js";
 import { badge, clear, dateTime, empty, failure, h, json, loading, toast } from "./dom.js";
+import { previewArtifact } from "./preview.js";
 
 const RISK_TONES = { dangerous: "bad", write: "wait" };
 const SCOPES = [
@@ -134,19 +135,23 @@ export async function showArtifacts({ box, sessionId, seen }) {
   clear(
     box,
     listing.length
-      ? h("ul", { class: "artifact-list", id: "artifact-list" }, listing.map((artifact) => artifactItem(artifact, url)))
+      ? h("ul", { class: "artifact-list", id: "artifact-list" }, listing.map((artifact) => artifactItem(artifact, url, sessionId)))
       : h("p", { class: "muted small" }, "No artifacts saved in this session."),
     uploadForm(sessionId, () => showArtifacts({ box, sessionId, seen })),
   );
 }
 
-function artifactItem(artifact, url) {
+function artifactItem(artifact, url, sessionId) {
   const latest = artifact.versions[artifact.versions.length - 1] || {};
+  const preview = h("button", { type: "button", class: "button ghost small preview-button", "aria-label": `Preview ${artifact.filename}` }, "Preview");
+  preview.addEventListener("click", () =>
+    previewArtifact({ sessionId, filename: artifact.filename, version: latest.version, mimeType: latest.mime_type || "", size: latest.size, from: preview }),
+  );
   return h(
     "li",
     { dataset: { artifact: artifact.filename } },
     h("a", { href: url(artifact.filename, artifact.latest), download: "", title: `${latest.mime_type || ""} · ${latest.size ?? "?"} bytes` }, artifact.filename),
-    h("span", {}, artifact.scope === "user" ? badge("user", "live") : null, " ", badge(`v${artifact.latest}`)),
+    h("span", {}, artifact.scope === "user" ? badge("user", "live") : null, " ", badge(`v${artifact.latest}`), " ", preview),
     artifact.versions.length > 1
       ? h(
           "div",

@@ -2,15 +2,18 @@
 // the composer, and the side panels (tools, toolsets, state by scope, artifacts).
 
 import { api, ApiError } from "./api.js";
+import { Attachments } from "./attach.js";
 import { showClosedNotice, takeDraft } from "./closed.js";
 import { clear, debounce, empty, failure, h, loading, toast } from "./dom.js";
 import { History } from "./history.js";
 import { onRequestFrame } from "./inboxfeed.js";
 import { showArtifacts, showState, showTools } from "./panels.js";
+import { bindArtifactChips } from "./preview.js";
 import { listRequests, requestKey, requestPart } from "./requests.js";
 import { refusalText, restCode } from "./refusals.js";
 import { showOwnerBanner, ownerName } from "./senders.js";
 import { showSessionTitle } from "./sessiontitle.js";
+import { showIntro } from "./starters.js";
 import { bindIndicator, Stream } from "./stream.js";
 import { Timeline } from "./timeline.js";
 import { TurnControls } from "./turncontrols.js";
@@ -139,13 +142,13 @@ function showTimelineState() {
     clear(el("timeline-state"));
     return;
   }
-  clear(
-    el("timeline-state"),
-    empty(
-      "Nothing here yet",
-      `Say something to ${session.agent}. Its tool calls, hand-overs and state changes will appear here as they happen.`,
-    ),
-  );
+  // What the agent does, its tools and starters (starters.js), until the first event.
+  showIntro({ box: el("timeline-state"), session, isEmpty: () => !timeline.size, onStart: sendStarter });
+}
+
+function sendStarter(text) {
+  input.value = text;
+  form.requestSubmit();
 }
 
 function connect() {
@@ -222,6 +225,8 @@ function renderRunStatus() {
 
 const form = el("composer");
 const input = el("message");
+const attachments = new Attachments(form, input, sessionId);
+bindArtifactChips(el("timeline"), sessionId);
 // Stop, Edit and Regenerate (turncontrols.js).
 const controls = new TurnControls({
   sessionId,
@@ -254,8 +259,15 @@ let sent = 0;
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
-  const text = input.value.trim();
-  if (!text || !session) return;
+  const typed = input.value.trim();
+  if ((!typed && !attachments.size) || attachments.busy || !session) return;
+  let text = typed;
+  try {
+    // Attached files are uploaded first, and the message names them (attach.js).
+    if (attachments.size) text = await attachments.message(typed);
+  } catch {
+    return; // attach.js said which file was refused; the text and other files stay
+  }
   showComposerError("");
   const ref = `m${++sent}-${Date.now().toString(36)}`;
   if (stream && stream.send({ type: "message", text, ref })) {
@@ -268,7 +280,7 @@ form.addEventListener("submit", async (event) => {
   // The text stays in the box until the server has taken it.
   try {
     const run = await api(`/api/sessions/${sessionId}/messages/`, { method: "POST", body: { text } });
-    if (input.value.trim() === text) input.value = "";
+    if (input.value.trim() === typed) input.value = "";
     noteRun(run);
     renderRunStatus();
   } catch (error) {
