@@ -277,3 +277,61 @@ def test_load_earlier_events_works_from_the_keyboard(sign_in, long_session):
     seqs = shown_seqs(page)
     assert sorted(seqs) == list(range(min(seqs), LONG + 1))
     expect(button).to_be_focused()
+
+
+JOIN_SCRIPT = """
+async () => {
+  const { Timeline } = await import("/static/frontend/timeline.js");
+  const list = document.createElement("ol");
+  const scroller = document.createElement("div");
+  scroller.append(list);
+  document.body.append(scroller);
+  const timeline = new Timeline(list, scroller);
+  const frame = (seq, kind, extra) => ({
+    type: "event", seq, session: "s",
+    event: { id: `e${seq}`, invocation_id: "i1", author: "bot", kind, partial: false,
+             ts: 100 + seq, ...extra },
+  });
+  const call = { id: "c1", name: "lookup", args: { city: "oslo" } };
+  // The newest page holds only the final result; its call is far further back.
+  timeline.applyAll([frame(900, "function_response", { author: "user",
+    function_responses: [{ id: "c1", name: "lookup", status: "ok", response: { report: "mild" } }] })]);
+  const before = list.querySelectorAll(".card.call").length;
+  timeline.prepend([
+    frame(1, "function_call", { function_calls: [call], long_running_tool_ids: ["c1"] }),
+    frame(2, "function_response", { function_responses: [
+      { id: "c1", name: "lookup", status: "pending", response: { status: "pending" } }] }),
+  ]);
+  const card = list.querySelector(".card.call");
+  return {
+    before,
+    cards: list.querySelectorAll(".card.call").length,
+    status: card.dataset.status,
+    line: card.querySelector(".call-status").textContent,
+    result: card.querySelector(".call-result").textContent,
+    interim: card.querySelector(".interim") !== null,
+    note: list.querySelector('li[data-seq="900"]').textContent,
+    seqs: [...list.querySelectorAll("[data-seq]")].map((el) => Number(el.dataset.seq)),
+  };
+}
+"""
+
+
+def test_a_result_drawn_before_its_call_joins_it_when_the_call_is_paged_in(
+    browser, server
+):
+    context = browser.new_context(base_url=server.url)
+    page = context.new_page()
+    page.goto("/login/")
+
+    shown = page.evaluate(JOIN_SCRIPT)
+    context.close()
+
+    assert shown["before"] == 1
+    assert shown["cards"] == 1
+    assert shown["status"] == "ok"
+    assert shown["line"] == "ok"
+    assert "mild" in shown["result"]
+    assert shown["interim"] is True
+    assert shown["note"] == "The result of lookup: in its call above."
+    assert shown["seqs"] == [1, 2, 900]

@@ -37,6 +37,7 @@ export class Timeline {
     this.older = null; // while prepend() draws older events: {anchor}, else null
     this.batch = false; // while applyAll() draws a page
     this.branches = new Set(); // nested agents' branches already labelled
+    this.orphans = new Map(); // call id -> a result drawn before its call: {card, response, event, seq}
     this.owner = ""; // the session owner's username: other senders are named
   }
 
@@ -88,6 +89,7 @@ export class Timeline {
     this.older = { anchor: this.list.querySelector(":scope > [data-seq]") };
     try {
       for (const frame of frames) this.apply(frame);
+      if (this.orphans.size) this.joinOrphans();
     } finally {
       this.older = null;
       this.currentRun = run;
@@ -225,7 +227,10 @@ export class Timeline {
       }
       const entry = this.calls.get(response.id);
       if (!entry) {
-        blocks.push(orphanResult(response));
+        const card = orphanResult(response);
+        // Its call may be on a page further back: prepend() joins them then.
+        if (response.id && !this.orphans.has(response.id)) this.orphans.set(response.id, { card, response, event, seq });
+        blocks.push(card);
         continue;
       }
       const tag = seqTag(seq, false);
@@ -234,22 +239,42 @@ export class Timeline {
         first = first || tag;
         continue;
       }
-      if (entry.card.dataset.status === "pending") keepInterim(entry, "Interim result");
-      if (entry.card.dataset.status === "awaiting") keepInterim(entry, "Waited for approval");
-      entry.card.dataset.status = response.status;
-      entry.status.replaceChildren(statusBadge(shownStatus(response)));
-      entry.took.textContent = duration((event.ts - entry.ts) * 1000);
-      entry.result.replaceChildren(h("div", { class: "label" }, "Result ", tag), resultTree(response.response));
+      this.finishCall(entry, response, event, tag);
       first = first || tag;
-      if (response.status === "pending") {
-        // A long-running call waits for its result from a person: show it.
-        entry.details.open = true;
-        if (this.hooks.onPending) this.hooks.onPending(response.id, entry);
-      } else {
-        entry.answer.replaceChildren();
-      }
     }
     return first;
+  }
+
+  /** Put a call's result (or a long-running call's interim one) in its card. */
+  finishCall(entry, response, event, tag) {
+    if (entry.card.dataset.status === "pending") keepInterim(entry, "Interim result");
+    if (entry.card.dataset.status === "awaiting") keepInterim(entry, "Waited for approval");
+    entry.card.dataset.status = response.status;
+    entry.status.replaceChildren(statusBadge(shownStatus(response)));
+    entry.took.textContent = duration((event.ts - entry.ts) * 1000);
+    entry.result.replaceChildren(h("div", { class: "label" }, "Result ", tag), resultTree(response.response));
+    if (response.status === "pending") {
+      // A long-running call waits for its result from a person: show it.
+      entry.details.open = true;
+      if (this.hooks.onPending) this.hooks.onPending(response.id, entry);
+    } else {
+      entry.answer.replaceChildren();
+    }
+  }
+
+  /**
+   * Results drawn before their calls (a page ended between them, further back than
+   * a page reaches): once an older page shows the call, the result joins its card,
+   * and where the result stood a note points up to it, keeping its seq.
+   */
+  joinOrphans() {
+    for (const [id, orphan] of this.orphans) {
+      const entry = this.calls.get(id);
+      if (!entry) continue;
+      this.orphans.delete(id);
+      this.finishCall(entry, orphan.response, orphan.event, seqTag(orphan.seq, false));
+      orphan.card.replaceWith(h("p", { class: "note joined" }, `The result of ${orphan.response.name}: in its call above.`));
+    }
   }
 
   /**
