@@ -28,7 +28,13 @@ from agents.events.wire import (
     FunctionResponseOut,
     WireEvent,
 )
-from agents.inputs import BadJson, BadText, check_json, replace_surrogates
+from agents.inputs import (
+    REPLACEMENT,
+    BadJson,
+    BadText,
+    check_json,
+    replace_surrogates,
+)
 from agents.realtime import streams
 from agents.redaction import redact_secrets
 from project.errors import DomainError, NotFoundError
@@ -62,9 +68,14 @@ class UnknownTool(NotFoundError):
 
 
 def client_name(name: str | None) -> str:
-    """The audit's agent for a client: its clientInfo.name, trimmed."""
-    cleaned = replace_surrogates((name or "").strip())[:MAX_CLIENT_NAME]
+    """The audit's agent for a client: its clientInfo.name, trimmed, storable."""
+    cleaned = storable((name or "").strip())[:MAX_CLIENT_NAME]
     return cleaned or UNNAMED_CLIENT
+
+
+def storable(text: str) -> str:
+    """A client's text as the database takes it: no NUL, no lone surrogate."""
+    return replace_surrogates(text).replace("\x00", REPLACEMENT)
 
 
 async def acall_tool(
@@ -76,24 +87,36 @@ async def acall_tool(
     denied); every other refusal is an Outcome with is_error set.
     """
     tool = await afind_tool(caller=caller, name=name)
+    checked, problem = _checked(args)
     if tool is None:
+        name = storable(name)
         await _audit_refusal(
-            caller, client, name, args, ToolCall.Status.DENIED, f"Unknown tool: {name}"
+            caller,
+            client,
+            name,
+            checked,
+            ToolCall.Status.DENIED,
+            f"Unknown tool: {name}",
         )
         raise UnknownTool(
             f"Unknown tool: {name}. tools/list shows the tools you may use now."
         )
-    try:
-        checked = check_json(dict(args or {}))
-    except (BadJson, BadText) as exc:
-        message = f"Invalid arguments: {exc}"
+    if checked is None:
         await _audit_refusal(
-            caller, client, name, {}, ToolCall.Status.INVALID_ARGS, message, tool
+            caller, client, name, {}, ToolCall.Status.INVALID_ARGS, problem, tool
         )
-        return await _ring(caller, client, tool, {}, _refused(message, "invalid_args"))
+        return await _ring(caller, client, tool, {}, _refused(problem, "invalid_args"))
     return await _ring(
         caller, client, tool, checked, await _run(caller, client, tool, checked)
     )
+
+
+def _checked(args: Mapping[str, Any] | None) -> tuple[dict[str, Any] | None, str]:
+    """The arguments if they keep the input rule of client messages, else why not."""
+    try:
+        return check_json(dict(args or {})), ""
+    except (BadJson, BadText) as exc:
+        return None, f"Invalid arguments: {exc}"
 
 
 async def _run(
@@ -152,9 +175,9 @@ async def _audit_refusal(
         agent=client,
         adk_agent=GATEWAY_ADK_AGENT,
         call_id=f"mcp-{uuid.uuid4().hex}",
-        tool_name=replace_surrogates(name)[:200],
+        tool_name=name[:200],
         tool_full_name=tool.full_name if tool else "",
-        args=redact_secrets(dict(args or {})) if isinstance(args, Mapping) else {},
+        args=redact_secrets(dict(args or {})),
         result_summary=summary[:1000],
         status=status,
         access_rule="MCP gateway: not one of this credential's tools"

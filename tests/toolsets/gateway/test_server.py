@@ -73,6 +73,16 @@ async def test_an_unknown_tool_is_an_mcp_error_and_audited(gateway, api):
     )
 
 
+async def test_an_unknown_tool_with_a_nul_is_refused_and_audited_storably(gateway, api):
+    async with mcp_client(gateway.url, api("bob").token) as bob:
+        with pytest.raises(MCPError) as refused:
+            await bob.call_tool("no\u0000pe", {"x": "a\u0000b"})
+
+    assert "Unknown tool: no\ufffdpe" in refused.value.error.message
+    [audited] = api("admin").calls(tool="no\ufffdpe")
+    assert (audited["status"], audited["args"]) == ("denied", {})
+
+
 async def test_a_tool_outside_her_grants_cannot_be_called(gateway, api):
     api("admin").grant(user="bob", tool="loader.factorial", effect="deny")
 
