@@ -44,8 +44,9 @@ class AgentSpecAdmin(admin.ModelAdmin):
 
 @admin.register(Session)
 class SessionAdmin(admin.ModelAdmin):
-    list_display = ["id", "adk_id", "app_name", "owner", "last_seq", "updated_at"]
-    list_filter = ["app_name"]
+    list_display = ["id", "title", "app_name", "owner", "last_seq", "updated_at"]
+    list_filter = ["app_name", ("archived_at", admin.EmptyFieldListFilter)]
+    search_fields = ["title", "id"]
     readonly_fields = ["adk_id", "last_seq", "revision", "last_update_time"]
 
 

@@ -524,3 +524,16 @@ def test_a_quoted_or_starred_word_is_still_found(alice, demo_agents, api_for):
     assert found(client, "payroll*") == [session.pk]
     assert found(client, "-march") == [session.pk]
     assert found(client, "NEAR(payroll march)") == []  # "near" is a word too
+
+
+def test_the_admin_finds_sessions_by_title_and_archive(
+    alice, demo_agents, admin_client
+):
+    new_session(alice, demo_agents["bank"], title="Quarterly payroll")
+
+    listed = admin_client.get(
+        "/admin/agents/session/", {"q": "payroll", "archived_at__isnull": "True"}
+    )
+
+    assert listed.status_code == 200
+    assert "Quarterly payroll" in listed.content.decode()
