@@ -102,6 +102,19 @@ def test_an_empty_session_introduces_its_agent_and_a_starter_runs_a_turn(
     expect(intro).to_have_count(0)
 
 
+def test_a_closed_empty_session_introduces_its_agent_without_starters(sign_in, api):
+    alice = sign_in("alice")
+    session = start_session(alice, "calculator")
+    closed = api("alice").post(f"/api/sessions/{session}/close/")
+    assert closed.status_code == 200, closed.text
+
+    alice.reload()
+
+    expect(alice.locator("#intro-description")).to_be_visible()
+    expect(alice.locator('#intro-tools li[data-tool*="add_numbers"]')).to_be_visible()
+    expect(alice.locator("#starters")).to_have_count(0)
+
+
 def test_attached_files_become_artifacts_named_in_the_message(sign_in, shoot):
     alice = sign_in("alice")
     start_session(alice, "document_analyst")
