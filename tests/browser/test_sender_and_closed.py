@@ -10,6 +10,8 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from tests.browser.test_markdown import serious_violations
+
 AGENT = "weather_sentiment"
 QUESTION = "weather in london?"
 
@@ -63,6 +65,7 @@ def test_staff_in_someones_session_see_a_banner_and_their_messages_are_marked(
     expect(user_messages(alice)).to_have_count(1)
     expect(user_messages(alice).locator(".sender")).to_have_text("sent by admin")
     shoot(staff, "session-staff-banner")
+    assert serious_violations(staff, "#session-page") == []
 
     send(alice, "weather in paris?")
 
@@ -86,6 +89,7 @@ def test_a_closed_session_shows_a_notice_instead_of_the_composer(sign_in, api, s
     expect(page.locator("#message")).to_be_hidden()
     expect(page.locator("#close-session")).to_be_hidden()
     shoot(page, "session-closed-notice")
+    assert serious_violations(page, "#session-page") == []
 
     page.click("#new-session")
 
@@ -140,6 +144,7 @@ def test_a_session_closed_in_another_tab_keeps_the_typed_message(sign_in, api, s
         "This session is closed: it takes no new messages."
     )
     shoot(page, "session-closed-elsewhere")
+    assert serious_violations(page, "#session-page") == []
 
     page.click("#new-session")
 
