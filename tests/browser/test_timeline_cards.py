@@ -62,7 +62,7 @@ def item_seqs(page: Page) -> list[int]:
     )
 
 
-def test_a_call_is_one_line_that_opens_to_its_arguments_and_result(sign_in, api):
+def test_a_call_is_one_line_that_opens_to_its_arguments_and_result(sign_in, api, shoot):
     session = session_with(api, "weather_sentiment", "weather in london?")
     page = sign_in("alice")
     open_session(page, session)
@@ -76,12 +76,14 @@ def test_a_call_is_one_line_that_opens_to_its_arguments_and_result(sign_in, api)
     expect(card.locator(".call-args")).to_be_hidden()
     expect(card.locator(".call-result")).to_be_hidden()
     assert line.bounding_box()["height"] < 40, "the call takes more than one line"
+    shoot(page, "session-call-folded")
 
     line.focus()
     page.keyboard.press("Enter")
     expect(card.locator(".call-args .json-key")).to_have_text(["city"])
     expect(card.locator(".call-result")).to_be_visible()
     expect(card.locator(".call-result")).to_contain_text("cloudy")
+    shoot(page, "session-call-open")
     page.keyboard.press("Space")
     expect(card.locator(".call-result")).to_be_hidden()
     line.click()
@@ -162,7 +164,7 @@ SUMMARY = (
 )
 
 
-def test_an_agent_called_as_a_tool_is_indented_under_its_caller(sign_in, api):
+def test_an_agent_called_as_a_tool_is_indented_under_its_caller(sign_in, api, shoot):
     session = session_with(api, "briefing", SUMMARY)
     page = sign_in("alice")
     open_session(page, session)
@@ -182,6 +184,7 @@ def test_an_agent_called_as_a_tool_is_indented_under_its_caller(sign_in, api):
     root_answer = page.locator("#timeline > li.kind-text:not(.nested)").last
     expect(root_answer).to_be_visible()
     assert root_answer.bounding_box()["x"] < caller_left + 20
+    shoot(page, "session-agent-called-as-a-tool")
 
 
 def test_a_call_waiting_for_approval_stays_open(sign_in, api):
