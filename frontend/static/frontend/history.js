@@ -46,7 +46,7 @@ export class History {
 
   /** Draw the page before the first shown event; false when there is none. */
   loadOlder({ focus = false } = {}) {
-    if (this.complete) return Promise.resolve(false);
+    if (this.complete || !Number.isFinite(this.timeline.firstSeq)) return Promise.resolve(false);
     if (!this.loading) {
       this.loading = this.readOlder().finally(() => {
         this.loading = null;
