@@ -24,11 +24,10 @@ from agents.models import Run, Session
 from agents.requests.answer import expire_stopped
 from agents.sessions import access_run
 from agents.turns import stops
+from agents.turns.start import UNFINISHED
 from project.errors import DomainError, NotFoundError
 
 logger = logging.getLogger(__name__)
-
-UNFINISHED = (Run.Status.QUEUED, Run.Status.RUNNING)
 
 
 class RunEnded(DomainError):

@@ -7,6 +7,7 @@ import { api, ApiError } from "./api.js";
 import { badge, h, toast } from "./dom.js";
 
 const ACTIVE = new Set(["queued", "running"]);
+const STOP_RETRY_MS = 5000;
 
 export class TurnControls {
   /**
@@ -22,6 +23,7 @@ export class TurnControls {
   constructor({ sessionId, form, input, stopButton, timeline, stream, onRun }) {
     Object.assign(this, { sessionId, form, input, stopButton, timeline, stream, onRun });
     this.active = [];
+    this.stopping = null; // the run a Stop was sent for, until it has ended
     this.closed = false;
     this.editNote = null;
     stopButton.addEventListener("click", () => this.stop());
@@ -38,7 +40,8 @@ export class TurnControls {
     this.active = runs.filter((run) => ACTIVE.has(run.status));
     this.closed = closed;
     this.stopButton.hidden = !this.active.length || closed;
-    if (!this.active.length) this.stopButton.disabled = false;
+    if (!this.active.some((run) => run.id === this.stopping)) this.stopping = null;
+    this.stopButton.disabled = Boolean(this.stopping);
     this.placeActions();
   }
 
@@ -55,14 +58,22 @@ export class TurnControls {
 
   /** Stop the session's current turn: over the socket, else over REST. */
   async stop() {
-    if (!this.active.length || this.stopButton.disabled) return;
-    this.stopButton.disabled = true;
-    const socket = this.stream();
-    if (socket && socket.send({ type: "cancel" })) return; // the ack and run_finished follow
+    if (!this.active.length || this.stopping) return;
     const current = this.active.find((run) => run.status === "running") || this.active[0];
+    this.stopping = current.id;
+    this.stopButton.disabled = true;
+    // Should no answer come (a refusal, say), Stop works again after a while.
+    setTimeout(() => {
+      if (this.stopping !== current.id) return;
+      this.stopping = null;
+      this.update(this.active, { closed: this.closed });
+    }, STOP_RETRY_MS);
+    const socket = this.stream();
+    if (socket && socket.send({ type: "cancel", run: current.id })) return; // an ack, then run_finished
     try {
       this.onRun(await api(`/api/runs/${current.id}/cancel/`, { method: "POST" }));
     } catch (error) {
+      this.stopping = null;
       this.stopButton.disabled = false;
       const ended = error instanceof ApiError && error.status === 409;
       toast(ended ? "That turn had already ended." : `Not stopped: ${error.message}`, ended ? "" : "bad");
