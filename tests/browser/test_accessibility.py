@@ -211,6 +211,31 @@ def test_the_sign_in_page_has_no_serious_violation(browser, server, width):
     assert not found, report(found)
 
 
+@pytest.mark.parametrize("width", VIEWPORTS)
+def test_attaching_and_previewing_files_have_no_serious_violation(
+    world, sign_in, width
+):
+    page = sign_in("alice", viewport=VIEWPORTS[width])
+    page.goto(f"/sessions/{world['ran']}/")
+    settled(page, ".artifact-list .versions a")
+    found = {}
+
+    page.locator("#attach-input").set_input_files(
+        files=[{"name": "plan.md", "mimeType": "text/markdown", "buffer": b"# Plan"}]
+    )
+    expect(
+        page.locator('#attachments .attachment[data-name="plan.md"]')
+    ).to_be_visible()
+    found["a file attached"] = violations(page)
+    page.get_by_role("button", name="Preview notes.txt").click()
+    expect(page.locator("#artifact-preview")).to_be_visible()
+    expect(page.locator("#preview-body")).to_contain_text("second draft")
+    found["an artifact previewed"] = violations(page)
+
+    found = {name: problems for name, problems in found.items() if problems}
+    assert not found, report(found)
+
+
 def test_the_brand_link_is_named_at_phone_width(sign_in):
     page = sign_in("alice", viewport=PHONE)
 
