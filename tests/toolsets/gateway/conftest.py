@@ -2,8 +2,9 @@
 
 The server runs in a process of its own, on a migrated SQLite file with the demo
 users (admin, alice, bob) and catalog; tests set grants and read the audit through
-the REST API as admin, as a person would. One server serves the module's tests:
-each test works on tools of its own, so their grants do not cross.
+the REST API as admin, as a person would. Each test module gets a server and a
+database of its own; within a module each test works on tools of its own, so
+their grants and audit rows do not cross.
 """
 
 from collections.abc import AsyncIterator
@@ -28,7 +29,7 @@ def _fresh_access():
     its own cache and database, and these tests touch neither of this process."""
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def gateway_env(tmp_path_factory):
     folder = tmp_path_factory.mktemp("gateway")
     env = server_env(
@@ -41,7 +42,7 @@ def gateway_env(tmp_path_factory):
     return env
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def gateway(gateway_env, tmp_path_factory) -> LiveServer:
     log = tmp_path_factory.mktemp("gateway-logs") / "daphne.log"
     with daphne(gateway_env, log) as server:
@@ -72,7 +73,7 @@ class Api:
         return response.json()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def api(gateway):
     """`api("alice")`: the REST API as that demo user (password = username)."""
     made: dict[str, Api] = {}
