@@ -24,7 +24,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -104,9 +104,13 @@ async def one_level(server: LiveServer, token: str, users: int, turns: int) -> d
 
 @contextmanager
 def embedded(
-    folder: Path, args: argparse.Namespace, extra: Mapping[str, str] | None = None
+    folder: Path,
+    args: argparse.Namespace,
+    extra: Mapping[str, str] | None = None,
+    prepare: Callable[[Mapping[str, str]], None] | None = None,
 ) -> Iterator[LiveServer]:
-    """One Daphne on SQLite, turns inline; `extra` adds to its environment."""
+    """One Daphne on SQLite, turns inline; `extra` adds to its environment and
+    `prepare(env)` runs once its database is ready, before it starts."""
     env = server_env(
         {
             "DATABASE_URL": f"sqlite:///{folder}/bench.sqlite3",
@@ -118,15 +122,21 @@ def embedded(
     for name in ("REDIS_URL", "CELERY_BROKER_URL"):
         env.pop(name, None)
     prepare_database(env)
+    if prepare is not None:
+        prepare(env)
     with daphne(env, folder / "daphne.log") as server:
         yield server
 
 
 @contextmanager
 def production_processes(
-    folder: Path, args: argparse.Namespace, extra: Mapping[str, str] | None = None
+    folder: Path,
+    args: argparse.Namespace,
+    extra: Mapping[str, str] | None = None,
+    prepare: Callable[[Mapping[str, str]], None] | None = None,
 ) -> Iterator[tuple[LiveServer, list[Worker]]]:
-    """PostgreSQL + Redis: the Daphne and the args.workers Celery workers."""
+    """PostgreSQL + Redis: the Daphne and the args.workers Celery workers (see
+    embedded() for `extra` and `prepare`)."""
     name = services.run_name().replace("toolcrib_it_", "toolcrib_bench_")
     with (
         services.postgres_database(name) as database_url,
@@ -146,6 +156,8 @@ def production_processes(
             }
         )
         prepare_database(env)
+        if prepare is not None:
+            prepare(env)
         workers = [
             celery_worker(
                 env,

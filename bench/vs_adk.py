@@ -38,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +55,7 @@ from tests.live.server import BIN, free_port, stop, wait_for_port  # noqa: E402
 ADK_APPS = ROOT / "bench" / "adk_app"
 ADK_APP = "weather"
 TOOLCRIB_AGENT = "bench_weather"
+USER = "bench"  # Toolcrib's users bench0, bench1, ... (password "bench")
 AGENT_PATH = "bench.adk_app.weather.agent.bench_weather"
 MESSAGE = "weather in london and paris?"
 EVENTS_PER_TURN = 5
@@ -70,7 +71,7 @@ class Target:
     kind: str  # "adk" or "toolcrib"
     url: str
     pids: list[int]
-    token: str = ""
+    tokens: list[str] = field(default_factory=list)  # Toolcrib: one per client
 
     def cpu_seconds(self) -> float:
         """User + system CPU of the server's processes, their children included."""
@@ -159,37 +160,62 @@ def adk_server(
             stop(process)
 
 
-def start_adk(stack: ExitStack, key: str, folder: Path) -> Target:
+def start_adk(stack: ExitStack, key: str, folder: Path, users: int) -> Target:
     uri = "memory://" if key == "adk-memory" else f"sqlite:///{folder}/adk.sqlite3"
     process, url = stack.enter_context(adk_server(folder, uri))
     return Target(key=key, kind="adk", url=url, pids=[process.pid])
 
 
-def start_embedded(stack: ExitStack, key: str, folder: Path) -> Target:
+def start_embedded(stack: ExitStack, key: str, folder: Path, users: int) -> Target:
     extra = {"TOOLCRIB_EXTRA_AGENTS": AGENT_PATH}
-    server = stack.enter_context(embedded(folder, argparse.Namespace(), extra))
-    return toolcrib_target(key, server, [])
+    server = stack.enter_context(
+        embedded(folder, argparse.Namespace(), extra, add_users(users))
+    )
+    return toolcrib_target(key, server, [], users)
 
 
-def start_production(stack: ExitStack, key: str, folder: Path) -> Target:
+def start_production(stack: ExitStack, key: str, folder: Path, users: int) -> Target:
     workers = int(key.rsplit("-", 1)[1])
     args = argparse.Namespace(workers=workers, pool="threads", concurrency=16)
     extra = {"TOOLCRIB_EXTRA_AGENTS": AGENT_PATH}
-    server, started = stack.enter_context(production_processes(folder, args, extra))
-    return toolcrib_target(key, server, [worker.process.pid for worker in started])
+    server, started = stack.enter_context(
+        production_processes(folder, args, extra, add_users(users))
+    )
+    return toolcrib_target(key, server, [w.process.pid for w in started], users)
 
 
-def toolcrib_target(key: str, server, worker_pids: list[int]) -> Target:
+def add_users(count: int) -> Callable[[Mapping[str, str]], None]:
+    """Create the users bench0 ... bench<count-1> in a Toolcrib server's database:
+    one per client, as ADK's clients are each a user of their own."""
+    script = (
+        "from django.contrib.auth import get_user_model; "
+        f"[get_user_model().objects.create_user('{USER}' + str(i), password='{USER}')"
+        f" for i in range({count})]"
+    )
+
+    def prepare(env: Mapping[str, str]) -> None:
+        subprocess.run(
+            [sys.executable, "manage.py", "shell", "-c", script],
+            cwd=ROOT,
+            env=dict(env),
+            check=True,
+            capture_output=True,
+        )
+
+    return prepare
+
+
+def toolcrib_target(key: str, server, worker_pids: list[int], users: int) -> Target:
     return Target(
         key=key,
         kind="toolcrib",
         url=server.url,
         pids=[server.process.pid, *worker_pids],
-        token=server.token("alice", "alice"),
+        tokens=[server.token(f"{USER}{i}", USER) for i in range(users)],
     )
 
 
-CONFIGS: dict[str, tuple[str, Callable[[ExitStack, str, Path], Target]]] = {
+CONFIGS: dict[str, tuple[str, Callable[[ExitStack, str, Path, int], Target]]] = {
     "adk-memory": ("ADK api_server, in-memory sessions", start_adk),
     "adk-sqlite": ("ADK api_server, SQLite sessions", start_adk),
     "embedded": ("Toolcrib embedded (SQLite, inline)", start_embedded),
@@ -242,16 +268,19 @@ class AdkClient:
 class ToolcribClient:
     """One user of Toolcrib: a session of its own, turns over its websocket."""
 
-    def __init__(self, target: Target, http: httpx.AsyncClient) -> None:
+    def __init__(self, target: Target, http: httpx.AsyncClient, index: int) -> None:
         self.target, self.http, self.socket = target, http, None
+        self.headers = {"Authorization": f"Token {target.tokens[index]}"}
 
     async def open(self) -> None:
-        created = await self.http.post("/api/sessions/", json={"agent": TOOLCRIB_AGENT})
+        created = await self.http.post(
+            "/api/sessions/", json={"agent": TOOLCRIB_AGENT}, headers=self.headers
+        )
         created.raise_for_status()
         ws_url = self.target.url.replace("http://", "ws://")
         self.socket = await websockets.connect(
             f"{ws_url}/ws/sessions/{created.json()['id']}/?after=0",
-            additional_headers={"Authorization": f"Token {self.target.token}"},
+            additional_headers=self.headers,
             max_queue=None,
         )
 
@@ -288,17 +317,14 @@ async def timed_turns(client, turns: int, outcome: Outcome) -> None:
 
 
 def http_client(target: Target, clients: int) -> httpx.AsyncClient:
-    headers = {"Authorization": f"Token {target.token}"} if target.token else {}
     limits = httpx.Limits(max_connections=clients + 4)
-    return httpx.AsyncClient(
-        base_url=target.url, headers=headers, timeout=TURN_TIMEOUT, limits=limits
-    )
+    return httpx.AsyncClient(base_url=target.url, timeout=TURN_TIMEOUT, limits=limits)
 
 
 def make_client(target: Target, http: httpx.AsyncClient, index: int):
     if target.kind == "adk":
         return AdkClient(http, f"user{index}")
-    return ToolcribClient(target, http)
+    return ToolcribClient(target, http, index)
 
 
 async def one_level(target: Target, clients: int, turns: int, warmup: int) -> dict:
@@ -429,14 +455,14 @@ def run_history(args: argparse.Namespace, targets: dict[str, Target]) -> None:
         )
 
 
-def start_all(stack: ExitStack, folder: Path, keys: Sequence[str]) -> dict:
+def start_all(stack: ExitStack, folder: Path, keys: Sequence[str], users: int) -> dict:
     """Start every configuration (one after another: the machine is small)."""
     driver, servers = split_cores()
     targets = {}
     for key in keys:
         own = folder / key
         own.mkdir()
-        targets[key] = CONFIGS[key][1](stack, key, own)
+        targets[key] = CONFIGS[key][1](stack, key, own, users)
         pin(targets[key].pids, servers)
     os.sched_setaffinity(0, driver)
     print(f"driver on cores {sorted(driver)}, servers on {sorted(servers)}")
@@ -457,7 +483,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1, 5 min)")
     with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
-        targets = start_all(stack, Path(name), args.configs)
+        targets = start_all(stack, Path(name), args.configs, max(args.clients))
         if args.history:
             run_history(args, targets)
         else:
