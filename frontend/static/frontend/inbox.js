@@ -83,7 +83,10 @@ async function fill(tab) {
 function render(list, rows) {
   const kept = new Map([...list.children].map((li) => [li.dataset.key, li]));
   const items = rows.map((request) => kept.get(requestKey(request)) || item(request));
+  // Moving a kept item blurs what is focused in it (a button, a comment): focus it again.
+  const focused = list.contains(document.activeElement) ? document.activeElement : null;
   list.replaceChildren(...items);
+  if (focused && focused.isConnected && document.activeElement !== focused) focused.focus();
 }
 
 function item(request) {

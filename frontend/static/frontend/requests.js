@@ -208,19 +208,24 @@ function followAnswer(request, status) {
     const found = placed.isConnected && placed.getClientRects().length ? placed : target();
     if (!found) return false;
     found.tabIndex = -1;
+    placed = found; // before focus(): its focusin is not the person moving on
     found.focus();
-    placed = found;
     return false;
   };
   const observer = new MutationObserver(() => {
     if (place()) stop();
   });
+  const moved = (event) => {
+    if (event.target !== placed) stop();
+  };
   const timer = setTimeout(() => stop(), FOLLOW_MS);
   function stop() {
     observer.disconnect();
+    document.removeEventListener("focusin", moved);
     clearTimeout(timer);
   }
   observer.observe(document.body, { childList: true, subtree: true });
+  document.addEventListener("focusin", moved);
 }
 
 /** Approve / Reject, with an optional comment and, where allowed, "always allow for me". */
