@@ -296,7 +296,11 @@ class ToolCall(models.Model):
 
     class Meta:
         ordering = ["-started_at", "-id"]
-        indexes = [models.Index(fields=["user", "started_at"])]
+        indexes = [
+            models.Index(fields=["user", "started_at"]),
+            # Staff's audit and Overview read everyone's calls by time alone.
+            models.Index(fields=["started_at"], name="toolsets_toolcall_started"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.tool_full_name or self.tool_name} {self.status}"
