@@ -201,7 +201,8 @@ def test_chat_shows_the_function_call_card_live_and_signs_out(sign_in, shoot):
     expect(page.locator("#sessions .state")).to_contain_text("No sessions yet")
     shoot(page, "home-alice")
     start_session(page, "weather_sentiment")
-    expect(page.locator("#timeline-state")).to_contain_text("Nothing here yet")
+    # An empty session introduces its agent; the first event replaces the introduction.
+    expect(page.locator("#session-intro")).to_contain_text("What weather_sentiment does")
     page.evaluate("window.__sameDocument = true")
 
     send(page, "weather in london?")
@@ -213,6 +214,7 @@ def test_chat_shows_the_function_call_card_live_and_signs_out(sign_in, shoot):
     expect(card.locator(".call-result")).to_contain_text("cloudy")
     expect(card.locator(".call-duration")).to_have_text(re.compile(r"\d+ (ms|s)"))
     expect(finished_runs(page)).to_have_count(1)
+    expect(page.locator("#session-intro")).to_have_count(0)
     answer = page.locator("#timeline li.kind-text:not(.streaming)")
     expect(answer).to_contain_text("The current weather in London")
     expect(page.locator("#timeline .streaming")).to_have_count(0)
