@@ -198,7 +198,8 @@ def test_timeline_merges_a_decision_into_its_request_and_keeps_every_seq(
 def test_chat_shows_the_function_call_card_live_and_signs_out(sign_in, shoot):
     page = sign_in("alice")
     expect(page.locator("#agents .agent-option").first).to_be_visible()
-    expect(page.locator("#sessions .state")).to_contain_text("No sessions yet")
+    # Other tests' sessions of alice's may be listed: the list is drawn either way.
+    expect(page.locator("#sessions .state, #sessions td.session-title").first).to_be_visible()
     shoot(page, "home-alice")
     start_session(page, "weather_sentiment")
     # An empty session introduces its agent; the first event replaces the introduction.
