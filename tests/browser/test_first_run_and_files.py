@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from demo.weather import STARTERS
-from tests.browser.test_ui import start_session
+from tests.browser.pages import start_session
 from tests.live.server import ROOT
 
 pytestmark = pytest.mark.browser

@@ -6,11 +6,10 @@ The offline model repeats what it does not understand ("You said: ..."), so a me
 in Markdown to the preferences agent comes back as a Markdown answer.
 """
 
-import re
-
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.pages import send, start_session
 from tests.live.server import ROOT
 
 pytestmark = pytest.mark.browser
@@ -44,19 +43,6 @@ WIDE_ANSWER = f"""Wide things
 ```
 x = "{WIDE}"
 ```"""
-
-
-def start_session(page: Page, agent: str) -> str:
-    page.goto("/")
-    page.click(f'button[data-agent="{agent}"]')
-    page.wait_for_url(re.compile(r"/sessions/[^/]+/$"))
-    expect(page.locator("#live-status")).to_have_attribute("data-status", "live")
-    return page.url.rstrip("/").rsplit("/", 1)[-1]
-
-
-def send(page: Page, text: str) -> None:
-    page.fill("#message", text)
-    page.press("#message", "Enter")
 
 
 def answer(page: Page):

@@ -14,6 +14,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.pages import send, start_session
+
 pytestmark = pytest.mark.browser
 
 PAYLOADS = [
@@ -39,19 +41,6 @@ DANGEROUS = (
     'a[href^="javascript:" i], a[href^="data:" i], a[href*="attacker.invalid"]:not([target="_blank"])'
 )
 FLAGS = "() => Object.keys(window).filter((key) => key.startsWith('__xss'))"
-
-
-def start_session(page: Page, agent: str) -> str:
-    page.goto("/")
-    page.click(f'button[data-agent="{agent}"]')
-    page.wait_for_url(re.compile(r"/sessions/[^/]+/$"))
-    expect(page.locator("#live-status")).to_have_attribute("data-status", "live")
-    return page.url.rstrip("/").rsplit("/", 1)[-1]
-
-
-def send(page: Page, text: str) -> None:
-    page.fill("#message", text)
-    page.press("#message", "Enter")
 
 
 def answers(page: Page):

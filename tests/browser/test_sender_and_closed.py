@@ -10,6 +10,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from tests.browser.pages import send
 from tests.browser.test_markdown import serious_violations
 
 AGENT = "weather_sentiment"
@@ -25,11 +26,6 @@ def new_session(api, username: str) -> str:
 def open_session(page: Page, session_id: str) -> None:
     page.goto(f"/sessions/{session_id}/")
     expect(page.locator("#live-status")).to_have_attribute("data-status", "live")
-
-
-def send(page: Page, text: str) -> None:
-    page.fill("#message", text)
-    page.press("#message", "Enter")
 
 
 def another_session(session_id: str) -> re.Pattern:

@@ -6,7 +6,7 @@ run with the earlier events still in the timeline."""
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_ui import finished_runs, send, start_session
+from tests.browser.pages import finished_runs, send, start_session
 
 pytestmark = pytest.mark.browser
 

@@ -10,6 +10,7 @@ import sys
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.pages import shown_seqs
 from tests.live.server import ROOT
 
 pytestmark = pytest.mark.browser
@@ -47,13 +48,6 @@ def grow(live_env, session: str, events: int) -> None:
 def open_session(page: Page, session: str) -> None:
     page.goto(f"/sessions/{session}/")
     expect(page.locator("#live-status")).to_have_attribute("data-status", "live")
-
-
-def shown_seqs(page: Page) -> list[int]:
-    """Every seq the timeline shows (items and the result tags merged into cards)."""
-    return page.locator("#timeline [data-seq]").evaluate_all(
-        "els => els.map(el => Number(el.dataset.seq))"
-    )
 
 
 def item_seqs(page: Page) -> list[int]:

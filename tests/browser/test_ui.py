@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import PHONE
+from tests.browser.pages import finished_runs, send, shown_seqs, start_session
 from tests.live.server import ROOT
 
 pytestmark = pytest.mark.browser
@@ -20,32 +21,6 @@ pytestmark = pytest.mark.browser
 WEATHER_CARD = '.card.call[data-tool="get_weather_report"]'
 WIRE_CARD = '.card.call[data-tool="wire_money"]'
 APPROVAL_CARD = f'{WIRE_CARD} .request-box[data-kind="approval"]'
-
-
-def start_session(page: Page, agent: str) -> str:
-    page.goto("/")
-    page.click(f'button[data-agent="{agent}"]')
-    page.wait_for_url(re.compile(r"/sessions/[^/]+/$"))
-    expect(page.locator("#live-status")).to_have_attribute("data-status", "live")
-    return page.url.rstrip("/").rsplit("/", 1)[-1]
-
-
-def send(page: Page, text: str) -> None:
-    page.fill("#message", text)
-    page.press("#message", "Enter")
-
-
-def finished_runs(page: Page):
-    return page.locator("#timeline li.kind-run_finished")
-
-
-def shown_seqs(page: Page) -> list[int]:
-    return [
-        int(v)
-        for v in page.locator("#timeline [data-seq]").evaluate_all(
-            "els => els.map(el => el.dataset.seq)"
-        )
-    ]
 
 
 TIMELINE_SCRIPT = """
@@ -199,11 +174,15 @@ def test_chat_shows_the_function_call_card_live_and_signs_out(sign_in, shoot):
     page = sign_in("alice")
     expect(page.locator("#agents .agent-option").first).to_be_visible()
     # Other tests' sessions of alice's may be listed: the list is drawn either way.
-    expect(page.locator("#sessions .state, #sessions td.session-title").first).to_be_visible()
+    expect(
+        page.locator("#sessions .state, #sessions td.session-title").first
+    ).to_be_visible()
     shoot(page, "home-alice")
     start_session(page, "weather_sentiment")
     # An empty session introduces its agent; the first event replaces the introduction.
-    expect(page.locator("#session-intro")).to_contain_text("What weather_sentiment does")
+    expect(page.locator("#session-intro")).to_contain_text(
+        "What weather_sentiment does"
+    )
     page.evaluate("window.__sameDocument = true")
 
     send(page, "weather in london?")

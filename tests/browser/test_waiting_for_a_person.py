@@ -16,7 +16,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_ui import finished_runs, send, start_session
+from tests.browser.pages import finished_runs, send, start_session
 from tests.live.server import ROOT
 
 pytestmark = pytest.mark.browser

@@ -5,7 +5,7 @@ words, without reloading; lifting the deny brings it back."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_ui import start_session
+from tests.browser.pages import start_session
 
 pytestmark = pytest.mark.browser
 
