@@ -107,7 +107,10 @@ def test_an_added_tool_is_offered_from_the_next_step_only(
         "Tool factorial is not available to you: "
         "factorial is not a tool of agent HastyMathAgent."
     )
-    assert ToolCall.objects.get(tool_name="factorial").attempts == 0
+    audited = ToolCall.objects.get(tool_name="factorial")
+    assert audited.attempts == 0
+    # The refusal names itself as the audit does: the timeline's call line shows it.
+    assert factorial["outcome"] == audited.status == "denied"
     assert offered(1) == ["factorial", "fibonacci", "load_math_tools"]
 
 

@@ -152,7 +152,11 @@ class GovernancePlugin(BasePlugin):
             answer = await check.check(call=call, turn=turn, context=tool_context)
             if answer is not None:
                 call.answer = answer
-                return answer.response
+                if answer.response.get("status") != "error":
+                    return answer.response
+                # A refusal says which, as the audit does (denied, inactive, ...):
+                # the timeline's call line shows it.
+                return {execution.OUTCOME_KEY: answer.status, **answer.response}
         call.watched = execution.install(tool)
         return None
 
