@@ -28,3 +28,15 @@ def shown_seqs(page: Page) -> list[int]:
     return page.locator("#timeline [data-seq]").evaluate_all(
         "els => els.map(el => Number(el.dataset.seq))"
     )
+
+
+# In-page scripts' first lines: a Timeline (timeline.js) on a list of its own, in
+# the page, fed frames by the script that follows (`list`, `scroller`, `timeline`).
+NEW_TIMELINE = """
+  const { Timeline } = await import("/static/frontend/timeline.js");
+  const list = document.createElement("ol");
+  const scroller = document.createElement("div");
+  scroller.append(list);
+  document.body.append(scroller);
+  const timeline = new Timeline(list, scroller);
+"""

@@ -9,7 +9,7 @@ in Markdown to the preferences agent comes back as a Markdown answer.
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import send, start_session
+from tests.browser.pages import NEW_TIMELINE, send, start_session
 from tests.live.server import ROOT
 
 pytestmark = pytest.mark.browser
@@ -138,15 +138,12 @@ def test_wide_tables_and_code_scroll_inside_the_answer(sign_in):
     assert sizes["bubble"] <= sizes["column"]
 
 
-STREAM_SCRIPT = """
+STREAM_SCRIPT = (
+    """
 async () => {
-  const { Timeline } = await import("/static/frontend/timeline.js");
-  const list = document.createElement("ol");
-  const scroller = document.createElement("div");
-  scroller.append(list);
-  document.body.append(scroller);
-  const timeline = new Timeline(list, scroller);
-  const frame = (seq, extra) => ({
+"""
+    + NEW_TIMELINE
+    + """  const frame = (seq, extra) => ({
     type: "event", seq, session: "s",
     event: { id: `e${seq}`, invocation_id: "i1", author: "bot", kind: "text",
              partial: seq === null, ts: 100, ...extra },
@@ -177,6 +174,7 @@ async () => {
   };
 }
 """
+)
 
 
 def test_a_streaming_answer_is_rendered_as_it_grows(browser, server):

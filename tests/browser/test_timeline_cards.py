@@ -10,7 +10,7 @@ import sys
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import shown_seqs
+from tests.browser.pages import NEW_TIMELINE, shown_seqs
 from tests.live.server import ROOT
 
 pytestmark = pytest.mark.browser
@@ -84,15 +84,12 @@ def test_a_call_is_one_line_that_opens_to_its_arguments_and_result(sign_in, api,
     expect(card.locator(".call-args")).to_be_visible()
 
 
-JSON_SCRIPT = """
+JSON_SCRIPT = (
+    """
 async () => {
-  const { Timeline } = await import("/static/frontend/timeline.js");
-  const list = document.createElement("ol");
-  const scroller = document.createElement("div");
-  scroller.append(list);
-  document.body.append(scroller);
-  const timeline = new Timeline(list, scroller);
-  const frame = (seq, kind, extra) => ({
+"""
+    + NEW_TIMELINE
+    + """  const frame = (seq, kind, extra) => ({
     type: "event", seq, session: "s",
     event: { id: `e${seq}`, invocation_id: "i1", author: "bot", kind, partial: false,
              ts: 100 + seq, ...extra },
@@ -128,6 +125,7 @@ async () => {
   };
 }
 """
+)
 
 
 def test_long_values_are_cut_with_show_all_and_deep_ones_folded(browser, server):
@@ -276,15 +274,12 @@ def test_load_earlier_events_works_from_the_keyboard(sign_in, long_session):
     expect(button).to_be_focused()
 
 
-JOIN_SCRIPT = """
+JOIN_SCRIPT = (
+    """
 async () => {
-  const { Timeline } = await import("/static/frontend/timeline.js");
-  const list = document.createElement("ol");
-  const scroller = document.createElement("div");
-  scroller.append(list);
-  document.body.append(scroller);
-  const timeline = new Timeline(list, scroller);
-  const frame = (seq, kind, extra) => ({
+"""
+    + NEW_TIMELINE
+    + """  const frame = (seq, kind, extra) => ({
     type: "event", seq, session: "s",
     event: { id: `e${seq}`, invocation_id: "i1", author: "bot", kind, partial: false,
              ts: 100 + seq, ...extra },
@@ -312,6 +307,7 @@ async () => {
   };
 }
 """
+)
 
 
 def test_a_result_drawn_before_its_call_joins_it_when_the_call_is_paged_in(

@@ -13,7 +13,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import PHONE
-from tests.browser.pages import finished_runs, send, shown_seqs, start_session
+from tests.browser.pages import (
+    NEW_TIMELINE,
+    finished_runs,
+    send,
+    shown_seqs,
+    start_session,
+)
 from tests.live.server import ROOT
 
 pytestmark = pytest.mark.browser
@@ -23,15 +29,12 @@ WIRE_CARD = '.card.call[data-tool="wire_money"]'
 APPROVAL_CARD = f'{WIRE_CARD} .request-box[data-kind="approval"]'
 
 
-TIMELINE_SCRIPT = """
+TIMELINE_SCRIPT = (
+    """
 async () => {
-  const { Timeline } = await import("/static/frontend/timeline.js");
-  const list = document.createElement("ol");
-  const scroller = document.createElement("div");
-  scroller.append(list);
-  document.body.append(scroller);
-  const timeline = new Timeline(list, scroller);
-  const frame = (seq, kind, extra) => ({
+"""
+    + NEW_TIMELINE
+    + """  const frame = (seq, kind, extra) => ({
     type: "event", seq, session: "s",
     event: { id: `e${seq}`, invocation_id: "i1", author: "bot", kind, partial: false,
              ts: 100 + (seq || 0), ...extra },
@@ -64,6 +67,7 @@ async () => {
   };
 }
 """
+)
 
 
 def test_timeline_streams_partial_text_merges_results_and_dedupes(browser, server):
