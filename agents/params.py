@@ -7,7 +7,8 @@
 - A name (a session id, an agent, a toolset, a tool): anything but a slash or a
   NUL, which PostgreSQL refuses in any text it is asked to compare (an artifact's
   name: anything but a NUL).
-- Any query parameter of the API: the text rule of agents.inputs (no NUL), by
+- Any query parameter of the API: the text rule of agents.inputs (no NUL), and
+  given once (a view reads one value: which of two would be a guess), by
   QueryTextMiddleware, before a view reads it.
 """
 
@@ -120,7 +121,8 @@ def is_name(value: str) -> bool:
 
 
 class QueryTextMiddleware:
-    """Refuse (400) an API request whose query string breaks the text rule."""
+    """Refuse (400) an API request whose query string breaks the text rule or
+    repeats a parameter."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -136,6 +138,9 @@ class QueryTextMiddleware:
 def _query_errors(params) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     for name, values in params.lists():
+        if len(values) > 1:
+            errors[name.replace("\x00", "")] = ["Give this parameter once."]
+            continue
         for text in (name, *values):
             problem = text_problem(text)
             if problem:

@@ -216,6 +216,24 @@ def test_a_nul_in_a_query_parameter_is_400(staff, api_for, query, field):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("/api/approvals/?session=a&session=b", "session"),
+        ("/api/requests/?status=pending&status=answered", "status"),
+        ("/api/tool-calls/?limit=1&limit=500", "limit"),
+    ],
+)
+def test_a_repeated_query_parameter_is_400(staff, api_for, query, field):
+    # A view reads one value of a parameter; which of two it reads is not the
+    # client's to guess (the schema documents every parameter as one value).
+    response = api_for(staff).get(query)
+
+    assert response.status_code == 400, response.content
+    assert response.json() == {field: ["Give this parameter once."]}
+
+
+@pytest.mark.django_db
 def test_the_session_page_of_a_nul_id_is_404(client, alice):
     client.force_login(alice)
 
