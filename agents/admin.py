@@ -38,6 +38,7 @@ class AgentSpecAdmin(admin.ModelAdmin):
                 "kind",
                 "instruction",
                 "description",
+                "history",
             ]
         return ["source", "dotted_path"]
 

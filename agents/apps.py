@@ -7,6 +7,7 @@ class AgentsConfig(AppConfig):
 
     def ready(self) -> None:
         from django.conf import settings
+        from django.db.models.signals import post_migrate
         from google.adk.agents import LlmAgent
 
         # Importing registers OfflineLlm for "offline/..." names in ADK's registry.
@@ -15,7 +16,10 @@ class AgentsConfig(AppConfig):
         # Importing registers the requests' expiry sweep with Celery, by the name a
         # timer of this process runs it by (agents.turns.timers), worker or not.
         from agents.requests import signals, tasks  # noqa: F401
+        from project.sqlite import use_write_ahead_log
 
         LlmAgent.set_default_model(settings.TOOLCRIB_DEFAULT_MODEL)
         # A session's pending requests end with it (signals.request_decided).
         signals.connect()
+        # The embedded default's SQLite file in WAL mode, once it is migrated.
+        post_migrate.connect(use_write_ahead_log, dispatch_uid="toolcrib-sqlite-wal")

@@ -317,6 +317,25 @@ def _starter_problem(text: str, earlier: list[str]) -> str | None:
     return text_problem(text)
 
 
+HISTORY_MAX = 100_000
+
+
+def parse_history(value: Any) -> int | None:
+    """An agent's history as stored: how many of a session's latest events a turn
+    reads, 1 to HISTORY_MAX; None: every event (agents.adk.history).
+
+    Raises:
+        ValueError: Neither None nor such a whole number (a bool is no number).
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("A whole number of events, or null for every event.")
+    if not 1 <= value <= HISTORY_MAX:
+        raise ValueError(f"From 1 to {HISTORY_MAX} events, or null for every event.")
+    return value
+
+
 class MessageInput(ClientInput):
     """A message to the agent: it starts a turn.
 

@@ -10,6 +10,10 @@ def new_session_id() -> str:
     return str(uuid.uuid4())
 
 
+# A turn's history, in events, unless its agent says otherwise (agents.adk.history).
+HISTORY_DEFAULT = 100
+
+
 class AgentSpec(models.Model):
     """An agent users can talk to: defined in code (dotted path) or as a row."""
 
@@ -50,6 +54,13 @@ class AgentSpec(models.Model):
         blank=True,
         help_text="Conversation starters: a few example prompts an empty session "
         "offers as buttons.",
+    )
+    history = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        default=HISTORY_DEFAULT,
+        help_text="How many of a session's latest events a turn reads and the model "
+        "is sent, in whole turns (at least the last turn); blank: every event.",
     )
     is_active = models.BooleanField(default=True)
     missing = models.BooleanField(
@@ -275,10 +286,25 @@ class Run(models.Model):
         blank=True,
         help_text="Transfers and escalations: kind, from, to, reason, event_id.",
     )
+    model = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The root agent's model name, as resolved for the turn.",
+    )
+    model_calls = models.PositiveIntegerField(default=0)
+    tool_calls = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["session", "status", "created_at"])]
+        indexes = [
+            models.Index(fields=["session", "status", "created_at"]),
+            # /metrics' queued turns, counted at every scrape: only queued runs.
+            models.Index(
+                fields=["status"],
+                condition=models.Q(status="queued"),
+                name="run_queued",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"run {self.id} ({self.status})"
@@ -286,6 +312,50 @@ class Run(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in self.TERMINAL
+
+
+class RunSpan(models.Model):
+    """One OpenTelemetry span of a run's turn, as agents.observability recorded it.
+
+    A turn's spans are written together, in one INSERT, when the turn ends (also a
+    failed, cancelled or waiting one), and only while TOOLCRIB_TRACES is on.
+    """
+
+    class Kind(models.TextChoices):
+        TURN = "turn"
+        AGENT = "agent"
+        MODEL = "model"
+        TOOL = "tool"
+        GOVERNANCE = "governance"
+        EXECUTE = "execute"
+        STORE = "store"
+        PUBLISH = "publish"
+        WAIT = "wait"
+        OTHER = "other"
+
+    class Status(models.TextChoices):
+        OK = "ok"
+        ERROR = "error"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="spans")
+    span_id = models.CharField(max_length=16)
+    parent_id = models.CharField(max_length=16, blank=True)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16, choices=Kind, default=Kind.OTHER)
+    start = models.DateTimeField()
+    duration_ms = models.FloatField()
+    status = models.CharField(max_length=8, choices=Status, default=Status.OK)
+    attributes = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The span's attributes, redacted by agents.redaction's rule.",
+    )
+
+    class Meta:
+        indexes = [models.Index(fields=["run", "start"])]
+
+    def __str__(self) -> str:
+        return f"span {self.span_id} {self.name}"
 
 
 class Budget(models.Model):
@@ -417,6 +487,11 @@ class Request(models.Model):
     in a new Run (`answer_run`). `answer_group` names who answers besides the
     session owner: blank means the owner (or staff, but never for a credential);
     else that group's members (or staff), never the requester.
+
+    An approval of a call through the MCP gateway has no session and no Run: its
+    `caller` asked, through the MCP client `client`; its answer starts no Run,
+    the gateway runs the held call (toolsets.gateway.approvals) and marks it
+    `resumed_at`, once.
     """
 
     class Kind(models.TextChoices):
@@ -434,8 +509,33 @@ class Request(models.Model):
     kind = models.CharField(max_length=16, choices=Kind)
     status = models.CharField(max_length=16, choices=Status, default=Status.PENDING)
     # Deleted with its session: a request outliving it could never be answered.
+    # None for a gateway call's approval, which `caller` asked.
     session = models.ForeignKey(
-        Session, on_delete=models.CASCADE, related_name="requests"
+        Session,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="requests",
+    )
+    caller = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text="Who asked, for a request with no session (an MCP gateway call).",
+    )
+    client = models.CharField(
+        max_length=100, blank=True, help_text="The MCP client that made the call."
+    )
+    args_digest = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="A keyed digest of the held call's arguments, as sent (`args` is "
+        "redacted): the same call made again matches it.",
+    )
+    resumed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the approved gateway call ran."
     )
     run = models.ForeignKey(
         Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -504,17 +604,33 @@ class Request(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["session", "call_id"], name="request_unique_call"
-            )
+            ),
+            models.CheckConstraint(
+                condition=models.Q(session__isnull=False)
+                | models.Q(caller__isnull=False),
+                name="request_has_requester",
+            ),
         ]
         indexes = [
             # The inbox: pending requests of a kind, by who answers them.
             models.Index(fields=["kind", "status", "answer_group"]),
             # The expiry sweep: pending requests past their time.
             models.Index(fields=["status", "expires_at"]),
+            # A gateway call made again: its caller's held calls of one tool.
+            models.Index(fields=["caller", "tool_name", "args_digest"]),
         ]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.tool_name} {self.call_id} ({self.status})"
+
+    @property
+    def requester(self):
+        """Who asked: the session's owner, or a gateway call's caller."""
+        return self.session.owner if self.session_id else self.caller
+
+    @property
+    def requester_id(self) -> int | None:
+        return self.session.owner_id if self.session_id else self.caller_id
 
 
 class StandingApproval(models.Model):

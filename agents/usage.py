@@ -103,19 +103,34 @@ async def abudget_status(budget: Budget, *, exclude_run_id: Any = None) -> Budge
     return BudgetStatus(budget=budget, used=totals["n"] or 0)
 
 
+async def abudgets_for(*, user_id: int) -> list[Budget]:
+    """See budgets_for(): read at once."""
+    return [budget async for budget in budgets_for(user_id=user_id)]
+
+
 async def acheck_budget(
-    *, user_id: int, exclude_run_id: Any = None, extra_tokens: int = 0
-) -> None:
-    """Raise BudgetExceeded if any budget of the user has no tokens left today.
+    *,
+    user_id: int,
+    exclude_run_id: Any = None,
+    extra_tokens: int = 0,
+    budgets: list[Budget] | None = None,
+) -> list[Budget]:
+    """Raise BudgetExceeded if any budget of the user has no tokens left today;
+    else return the budgets checked, so a caller checking again (a turn, before
+    each model call) need not read them again.
 
     Args:
         exclude_run_id: a running turn, whose stored tokens may lag behind.
         extra_tokens: that turn's tokens so far, counted by the caller instead.
+        budgets: the user's budgets, read earlier (None: read them now).
     """
-    async for budget in budgets_for(user_id=user_id):
+    if budgets is None:
+        budgets = await abudgets_for(user_id=user_id)
+    for budget in budgets:
         status = await abudget_status(budget, exclude_run_id=exclude_run_id)
         if status.is_exhausted(extra_tokens):
             raise BudgetExceeded(status.describe(extra_tokens))
+    return budgets
 
 
 def usage_totals(

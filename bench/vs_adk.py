@@ -7,6 +7,10 @@ here as real processes:
 - adk-memory: `adk api_server --session_service_uri memory://`;
 - adk-sqlite: `adk api_server --session_service_uri sqlite:///<file>`;
 - embedded: one Daphne on SQLite, in-memory channel layer, turns inline;
+- embedded-notrace / embedded-otlp / embedded-otlp-traces: the same with per-run
+  traces off (TOOLCRIB_TRACES=0), or on and exported over OTLP/HTTP to oteltest's
+  sink (everything ADK's setup exports, or only spans); not run unless named:
+  they measure tracing's cost (bench/README.md, "Tracing cost");
 - production-1 / production-2: PostgreSQL + Redis, one Daphne and 1 or 2 Celery
   workers (bench/turns.py starts the Toolcrib setups).
 
@@ -31,6 +35,7 @@ and compares turns 1-10 with the last ten (server CPU ms and latency per turn).
 import argparse
 import asyncio
 import json
+import logging
 import math
 import os
 import statistics
@@ -41,10 +46,13 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import httpx
 import websockets
+from oteltest.sink import HttpSink
+from oteltest.sink.handler import RequestHandler
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -167,11 +175,64 @@ def start_adk(stack: ExitStack, key: str, folder: Path, users: int) -> Target:
 
 
 def start_embedded(stack: ExitStack, key: str, folder: Path, users: int) -> Target:
-    extra = {"TOOLCRIB_EXTRA_AGENTS": AGENT_PATH}
+    extra = {"TOOLCRIB_EXTRA_AGENTS": AGENT_PATH, **tracing_env(stack, key)}
     server = stack.enter_context(
         embedded(folder, argparse.Namespace(), extra, add_users(users))
     )
     return toolcrib_target(key, server, [], users)
+
+
+def tracing_env(stack: ExitStack, key: str) -> dict[str, str]:
+    """The variables of an embedded config's tracing: off (TOOLCRIB_TRACES=0), on
+    (the default: spans kept per run), or on and exported over OTLP/HTTP to a real
+    receiver (oteltest's sink, counting what it is sent) until the bench ends."""
+    if key == "embedded-notrace":
+        return {"TOOLCRIB_TRACES": "0"}
+    if key not in ("embedded-otlp", "embedded-otlp-traces"):
+        return {}
+    port = free_port()
+    handler = SpanCounter()
+    # oteltest's sink logs each request to stderr, between the bench's lines.
+    BaseHTTPRequestHandler.log_message = lambda self, *args: None
+    sink = HttpSink(handler, logging.getLogger("bench.otlp"), port=port)
+    sink.start()
+    stack.callback(report_spans, handler)
+    stack.callback(sink.stop)
+    if key == "embedded-otlp-traces":  # spans only: no metrics, no log events
+        endpoint = (
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+            f"http://127.0.0.1:{port}/v1/traces",
+        )
+    else:
+        endpoint = ("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{port}")
+    return {endpoint[0]: endpoint[1], "OTEL_BSP_SCHEDULE_DELAY": "500"}
+
+
+class SpanCounter(RequestHandler):
+    """An OTLP receiver's handler that counts the spans it is sent, keeping none."""
+
+    def __init__(self) -> None:
+        self.spans = 0
+
+    def handle_trace(self, request, headers) -> None:
+        self.spans += sum(
+            len(scope.spans)
+            for resource in request.resource_spans
+            for scope in resource.scope_spans
+        )
+
+    def handle_metrics(self, request, headers) -> None:
+        return None
+
+    def handle_logs(self, request, headers) -> None:
+        return None
+
+
+def report_spans(handler: SpanCounter) -> None:
+    print(f"the OTLP receiver got {handler.spans} spans")
+
+
+TRACING_CONFIGS = ("embedded-notrace", "embedded-otlp", "embedded-otlp-traces")
 
 
 def start_production(stack: ExitStack, key: str, folder: Path, users: int) -> Target:
@@ -219,6 +280,18 @@ CONFIGS: dict[str, tuple[str, Callable[[ExitStack, str, Path, int], Target]]] = 
     "adk-memory": ("ADK api_server, in-memory sessions", start_adk),
     "adk-sqlite": ("ADK api_server, SQLite sessions", start_adk),
     "embedded": ("Toolcrib embedded (SQLite, inline)", start_embedded),
+    "embedded-notrace": (
+        "Toolcrib embedded, per-run traces off (TOOLCRIB_TRACES=0)",
+        start_embedded,
+    ),
+    "embedded-otlp": (
+        "Toolcrib embedded, traces on and exported over OTLP/HTTP",
+        start_embedded,
+    ),
+    "embedded-otlp-traces": (
+        "Toolcrib embedded, only spans exported (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)",
+        start_embedded,
+    ),
     "production-1": (
         "Toolcrib production (PostgreSQL, Redis, 1 worker)",
         start_production,
@@ -476,7 +549,10 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=2, help="untimed turns first")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument(
-        "--configs", nargs="+", choices=list(CONFIGS), default=list(CONFIGS)
+        "--configs",
+        nargs="+",
+        choices=list(CONFIGS),
+        default=[key for key in CONFIGS if key not in TRACING_CONFIGS],
     )
     parser.add_argument("--history", action="store_true")
     parser.add_argument("--history-turns", type=int, default=500)

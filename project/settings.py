@@ -3,6 +3,7 @@
 The README lists every variable. Nothing else in the code base reads os.environ.
 """
 
+import ipaddress
 import json
 import os
 import tempfile
@@ -126,7 +127,16 @@ DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE transactions take the write lock up front, so concurrent turns queue
     # on the lock instead of failing to upgrade a read lock ("database is locked").
-    DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+    # Write-ahead logging: readers never wait for the writer, and a commit appends
+    # to the log instead of rewriting a rollback journal; NORMAL syncs at
+    # checkpoints, not every commit (a power cut may lose the last commits, never
+    # corrupt the file). SQLite's own advice for an application database.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 30,
+        "transaction_mode": "IMMEDIATE",
+        # WAL itself is set once, after migrate (project/sqlite.py).
+        "init_command": "PRAGMA synchronous=NORMAL;",
+    }
     # A file (not :memory:) so turn threads share it; one per process so parallel
     # test runs on one machine never share a database.
     DATABASES["default"]["TEST"] = {
@@ -137,6 +147,15 @@ else:
     # never share (or drop) each other's.
     DATABASES["default"]["TEST"] = {
         "NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"
+    }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A pool of connections per process (psycopg_pool): a request, a socket's call
+    # or a turn borrows one and gives it back when Django closes it, instead of
+    # opening a new PostgreSQL backend each time (conn_max_age stays 0).
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": int(env("TOOLCRIB_DB_POOL_SIZE", "20")),
+        "timeout": 30,
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -174,7 +193,8 @@ if REDIS_URL:
     }
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's, one pool and client per process (project/cache.py).
+            "BACKEND": "project.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": TOOLCRIB_REDIS_PREFIX,
             # After a Redis restart every pooled connection is dead: a command
@@ -219,6 +239,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
     if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
     else {}
 )
+if CELERY_BROKER_URL.startswith("redis://"):
+    # kombu's Redis transport, one client per channel instead of one per publish
+    # and per ack (project/celery.py). rediss:// keeps kombu's own, scheme and all.
+    CELERY_BROKER_TRANSPORT = "project.celery:RedisTransport"
 TOOLCRIB_EXECUTOR = "celery" if CELERY_BROKER_URL else "inline"
 # Seconds a running turn's lease lasts in Redis (renewed three times as often):
 # a turn whose lease runs out lost its process, and ends failed. Needs REDIS_URL.
@@ -329,6 +353,11 @@ TOOLCRIB_PLUGINS: list[str] = [
     "toolsets.governance.plugin.GovernancePlugin",
     # Last: loads a credential only for a call that runs.
     "agents.adk.tool_auth.ToolAuthPlugin",
+    # Times each model call that really ran (an earlier plugin's answer skips it).
+    "agents.adk.metrics_plugin.ModelCallMetricsPlugin",
+    # After governance pruned the request: what each model step was offered, as
+    # a span (docs/observability.md); nothing while no tracer records.
+    "agents.adk.model_steps.ModelStepsPlugin",
 ]
 # Built-in toolsets' policies: each refuses what an administrator has not allowed.
 TOOLCRIB_BUILTIN_CALCULATOR_MAX_DIGITS = int(
@@ -482,6 +511,27 @@ TOOLCRIB_MAX_QUEUED_TURNS_PER_USER = int(
     env("TOOLCRIB_MAX_QUEUED_TURNS_PER_USER", "20")
 )
 TOOLCRIB_WAIT_TIMEOUT = float(env("TOOLCRIB_WAIT_TIMEOUT", "120"))
+# Stored ADK events kept parsed per process (agents/adk/parsed_events.py), so a
+# turn does not parse its session's history again; 0 keeps none.
+TOOLCRIB_PARSED_EVENTS = int(env("TOOLCRIB_PARSED_EVENTS", "10000"))
+# Per-run traces (agents/observability, docs/observability.md): each turn's
+# OpenTelemetry spans kept as RunSpan rows for GET /api/runs/{id}/trace/. On unless
+# "0"/"off"; off, no SDK tracer is installed unless an OTLP endpoint is set.
+TOOLCRIB_TRACES = env("TOOLCRIB_TRACES", "1").strip().lower() not in {
+    "0",
+    "off",
+    "false",
+    "no",
+}
+# The spans one turn keeps at most (a long loop stops recording past it).
+TOOLCRIB_TRACE_MAX_SPANS = int(env("TOOLCRIB_TRACE_MAX_SPANS", "2000"))
+# OpenTelemetry's own variables: set, ADK's setup exports every span over OTLP/HTTP.
+TOOLCRIB_OTLP_EXPORT = bool(
+    env("OTEL_EXPORTER_OTLP_ENDPOINT") or env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+)
+# How long an MCP gateway call held for approval waits for the decision before it
+# answers "waiting for approval" (docs/gateway.md); 0: answer that at once.
+TOOLCRIB_GATEWAY_APPROVAL_WAIT = float(env("TOOLCRIB_GATEWAY_APPROVAL_WAIT", "300"))
 TOOLCRIB_MAX_MESSAGE_CHARS = int(env("TOOLCRIB_MAX_MESSAGE_CHARS", "20000"))
 TOOLCRIB_WS_MAX_FRAME_BYTES = int(env("TOOLCRIB_WS_MAX_FRAME_BYTES", "65536"))
 # Arrays and objects nested in a request body or a frame (agents/inputs.py); deeper
@@ -514,6 +564,23 @@ REST_KNOX = {
         else None
     ),
 }
+# Prometheus (project/metrics.py, agents/metrics.py, docs/observability.md): /metrics
+# answers a staff user's token or session, or a client address in
+# TOOLCRIB_METRICS_ALLOW (comma-separated IPs or CIDRs; REMOTE_ADDR only, never a
+# forwarded header). A Celery worker serves its own on TOOLCRIB_WORKER_METRICS_PORT;
+# PROMETHEUS_MULTIPROC_DIR (prometheus_client's own variable) joins the metrics of
+# several processes, and must be an existing, writable directory.
+try:
+    TOOLCRIB_METRICS_ALLOW = [
+        ipaddress.ip_network(item, strict=False)
+        for item in env_list("TOOLCRIB_METRICS_ALLOW")
+    ]
+except ValueError as exc:
+    raise ImproperlyConfigured(f"TOOLCRIB_METRICS_ALLOW: {exc}") from exc
+TOOLCRIB_WORKER_METRICS_PORT = int(env("TOOLCRIB_WORKER_METRICS_PORT", "0"))
+PROMETHEUS_MULTIPROC_DIR = env("PROMETHEUS_MULTIPROC_DIR")
+if PROMETHEUS_MULTIPROC_DIR and not Path(PROMETHEUS_MULTIPROC_DIR).is_dir():
+    raise ImproperlyConfigured("PROMETHEUS_MULTIPROC_DIR must be a directory.")
 # Password guessing (django-axes, project/lockout.py): this many failed sign-ins
 # for one account, or from one client address, refuse both (429) for the cool-off,
 # on /api/auth/token/, /login/ and the admin. 0 turns the lockout off. The address
@@ -566,6 +633,27 @@ if TOOLCRIB_OIDC_ISSUER:
         )
     if "openid" not in OIDC_RP_SCOPES.split():
         raise ImproperlyConfigured("TOOLCRIB_OIDC_SCOPES must include openid.")
+# The tool gateway as an OAuth 2.1 protected resource (toolsets/gateway/oauth.py,
+# docs/gateway.md), on when TOOLCRIB_GATEWAY_URL is set: its canonical URL
+# (https://toolcrib.example.com/mcp), the audience (RFC 8707 resource) its access
+# tokens must name. The authorization server is the provider of TOOLCRIB_OIDC_ISSUER;
+# TOOLCRIB_GATEWAY_OAUTH_SCOPES (comma-separated, default none) are listed in the
+# resource's metadata and required of every access token.
+TOOLCRIB_GATEWAY_URL = env("TOOLCRIB_GATEWAY_URL").strip().rstrip("/")
+TOOLCRIB_GATEWAY_OAUTH_SCOPES = env_list("TOOLCRIB_GATEWAY_OAUTH_SCOPES")
+if TOOLCRIB_GATEWAY_URL:
+    if not TOOLCRIB_OIDC_ISSUER:
+        raise ImproperlyConfigured(
+            "TOOLCRIB_GATEWAY_URL is set: set TOOLCRIB_OIDC_ISSUER too (the "
+            "provider that issues the gateway's access tokens)."
+        )
+    if not (
+        TOOLCRIB_GATEWAY_URL.startswith(("https://", "http://"))
+        and TOOLCRIB_GATEWAY_URL.endswith("/mcp")
+    ):
+        raise ImproperlyConfigured(
+            "TOOLCRIB_GATEWAY_URL must be the gateway's URL: https://<host>/mcp."
+        )
 # mozilla-django-oidc's own settings: PKCE, the client secret in a Basic header
 # (the token endpoint's default), seconds per call to the provider.
 OIDC_USE_PKCE = True

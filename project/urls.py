@@ -8,6 +8,8 @@ from project.health import healthz
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    # Prometheus' scrape target (agents/metrics.py): staff or TOOLCRIB_METRICS_ALLOW.
+    path("", include("agents.metrics")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path(

@@ -22,6 +22,16 @@ def _offline_default_model():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _no_parsed_events_across_tests():
+    """A test's rolled-back rows may reuse another's row ids: parse afresh."""
+    from agents.adk.parsed_events import PARSED
+
+    PARSED.clear()
+    yield
+    PARSED.clear()
+
+
 @pytest.fixture
 def make_user(db):
     def make(

@@ -14,13 +14,15 @@ Decisions are cached per process and per user, under two version counters kept
 in Django's cache (shared by every process when REDIS_URL is set): one for the
 catalog (tools, toolsets), one for grants and group membership. Every change bumps
 one of them, so the very next decision, in this process or another, reads what
-changed again. A warm decision makes no query. Changes made through the service functions below also ring the
+changed again. A warm decision makes no query. A governed model step reads the
+counters once (`asnapshot`, one cache round trip, with any other key it needs) and
+decides the step and its calls by that reading. Changes made through the service functions below also ring the
 affected users' socket groups with `access.changed` (kind `tools_changed`).
 """
 
 import logging
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -89,6 +91,7 @@ class CatalogTool:
     approval_timeout: float | None  # seconds until its approvals expire
     requester_may_approve: bool  # the requester may decide her own calls
     description: str
+    toolset_active_by_default: bool  # active in a session that chose nothing
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,16 @@ class Versions:
     grants: int
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """Access as of one reading of the version counters: the catalog then, and the
+    other cache keys read in the same round trip (`keys`, None where absent)."""
+
+    versions: Versions
+    tools: Mapping[str, CatalogTool]
+    keys: Mapping[str, Any] = field(default_factory=dict)
+
+
 _catalog: _Catalog | None = None
 _users: dict[int, _UserAccess] = {}
 
@@ -145,12 +158,28 @@ _users: dict[int, _UserAccess] = {}
 
 def versions() -> Versions:
     """The current versions; every change bumps one or both."""
-    found = cache.get_many([CATALOG_KEY, GRANTS_KEY])
-    if len(found) < 2:
+    return read_versions()[0]
+
+
+def read_versions(keys: Sequence[str] = ()) -> tuple[Versions, dict[str, Any]]:
+    """The current versions, and the values of `keys`, in one cache round trip."""
+    found = cache.get_many([CATALOG_KEY, GRANTS_KEY, *keys])
+    if CATALOG_KEY not in found or GRANTS_KEY not in found:
         for key in (CATALOG_KEY, GRANTS_KEY):
             cache.add(key, 1, timeout=None)
-        found = cache.get_many([CATALOG_KEY, GRANTS_KEY])
-    return Versions(found.get(CATALOG_KEY, 1), found.get(GRANTS_KEY, 1))
+        found.update(cache.get_many([CATALOG_KEY, GRANTS_KEY]))
+    current = Versions(found.get(CATALOG_KEY, 1), found.get(GRANTS_KEY, 1))
+    return current, {key: found.get(key) for key in keys}
+
+
+async def asnapshot(*, keys: Sequence[str] = ()) -> Snapshot:
+    """The catalog as of now, with `keys` read in the same round trip: warm, one
+    cache read and no query (see the module's doc)."""
+    current, found = read_versions(keys)
+    catalog = _catalog
+    if catalog is None or catalog.version != current.catalog:
+        catalog = await sync_to_async(_load_catalog)(current)
+    return Snapshot(current, catalog.tools, found)
 
 
 def invalidate() -> None:
@@ -203,6 +232,7 @@ def _load_catalog(current: Versions) -> _Catalog:
         "approval_timeout",
         "requester_may_approve",
         "description",
+        "toolset__active_by_default",
     )
     _catalog = _Catalog(current.catalog, {row[1]: CatalogTool(*row) for row in rows})
     return _catalog
@@ -275,12 +305,7 @@ def _all(*indexes: dict[int, list[_GrantRow]]) -> Iterable[_GrantRow]:
 
 def _is_warm(user_id: int, current: Versions, now: datetime) -> bool:
     cached = _users.get(user_id)
-    return (
-        _catalog is not None
-        and _catalog.version == current.catalog
-        and cached is not None
-        and cached.is_current(current, now)
-    )
+    return cached is not None and cached.is_current(current, now)
 
 
 # Deciding.
@@ -336,27 +361,38 @@ def _by_grants(grants: Sequence[_GrantRow], toolset: str, policy: str) -> Decisi
     )
 
 
-def explain_many(*, user_id: int, tools: Iterable[str]) -> dict[str, Decision]:
-    """The decision for each tool (by full name) for one user."""
-    current, now = versions(), timezone.now()
-    catalog = _load_catalog(current)
-    access = _load_user(user_id, current, now)
+def explain_many(
+    *, user_id: int, tools: Iterable[str], snapshot: Snapshot | None = None
+) -> dict[str, Decision]:
+    """The decision for each tool (by full name) for one user; as of `snapshot`
+    when given (no cache read), else as of now."""
+    if snapshot is None:
+        current = versions()
+        catalog: Mapping[str, CatalogTool] = _load_catalog(current).tools
+    else:
+        current, catalog = snapshot.versions, snapshot.tools
+    access = _load_user(user_id, current, timezone.now())
     decisions = {}
     for tool in tools:
         decision = access.decisions.get(tool)
         if decision is None:
-            decision = _decide(tool, catalog.tools.get(tool), access)
+            decision = _decide(tool, catalog.get(tool), access)
             access.decisions[tool] = decision
         decisions[tool] = decision
     return decisions
 
 
-async def aexplain_many(*, user_id: int, tools: Collection[str]) -> dict[str, Decision]:
+async def aexplain_many(
+    *, user_id: int, tools: Collection[str], snapshot: Snapshot | None = None
+) -> dict[str, Decision]:
     """See explain_many(). Warm, it answers on the event loop without a query."""
-    current, now = versions(), timezone.now()
-    if _is_warm(user_id, current, now):
-        return explain_many(user_id=user_id, tools=tools)
-    return await sync_to_async(explain_many)(user_id=user_id, tools=tools)
+    if snapshot is None:
+        snapshot = await asnapshot()
+    if _is_warm(user_id, snapshot.versions, timezone.now()):
+        return explain_many(user_id=user_id, tools=tools, snapshot=snapshot)
+    return await sync_to_async(explain_many)(
+        user_id=user_id, tools=tools, snapshot=snapshot
+    )
 
 
 async def acatalog_tool(full_name: str) -> CatalogTool | None:
@@ -373,9 +409,12 @@ def explain(*, user_id: int, tool: str) -> Decision:
     return explain_many(user_id=user_id, tools=[tool])[tool]
 
 
-async def aexplain(*, user_id: int, tool: str) -> Decision:
+async def aexplain(
+    *, user_id: int, tool: str, snapshot: Snapshot | None = None
+) -> Decision:
     """See explain()."""
-    return (await aexplain_many(user_id=user_id, tools=[tool]))[tool]
+    found = await aexplain_many(user_id=user_id, tools=[tool], snapshot=snapshot)
+    return found[tool]
 
 
 def is_allowed(*, user_id: int, tool: str) -> bool:

@@ -16,16 +16,21 @@ neither listed nor activatable, the same as an unknown one. Activation only ever
 narrows access, never widens it: governance still refuses what access refuses.
 
 Each change is stored with who made it, then recorded and published as a
-`tools_changed` event in the session's stream.
+`tools_changed` event in the session's stream, and gives the session a new token
+in Django's cache (`version_key`): a governed model step reads that token with
+access's counters, in one round trip, and reads the session's choices again only
+when it changed (held per process: `_choices`).
 """
 
 import logging
+import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
 from asgiref.sync import async_to_sync, sync_to_async
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
@@ -38,6 +43,7 @@ from agents.adk.builder import agent_for
 from agents.adk.sessions import session_rows
 from agents.events.log import arecord_and_publish
 from agents.models import Session
+from toolsets.access import Snapshot
 from toolsets.catalog import usable_tools
 from toolsets.conditions import absent_toolsets
 from toolsets.models import SessionToolset, Toolset
@@ -45,6 +51,11 @@ from toolsets.models import SessionToolset, Toolset
 logger = logging.getLogger(__name__)
 
 EVENT_KIND = "tools_changed"
+VERSION_KEY = "toolsets:activation"
+MAX_CACHED_SESSIONS = 10_000
+
+# Session version key -> (its token when read, toolset name -> the session's choice).
+_choices: dict[str, tuple[str, dict[str, bool]]] = {}
 
 
 class UnknownToolset(Exception):
@@ -156,12 +167,30 @@ def _user_id(session: Session) -> int | None:
     return int(session.user_id) if session.user_id.isdigit() else None
 
 
+def version_key(session: AdkSession | Session) -> str:
+    """The cache key of a session's activation token (ADK's scoping: app, user, id)."""
+    adk_id = session.adk_id if isinstance(session, Session) else session.id
+    return f"{VERSION_KEY}:{session.app_name}:{session.user_id}:{adk_id}"
+
+
 async def ainactive_toolsets(
-    *, session: AdkSession, names: Collection[str]
+    *, session: AdkSession, names: Collection[str], snapshot: Snapshot | None = None
 ) -> set[str]:
-    """Which of these toolsets are inactive in this ADK session now: one query."""
+    """Which of these toolsets are inactive in this ADK session now: one query; or,
+    as of a snapshot that read version_key(session), none while the session's
+    token is the one its choices were read under."""
     if not names:
         return set()
+    if snapshot is not None:
+        choices = await _session_choices(session, snapshot)
+        defaults = {
+            row.toolset: row.toolset_active_by_default
+            for row in snapshot.tools.values()
+            if row.toolset in names
+        }
+        return {
+            name for name, default in defaults.items() if not choices.get(name, default)
+        }
     chosen = SessionToolset.objects.filter(
         session__in=session_rows(session), toolset=OuterRef("pk")
     )
@@ -175,6 +204,39 @@ async def ainactive_toolsets(
         async for name, default, choice in rows
         if not (default if choice is None else choice)
     }
+
+
+async def _session_choices(session: AdkSession, snapshot: Snapshot) -> dict[str, bool]:
+    key = version_key(session)
+    token = snapshot.keys.get(key)
+    cached = _choices.get(key)
+    if token is not None and cached is not None and cached[0] == token:
+        return cached[1]
+    return await sync_to_async(_read_choices)(session, key, token)
+
+
+def _read_choices(session: AdkSession, key: str, token: str | None) -> dict[str, bool]:
+    """The session's choices, kept under its token (read before the rows, so a
+    change committed meanwhile gives a new token and a read again)."""
+    if token is None:
+        token = uuid.uuid4().hex
+        if not cache.add(key, token, timeout=None):
+            token = cache.get(key)
+    rows = SessionToolset.objects.filter(session__in=session_rows(session))
+    choices = dict(rows.values_list("toolset__name", "active"))
+    if token is not None:
+        if len(_choices) >= MAX_CACHED_SESSIONS:
+            _choices.clear()
+        _choices[key] = (token, choices)
+    return choices
+
+
+def _renew(session: Session) -> None:
+    """A new activation token for the session: now, and again once committed (as
+    access.invalidate, for a read between the two)."""
+    key = version_key(session)
+    cache.set(key, uuid.uuid4().hex, timeout=None)
+    transaction.on_commit(lambda: cache.set(key, uuid.uuid4().hex, timeout=None))
 
 
 # Switching.
@@ -281,6 +343,7 @@ def _store(
 ) -> None:
     rows = Toolset.objects.in_bulk([view.name for view in views], field_name="name")
     with transaction.atomic():
+        _renew(session)
         for view in views:
             SessionToolset.objects.update_or_create(
                 session=session,

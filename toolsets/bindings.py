@@ -504,9 +504,12 @@ def owner_of(agent: BaseAgent, *, app_name: str) -> str | None:
     return None
 
 
-async def abindings_for_invocation(context: Context) -> dict[str, Binding]:
-    """Tool name -> binding, for the agent running in this invocation, right now."""
-    agent = context.get_invocation_context().agent
+async def abindings_for_invocation(
+    context: Context, agent: BaseAgent | None = None
+) -> dict[str, Binding]:
+    """Tool name -> binding, for the agent running in this invocation (`agent`, when
+    the caller has it at hand), right now."""
+    agent = agent if agent is not None else context.get_invocation_context().agent
     owner = owner_of(agent, app_name=context.session.app_name)
     found = await abindings_of_agent(agent, owner=owner, context=context)
     return {binding.name: binding for binding in found}

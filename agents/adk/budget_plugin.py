@@ -7,7 +7,10 @@ from the model responses it has counted, since the stored ones may lag behind. W
 a budget is used up, the model is not called and the turn ends with an error.
 
 One instance per turn (agents/plugins.py builds it with for_run() for every Run),
-so the count it keeps on itself belongs to that turn alone.
+so the count it keeps on itself belongs to that turn alone. Which budgets apply is
+read once, at the turn's first model call: a budget an admin adds mid-turn holds
+from the user's next turn; what other runs used is read before every call, and
+only when a budget applies (a user with none costs no query after the first).
 """
 
 from typing import Any, Self
@@ -16,7 +19,7 @@ from google.adk.agents.context import Context
 from google.adk.models import LlmRequest, LlmResponse
 from google.adk.plugins import BasePlugin
 
-from agents.models import Run
+from agents.models import Budget, Run
 from agents.usage import BudgetExceeded, acheck_budget
 
 
@@ -28,6 +31,7 @@ class BudgetPlugin(BasePlugin):
         self.run_id = run_id
         self.user_id = user_id
         self.tokens = 0
+        self.budgets: list[Budget] | None = None  # read at the first model call
 
     @classmethod
     def for_run(cls, *, run: Run) -> Self:
@@ -39,10 +43,11 @@ class BudgetPlugin(BasePlugin):
     ) -> LlmResponse | None:
         """Answer with an error instead of calling the model when over budget."""
         try:
-            await acheck_budget(
+            self.budgets = await acheck_budget(
                 user_id=self.user_id,
                 exclude_run_id=self.run_id,
                 extra_tokens=self.tokens,
+                budgets=self.budgets,
             )
         except BudgetExceeded as exc:
             return LlmResponse(error_code=exc.code, error_message=str(exc))

@@ -14,8 +14,8 @@ from google.adk.tools import BaseTool, FunctionTool
 from google.adk.tools.base_toolset import BaseToolset
 
 from agents.adk.agent_tools import AgentToolError, adopt_agent_tools
-from agents.inputs import parse_starters
-from agents.models import AgentSpec
+from agents.inputs import parse_history, parse_starters
+from agents.models import HISTORY_DEFAULT, AgentSpec
 
 logger = logging.getLogger(__name__)
 
@@ -303,6 +303,7 @@ def sync_code_agents() -> list[AgentSpec]:
                 "instruction": _instruction_text(agent),
                 "kind": kind_of(agent),
                 "starters": code_agent_starters(path),
+                "history": code_agent_history(path),
                 "missing": False,
             },
         )
@@ -327,6 +328,24 @@ def code_agent_starters(dotted_path: str) -> list[str]:
     except (AttributeError, TypeError, ValueError):
         logger.exception("bad conversation starters path=%s", dotted_path)
         return []
+
+
+def code_agent_history(dotted_path: str) -> int | None:
+    """How many of a session's latest events a code agent's turn reads.
+
+    A module sets it in `HISTORY`, a dict from the name the agent is registered
+    under to a number of events, or None for every event (agents.adk.history); an
+    agent it leaves out, or gives a bad value (logged), has HISTORY_DEFAULT.
+    """
+    module_path, name = dotted_path.rsplit(".", 1)
+    declared = getattr(import_module(module_path), "HISTORY", None) or {}
+    if name not in declared:
+        return HISTORY_DEFAULT
+    try:
+        return parse_history(declared[name])
+    except ValueError:
+        logger.exception("bad history path=%s", dotted_path)
+        return HISTORY_DEFAULT
 
 
 def kind_of(agent: BaseAgent) -> str:

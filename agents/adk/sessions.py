@@ -23,18 +23,21 @@ like a `temp:` key: on the in-memory session for the rest of the invocation, nev
 in a stored row or in the event. A session read back later never has either; the
 user's credential is loaded again from its sealed Credential row
 (agents.adk.tool_auth). State stored before this rule is left out when read and
-dropped at the session's next write.
+dropped at the session's next write of session state.
 """
 
 import time
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.db import IntegrityError, models, transaction
-from django.db.models import Max, QuerySet
+from django.db import IntegrityError, connection, models, transaction
+from django.db.models import Max, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
 from google.adk.errors import StaleSessionError
 from google.adk.errors.already_exists_error import AlreadyExistsError
 from google.adk.errors.session_not_found_error import SessionNotFoundError
@@ -49,8 +52,11 @@ from google.adk.sessions.base_session_service import (
 )
 
 from agents.adk.auth import redacted_event
+from agents.adk.history import HistoryWindow
+from agents.adk.parsed_events import PARSED
 from agents.events.wire import event_kind
 from agents.models import AppState, Event, Session, UserState, new_session_id
+from agents.observability.spans import storing
 from agents.redaction import is_credential_state, redact_state
 
 STALE_MESSAGE = (
@@ -140,9 +146,10 @@ class DjangoSessionService(BaseSessionService):
         event = self._trim_temp_delta_state(event)
         _keep_credentials_in_memory(session, event)
         sender_id = self._sender_id if event.author == "user" else None
-        written = await sync_to_async(_write_event, thread_sensitive=True)(
-            session=session, event=event, sender_id=sender_id
-        )
+        with storing(event.id):
+            written = await sync_to_async(_write_event, thread_sensitive=True)(
+                session=session, event=event, sender_id=sender_id
+            )
         if written is None:
             return event  # Stored by an earlier try: nothing to apply twice.
         seq, revision = written
@@ -303,11 +310,72 @@ def _read_events(*, row: Session, config: GetSessionConfig) -> list[AdkEvent]:
     if config.after_timestamp is not None:
         rows = _after_last_older(rows, after_timestamp=config.after_timestamp)
     if config.num_recent_events is None:
-        data = list(rows.order_by("seq").values_list("data", flat=True))
+        keys = list(rows.order_by("seq").values_list(*_WINDOWED))
+    elif isinstance(config, HistoryWindow):
+        keys = _window(rows, config)
     else:
         newest = rows.order_by("-seq")[: config.num_recent_events]
-        data = list(newest.values_list("data", flat=True))[::-1]
-    return [AdkEvent.model_validate(item) for item in data]
+        keys = list(newest.values_list(*_WINDOWED))[::-1]
+    return _parsed(rows=rows, keys=keys)
+
+
+def _parsed(*, rows: QuerySet[Event], keys: list[tuple]) -> list[AdkEvent]:
+    """The events of `keys` (_WINDOWED tuples, in order), parsed once per process:
+    the data of those not kept parsed (agents.adk.parsed_events) in one more query."""
+    found = PARSED.get_many((key[-2], key[-1]) for key in keys)
+    missing = [key[0] for key in keys if key[-2] not in found]
+    if missing:
+        # One range (a window is contiguous but for the invocations it resumes).
+        span = rows.filter(seq__gte=missing[0], seq__lte=missing[-1]).order_by()
+        for pk, data in span.values_list("pk", "data"):
+            if pk not in found:
+                found[pk] = event = AdkEvent.model_validate(data)
+                PARSED.put(pk, event)
+    return [found[key[-2]] for key in keys]
+
+
+def _window(rows: QuerySet[Event], window: HistoryWindow) -> list[tuple]:
+    """The newest events, in whole turns, and those of the invocations the turn
+    resumes (agents.adk.history), as _WINDOWED tuples: one query with the window
+    as its LIMIT, and one more when the newest turn is longer than the window or a
+    turn resumes an invocation."""
+    limit = window.num_recent_events or 0
+    newest = list(rows.order_by("-seq").values_list(*_WINDOWED)[:limit])[::-1]
+    if not newest:
+        return []
+    opening = next((i for i, row in enumerate(newest) if _opens(*row[1:3])), None)
+    if len(newest) < limit:
+        kept = newest  # From the session's first event: every event there is.
+    elif opening is not None:
+        kept = newest[opening:]
+    else:
+        kept = _turn_before(rows, seq=newest[0][0]) + newest
+    if window.resumes:
+        older = rows.filter(seq__lt=kept[0][0], invocation_id__in=window.resumes)
+        kept = list(older.order_by("seq").values_list(*_WINDOWED)) + kept
+    return kept
+
+
+# What a read selects of each event: the window's fields, and the row and event
+# ids the parsed events are kept by; the data only for events not kept parsed.
+_WINDOWED = ("seq", "author", "kind", "pk", "event_id")
+
+
+def _opens(author: str, kind: str) -> bool:
+    """Whether a stored ADK event opens a turn: the user's, answering no call."""
+    return author == "user" and kind != "function_response"
+
+
+def _turn_before(rows: QuerySet[Event], *, seq: int) -> list[tuple]:
+    """The events before `seq` from the start of its turn, in one query."""
+    opening = (
+        rows.filter(seq__lt=seq, author="user")
+        .exclude(kind="function_response")
+        .order_by("-seq")
+        .values("seq")[:1]
+    )
+    earlier = rows.filter(seq__lt=seq, seq__gte=Coalesce(Subquery(opening), 0))
+    return list(earlier.order_by("seq").values_list(*_WINDOWED))
 
 
 def _after_last_older(
@@ -358,47 +426,113 @@ def _user_state(*, app_name: str, user_id: str) -> dict[str, Any]:
 def _write_event(
     *, session: AdkSession, event: AdkEvent, sender_id: int | None = None
 ) -> tuple[int, int] | None:
-    """Store `event` under the session row lock; (seq, revision), or None if stored."""
-    with transaction.atomic():
-        row = _lock_session(session)
-        if row.events.filter(event_id=event.id).exists():
-            return None  # A retried append: ADK's append is idempotent per event id.
-        marker = session._storage_update_marker
-        if marker is not None and marker != str(row.revision):
-            raise StaleSessionError(STALE_MESSAGE)
-        deltas = extract_json_safe_state_delta(event.actions.state_delta)
-        _save_scoped_state(app_name=row.app_name, user_id=row.user_id, deltas=deltas)
-        row.state = _without_credentials({**row.state, **deltas["session"]})
-        seq = row.last_seq = row.last_seq + 1
-        row.revision += 1
-        row.last_update_time = event.timestamp
-        row.save(
-            update_fields=[
-                "state",
-                "last_seq",
-                "revision",
-                "last_update_time",
-                "updated_at",
-            ]
-        )
-        _insert_adk_event(row=row, seq=seq, event=event, sender_id=sender_id)
-    return seq, row.revision
+    """Store `event` and its state delta; (seq, revision), or None if stored before.
+
+    The common event (no session state in its delta) costs two statements: one
+    UPDATE that checks the marker and takes the next seq and revision (RETURNING
+    them), and the INSERT. An event that changes session state reads the row under
+    its lock first, to merge the delta.
+    """
+    deltas = extract_json_safe_state_delta(event.actions.state_delta)
+    try:
+        with transaction.atomic():
+            if deltas["session"]:
+                advanced = _advance_with_state(session, event, deltas["session"])
+            else:
+                advanced = _advance(session, event)
+            if advanced is None:
+                return _not_advanced(session, event)
+            row_id, seq, revision = advanced
+            _save_scoped_state(
+                app_name=session.app_name, user_id=session.user_id, deltas=deltas
+            )
+            _insert_adk_event(row_id=row_id, seq=seq, event=event, sender_id=sender_id)
+    except IntegrityError:
+        # The event id is stored already (a retried append, ADK's append is
+        # idempotent per event id): everything above was rolled back.
+        if _stored(session, event):
+            return None
+        raise
+    return seq, revision
 
 
-def _lock_session(session: AdkSession) -> Session:
-    # select_for_update is a no-op on SQLite, where IMMEDIATE transactions
-    # already serialize writers.
+def _advance(session: AdkSession, event: AdkEvent) -> tuple[str, int, int] | None:
+    """Take the session's next seq and revision if `session` is fresh: (row id,
+    seq, revision), or None (stale, or no such session)."""
+    marker = session._storage_update_marker
+    fresh = "" if marker is None else " AND revision = %s"
+    params = [event.timestamp, timezone.now(), session.app_name, session.user_id]
+    params += [session.id] + ([] if marker is None else [int(marker)])
+    return _returning(
+        "UPDATE {table} SET last_seq = last_seq + 1, revision = revision + 1,"
+        " last_update_time = %s, updated_at = %s"
+        " WHERE app_name = %s AND user_id = %s AND adk_id = %s"
+        + fresh
+        + " RETURNING id, last_seq, revision",
+        params,
+    )
+
+
+def _advance_with_state(
+    session: AdkSession, event: AdkEvent, delta: Mapping[str, Any]
+) -> tuple[str, int, int] | None:
+    """_advance() for an event that changes session state: merged under the lock."""
     row = session_rows(session).select_for_update().first()
-    if row is None:
+    marker = session._storage_update_marker
+    if row is None or (marker is not None and marker != str(row.revision)):
+        return None
+    row.state = _without_credentials({**row.state, **delta})
+    row.last_seq += 1
+    row.revision += 1
+    row.last_update_time = event.timestamp
+    row.save(
+        update_fields=[
+            "state",
+            "last_seq",
+            "revision",
+            "last_update_time",
+            "updated_at",
+        ]
+    )
+    return row.pk, row.last_seq, row.revision
+
+
+def _not_advanced(session: AdkSession, event: AdkEvent) -> None:
+    """Why nothing was stored: the event was (None), or raise what ADK raises."""
+    if _stored(session, event):
+        return None  # A retried append: ADK's append is idempotent per event id.
+    if not session_rows(session).exists():
         raise SessionNotFoundError(f"Session {session.id} not found.")
-    return row
+    raise StaleSessionError(STALE_MESSAGE)
+
+
+def _stored(session: AdkSession, event: AdkEvent) -> bool:
+    rows = Event.objects.filter(session__in=session_rows(session), event_id=event.id)
+    return rows.exists()
+
+
+def _returning(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
+    """One UPDATE ... RETURNING on the session table (SQLite 3.35+ and PostgreSQL
+    both have it; Django's update() returns only a count): its row, or None."""
+    table = connection.ops.quote_name(Session._meta.db_table)
+    params = [
+        connection.ops.adapt_datetimefield_value(value)
+        if isinstance(value, datetime)
+        else value
+        for value in params
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql.format(table=table), params)
+        return cursor.fetchone()
 
 
 def _insert_adk_event(
-    *, row: Session, seq: int, event: AdkEvent, sender_id: int | None
+    *, row_id: str, seq: int, event: AdkEvent, sender_id: int | None
 ) -> Event:
-    return Event.objects.create(
-        session=row,
+    # A credential answered for this invocation stays in memory only.
+    data = redacted_event(event).model_dump(mode="json", exclude_none=True)
+    row = Event.objects.create(
+        session_id=row_id,
         seq=seq,
         event_id=event.id,
         invocation_id=event.invocation_id,
@@ -406,10 +540,13 @@ def _insert_adk_event(
         kind=event_kind(event),
         is_adk=True,
         timestamp=event.timestamp,
-        # A credential answered for this invocation stays in memory only.
-        data=redacted_event(event).model_dump(mode="json", exclude_none=True),
+        data=data,
         sender_id=sender_id,
     )
+    # Kept as a read would parse it once committed: the stored data, not the object
+    # the turn holds (unredacted, and ADK's to change). Kept on commit only.
+    transaction.on_commit(lambda: PARSED.put(row.pk, AdkEvent.model_validate(data)))
+    return row
 
 
 def _save_scoped_state(
@@ -453,14 +590,16 @@ def _record_event(
     timestamp: float,
 ) -> Event:
     with transaction.atomic():
-        row = Session.objects.select_for_update().filter(pk=session_id).first()
-        if row is None:
+        taken = _returning(
+            "UPDATE {table} SET last_seq = last_seq + 1, updated_at = %s"
+            " WHERE id = %s RETURNING last_seq",
+            [timezone.now(), session_id],
+        )
+        if taken is None:
             raise SessionNotFoundError(f"Session {session_id} not found.")
-        seq = row.last_seq = row.last_seq + 1
-        row.save(update_fields=["last_seq", "updated_at"])
         return Event.objects.create(
-            session=row,
-            seq=seq,
+            session_id=session_id,
+            seq=taken[0],
             event_id=str(uuid.uuid4()),
             invocation_id=invocation_id,
             author=author,

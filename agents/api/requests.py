@@ -3,7 +3,10 @@
 `/api/requests/` lists what waits on the signed-in user's answer (approvals,
 results to post, credentials), or with `?mine=1` what she asked of others; each
 request reads the same for every kind (agents.requests.wording). The older
-endpoints by kind (approvals, auth-requests, calls) stay as they were.
+endpoints by kind (approvals, auth-requests, calls) stay as they were, for a
+session's requests; the approval of a call through the MCP gateway (no session;
+its `agent` is the client's name, its `session_title` "MCP client <name>") is
+here only, and its answer resumes no Run (`run` null).
 """
 
 from django.db.models import Q
@@ -44,7 +47,12 @@ CLOSED = (
 class RequestSerializer(serializers.ModelSerializer):
     """A pause for a person, as every kind reads: what, why, who, until when."""
 
-    session = serializers.CharField(source="session_id", read_only=True)
+    session = serializers.CharField(
+        source="session_id",
+        read_only=True,
+        allow_null=True,
+        help_text="The session it pauses; null for an MCP gateway call's approval.",
+    )
     session_title = serializers.SerializerMethodField()
     title = serializers.SerializerMethodField()
     reason = serializers.SerializerMethodField()
@@ -98,6 +106,8 @@ class RequestSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_session_title(self, request: Request) -> str:
+        if request.session_id is None:
+            return f"MCP client {request.client}"
         first = " ".join((getattr(request, "first_message", None) or "").split())
         if len(first) > TITLE_CHARS:
             first = first[: TITLE_CHARS - 1] + "…"
@@ -111,7 +121,7 @@ class RequestSerializer(serializers.ModelSerializer):
         return wording.reason(request)
 
     def get_requester(self, request: Request) -> str | None:
-        owner = request.session.owner
+        owner = request.requester
         return owner.get_username() if owner is not None else None
 
     def get_who_may_answer(self, request: Request) -> str:
@@ -162,9 +172,10 @@ class RequestSerializer(serializers.ModelSerializer):
 
 
 class AnswerSerializer(serializers.Serializer):
-    """What an answer started: the Run that resumes the agent, and the request."""
+    """What an answer started: the Run that resumes the agent (none for a gateway
+    call's approval: the waiting client runs it), and the request."""
 
-    run = RunSerializer()
+    run = RunSerializer(allow_null=True)
     request = RequestSerializer()
 
 
@@ -271,7 +282,7 @@ class RequestViewSet(viewsets.GenericViewSet):
         run = answer_by_id(
             user=request.user, request_id=found.pk, answer=_answer_of(body)
         )
-        resumed = _run_response(request, run)
+        resumed = _run_response(request, run) if run else Response(None)
         answered = inbox.readable(user=request.user, request_id=found.pk)
         resumed.data = {
             "run": resumed.data,
@@ -296,4 +307,6 @@ def _page(params) -> Q:
 
 def _is_open(request: Request) -> bool:
     """Pending, in a session still open: an answer can still go to the agent."""
-    return request.status == Request.Status.PENDING and not request.session.closed_at
+    if request.status != Request.Status.PENDING:
+        return False
+    return request.session_id is None or not request.session.closed_at

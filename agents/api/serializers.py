@@ -16,9 +16,12 @@ from agents.adk.builder import (
 )
 from agents.adk.offline_matching import describe_matching
 from agents.adk.providers import model_info
+from agents.events.wire import run_stats
 from agents.inputs import (
+    HISTORY_MAX,
     STARTER_MAX_CHARS,
     STARTERS_MAX,
+    parse_history,
     parse_starters,
     parse_tool_choice,
 )
@@ -63,6 +66,13 @@ class StartersField(serializers.JSONField):
     """Conversation starters, read whole and checked by agents.inputs.parse_starters."""
 
 
+@extend_schema_field(
+    {"type": "integer", "nullable": True, "minimum": 1, "maximum": HISTORY_MAX}
+)
+class HistoryField(serializers.JSONField):
+    """An agent's history, read whole and checked by agents.inputs.parse_history."""
+
+
 class AgentSerializer(serializers.ModelSerializer):
     """An agent as users see it: what it is, what it runs on, what it can do."""
 
@@ -75,6 +85,13 @@ class AgentSerializer(serializers.ModelSerializer):
     )
     offline = serializers.SerializerMethodField(
         help_text="On the offline demo model: what it understands; else null."
+    )
+    history = HistoryField(
+        required=False,
+        allow_null=True,
+        help_text="How many of a session's latest events a turn reads and the model "
+        f"is sent, 1 to {HISTORY_MAX}, in whole turns (at least the last turn); "
+        "null: every event. A code agent's comes from its code.",
     )
     sub_agents = serializers.SlugRelatedField(
         slug_field="name", many=True, queryset=AgentSpec.objects.all(), required=False
@@ -93,6 +110,7 @@ class AgentSerializer(serializers.ModelSerializer):
             "model_info",
             "offline",
             "starters",
+            "history",
             "toolsets",
             "sub_agents",
             "max_iterations",
@@ -113,6 +131,12 @@ class AgentSerializer(serializers.ModelSerializer):
     def validate_starters(self, value) -> list[str]:
         try:
             return parse_starters(value)
+        except ValueError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def validate_history(self, value) -> int | None:
+        try:
+            return parse_history(value)
         except ValueError as exc:
             raise serializers.ValidationError(str(exc)) from None
 
@@ -269,6 +293,21 @@ class SessionCreateSerializer(serializers.Serializer):
     agent = serializers.CharField(max_length=100)
 
 
+class RunTokensOutSerializer(serializers.Serializer):
+    input = serializers.IntegerField()
+    output = serializers.IntegerField()
+
+
+class RunStatsOutSerializer(serializers.Serializer):
+    """agents.events.wire.RunStats, for the schema."""
+
+    model = serializers.CharField()
+    tokens = RunTokensOutSerializer()
+    duration_ms = serializers.IntegerField(allow_null=True)
+    model_calls = serializers.IntegerField()
+    tool_calls = serializers.IntegerField()
+
+
 class RunSerializer(serializers.ModelSerializer):
     session = serializers.CharField(source="session_id", read_only=True)
     duration_ms = serializers.SerializerMethodField()
@@ -280,6 +319,10 @@ class RunSerializer(serializers.ModelSerializer):
         read_only=True,
         allow_null=True,
         help_text="The run whose request this run's answer resumes.",
+    )
+    stats = serializers.SerializerMethodField(
+        help_text="Once the run has ended: its model, tokens, duration, model and "
+        "tool calls (as run_finished carries them); else null."
     )
 
     class Meta:
@@ -302,10 +345,15 @@ class RunSerializer(serializers.ModelSerializer):
             "handoffs",
             "waiting_for",
             "resumes",
+            "stats",
         ]
 
     def get_waiting_for(self, run: Run) -> str | None:
         return run.waiting_for or None
+
+    @extend_schema_field(RunStatsOutSerializer(allow_null=True))
+    def get_stats(self, run: Run) -> dict | None:
+        return run_stats(run).model_dump() if run.is_finished else None
 
     def get_duration_ms(self, run: Run) -> int | None:
         if not (run.started_at and run.finished_at):

@@ -7,6 +7,7 @@ from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
 from agents.api.oauth2 import oauth2_callback
 from agents.api.requests import RequestViewSet
 from agents.api.runs import RegenerateView, RunCancelView
+from agents.api.traces import RunTraceView
 from agents.api.usage import BudgetViewSet, UsageView
 from agents.api.views import (
     AgentViewSet,
@@ -42,6 +43,7 @@ urlpatterns = [
     path("auth/token/", ObtainTokenView.as_view(), name="auth-token"),
     path("runs/<uuid:pk>/", RunView.as_view(), name="run-detail"),
     path("runs/<uuid:pk>/cancel/", RunCancelView.as_view(), name="run-cancel"),
+    path("runs/<uuid:pk>/trace/", RunTraceView.as_view(), name="run-trace"),
     path(
         "sessions/<name:pk>/regenerate/",
         RegenerateView.as_view(),

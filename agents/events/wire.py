@@ -8,6 +8,7 @@ agents.events.log stores and reads the rows this renders.
 from collections.abc import Mapping
 from typing import Any, Literal
 
+import pydantic_core
 from google.adk.events import Event as AdkEvent
 from google.adk.sessions.state import State
 from pydantic import BaseModel, ConfigDict, Field, RootModel
@@ -76,6 +77,21 @@ class ErrorOut(BaseModel):
     message: str
 
 
+class RunTokens(BaseModel):
+    input: int
+    output: int
+
+
+class RunStats(BaseModel):
+    """What an ended run used: its root agent's model, tokens, time, calls."""
+
+    model: str
+    tokens: RunTokens
+    duration_ms: int | None
+    model_calls: int
+    tool_calls: int
+
+
 class RunOut(BaseModel):
     """A Run as run_started, run_finished and error carry it."""
 
@@ -84,6 +100,7 @@ class RunOut(BaseModel):
     error: str | None = None
     waiting_for: Literal["approval", "credential", "result"] | None = None
     resumes: str | None = None  # the id of the run this one resumes
+    stats: RunStats | None = None  # once the run has ended
 
 
 def run_out(run: Run) -> dict[str, Any]:
@@ -94,7 +111,22 @@ def run_out(run: Run) -> dict[str, Any]:
         error=run.error or None,
         waiting_for=run.waiting_for or None,
         resumes=str(run.resumes_id) if run.resumes_id else None,
+        stats=run_stats(run) if run.is_finished else None,
     ).model_dump()
+
+
+def run_stats(run: Run) -> RunStats:
+    """An ended run's stats, from its stored counts."""
+    duration = None
+    if run.started_at and run.finished_at:
+        duration = int((run.finished_at - run.started_at).total_seconds() * 1000)
+    return RunStats(
+        model=run.model,
+        tokens=RunTokens(input=run.prompt_tokens, output=run.completion_tokens),
+        duration_ms=duration,
+        model_calls=run.model_calls,
+        tool_calls=run.tool_calls,
+    )
 
 
 class Sender(BaseModel):
@@ -350,7 +382,13 @@ def frame_json(frame: EventFrame) -> dict[str, Any]:
         data = frame.model_dump(mode="json", by_alias=True)
     except ValueError:  # pydantic's "Maximum serialization depth exceeded"
         data = _without_payload(frame).model_dump(mode="json", by_alias=True)
-    return replace_surrogates(data)
+    try:
+        # UTF-8 in Rust, a few microseconds: the walk below only for a frame that
+        # needs it (it is most of the cost of a frame otherwise).
+        pydantic_core.to_json(data)
+    except pydantic_core.PydanticSerializationError:
+        return replace_surrogates(data)
+    return data
 
 
 def _without_payload(frame: EventFrame) -> EventFrame:

@@ -4,6 +4,8 @@ firehose, and a user's inbox.
 The database is the log, the channel layer the doorbell: a consumer sends the
 backlog after `?after=<seq>` first, then live frames, deduplicated by seq; a gap
 (frames dropped by a full channel) is filled from the database after a `lagged` frame.
+A session's sockets take their live frames from the process's relay of that session
+(streams.subscribe): one layer message per event, and no per-socket dispatch.
 """
 
 import asyncio
@@ -41,6 +43,7 @@ from agents.requests import inbox, kinds
 from agents.requests.answer import answer_by_id, answer_request
 from agents.sessions import access_session
 from agents.turns import cancel, start
+from project import metrics
 from project.errors import DomainError, NotFoundError
 
 logger = logging.getLogger(__name__)
@@ -49,14 +52,25 @@ CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
+# As a lost Redis connection closes every other socket (project/layers.py).
+CLOSE_RELAY_LOST = 1011
 
 _events_after = database_sync_to_async(events_after)
+# Layer messages whose handlers touch no database, by handler.
+DOORBELLS = {
+    streams.EVENT_MESSAGE: "event_new",
+    streams.INBOX_MESSAGE: "inbox_changed",
+}
+LAGGED_MESSAGE = "stream.lagged"
 
 
 class StreamConsumer(AsyncWebsocketConsumer):
     """Shared by every stream: authenticate, refuse with a documented code, parse frames."""
 
     user: Any
+    # Its name in toolcrib_open_sockets{kind}; counted from accept to disconnect.
+    socket_kind = "stream"
+    counted = False
 
     async def connect(self) -> None:
         streams.bind_home_loop(asyncio.get_running_loop())
@@ -72,16 +86,41 @@ class StreamConsumer(AsyncWebsocketConsumer):
     async def authorized_connect(self) -> None:
         raise NotImplementedError
 
+    async def accept(self, subprotocol: str | None = None, headers=None) -> None:
+        """Channels' accept, the socket counted open (a refused one is not)."""
+        await super().accept(subprotocol, headers)
+        if not self.counted:
+            self.counted = True
+            metrics.socket_opened(kind=self.socket_kind)
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        if self.counted:
+            self.counted = False
+            metrics.socket_closed(kind=self.socket_kind)
+        await super().websocket_disconnect(message)
+
     async def _refuse(self, code: int) -> None:
-        # Accept first: a close code can only be sent on an open socket.
-        await self.accept()
+        # Accept first: a close code can only be sent on an open socket. Not
+        # counted open: it closes at once.
+        await super().accept()
         await self.close(code=code)
 
     async def _refuse_parameter(self, exc: BadParameter) -> None:
         """Say which handshake parameter is wrong, then close with 4400."""
-        await self.accept()
+        await super().accept()
         await self.send_error(exc.code, f"{exc.field}: {exc}")
         await self.close(code=CLOSE_BAD_REQUEST)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch, without its database hop for a doorbell.
+
+        Channels closes stale database connections (a thread hop) before every
+        message; a doorbell's handler touches no database, and a socket gets one
+        per event."""
+        if message["type"] in DOORBELLS:
+            await getattr(self, DOORBELLS[message["type"]])(message)
+            return
+        await super().dispatch(message)
 
     async def join(self, *groups: str) -> None:
         for group in groups:
@@ -146,7 +185,7 @@ class StreamConsumer(AsyncWebsocketConsumer):
         except DomainError as exc:
             await self.send_error(exc.code, str(exc), ref=ref)
             return
-        ack = AckRun(id=str(run.id), status=run.status)
+        ack = AckRun(id=str(run.id), status=run.status) if run is not None else None
         await self.send_frame(AckFrame(run=ack, ref=ref))
 
 
@@ -159,10 +198,24 @@ def _describe(exc: ValidationError) -> str:
 
 
 class SessionStreamConsumer(StreamConsumer):
-    """`/ws/sessions/{id}/?after=<seq>`: one session's events, and a way to drive it."""
+    """`/ws/sessions/{id}/?after=<seq>`: one session's events, and a way to drive it.
 
+    Live frames come from the session's relay (streams.subscribe) through
+    deliver(), on the relay's task. While this socket catches up from the
+    database (at connect, after a gap) they wait in `pending`, and are sent after
+    the backlog, each seq once and in order."""
+
+    socket_kind = "session"
     session: Session
     last_seq: int
+    catching_up: bool = True
+    subscribed: bool = False
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self._unsubscribe()
 
     async def authorized_connect(self) -> None:
         session_id = self.scope["url_route"]["kwargs"]["session_id"]
@@ -176,13 +229,14 @@ class SessionStreamConsumer(StreamConsumer):
         except BadParameter as exc:
             await self._refuse_parameter(exc)
             return
-        await self.join(
-            streams.session_group(session.id),
-            streams.user_group(self.user.pk),
-            streams.everyone_group(),
-        )
+        await self.join(streams.user_group(self.user.pk), streams.everyone_group())
+        self.pending: list[dict[str, Any]] = []
+        # Subscribed before the backlog is read: an event committed after the read
+        # is rung here, and one committed before it is in the backlog.
+        await streams.subscribe(session.id, self)
+        self.subscribed = True
         await self.accept()
-        await self.replay()
+        await self.catch_up()
 
     async def replay(self) -> None:
         """Send every stored event after last_seq, in order."""
@@ -196,23 +250,61 @@ class SessionStreamConsumer(StreamConsumer):
             if len(rows) < EVENTS_BATCH:
                 return
 
-    async def event_new(self, message: dict[str, Any]) -> None:
-        frame = message["frame"]
-        seq = frame.get("seq")
-        if seq is None:
-            await self.send_json(frame)  # partial text: a display hint, never stored
+    async def catch_up(self) -> None:
+        """Send the backlog, then the live frames that came meanwhile; a gap among
+        them (a doorbell dropped) is said with `lagged` and read back too."""
+        await self.replay()
+        while self.pending:
+            held, self.pending = self.pending, []
+            for message in held:
+                if not await self._forward(message):
+                    await self.send_frame(LaggedFrame(after=self.last_seq))
+                    await self.replay()
+        self.catching_up = False
+
+    async def deliver(self, message: dict[str, Any]) -> None:
+        """Forward one live event message (streams.Subscriber), or hold it while the
+        socket catches up; a gap hands the catching up to this socket's own task."""
+        if self.catching_up:
+            self.pending.append(message)
             return
-        if seq <= self.last_seq:
+        if await self._forward(message):
             return
-        if seq > self.last_seq + 1:
-            await self.send_frame(LaggedFrame(after=self.last_seq))
-            await self.replay()
-            return
-        await self.send_json(frame)
-        self.last_seq = seq
+        self.catching_up = True
+        await self.channel_layer.send(self.channel_name, {"type": LAGGED_MESSAGE})
+
+    async def _forward(self, message: dict[str, Any]) -> bool:
+        """Send the frame if it is the next seq (or partial); False at a gap."""
+        seq = streams.frame_seq(message)
+        if seq is not None:
+            if seq <= self.last_seq:
+                return True
+            if seq > self.last_seq + 1:
+                return False
+            self.last_seq = seq
+        # Straight to the server: a socket gets one of these per event.
+        text = streams.frame_text(message)  # partial text: a display hint, not stored
+        await self.base_send({"type": "websocket.send", "text": text})
+        return True
+
+    async def stream_lagged(self, message: dict[str, Any]) -> None:
+        await self.send_frame(LaggedFrame(after=self.last_seq))
+        await self.catch_up()
+
+    async def relay_lost(self) -> None:
+        """The relay heard nothing more (Redis lost): the client reconnects and
+        replays what it missed."""
+        self.subscribed = False
+        await self.close(code=CLOSE_RELAY_LOST)
+
+    async def _unsubscribe(self) -> None:
+        if self.subscribed:
+            self.subscribed = False
+            await streams.unsubscribe(self.session.id, self)
 
     async def access_changed(self, message: dict[str, Any]) -> None:
         if await _access_session(self.user, self.session.id) is None:
+            await self._unsubscribe()  # not one more frame
             await self.close(code=CLOSE_NOT_FOUND)
             return
         await self.send_frame(AccessChangedFrame())
@@ -279,6 +371,8 @@ class InboxConsumer(StreamConsumer):
     the count of requests waiting on the user first, then a `request` frame per
     change; it takes `decide` frames for any approval the user may decide."""
 
+    socket_kind = "inbox"
+
     async def authorized_connect(self) -> None:
         await self.join(*await _inbox_groups(self.user))
         await self.accept()
@@ -308,18 +402,19 @@ class FilteredStreamConsumer(StreamConsumer):
     kinds: set[str]
 
     def wanted(self, message: dict[str, Any]) -> bool:
-        frame = message["frame"]
-        if self.kinds and frame["event"]["kind"] not in self.kinds:
+        if self.kinds and streams.frame_kind(message) not in self.kinds:
             return False
         return self.user.is_staff or message.get("owner") == self.user.pk
 
     async def event_new(self, message: dict[str, Any]) -> None:
         if self.wanted(message):
-            await self.send_json(message["frame"])
+            await self.send(text_data=streams.frame_text(message))
 
 
 class AgentStreamConsumer(FilteredStreamConsumer):
     """`/ws/agents/{name}/?kinds=`: every session of one agent that the subscriber may see."""
+
+    socket_kind = "agent"
 
     async def authorized_connect(self) -> None:
         name = self.scope["url_route"]["kwargs"]["agent_name"]
@@ -333,6 +428,8 @@ class AgentStreamConsumer(FilteredStreamConsumer):
 
 class FirehoseConsumer(FilteredStreamConsumer):
     """`/ws/firehose/?agent=&user=&kinds=`: staff see every session's events."""
+
+    socket_kind = "firehose"
 
     async def authorized_connect(self) -> None:
         if not self.user.is_staff:

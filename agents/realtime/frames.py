@@ -133,10 +133,11 @@ def _absent(value: object) -> bool:
 
 
 class AckFrame(BaseModel):
-    """The answer to a message frame: the Run it started (and the frame's `ref`)."""
+    """The answer to a message frame: the Run it started (and the frame's `ref`);
+    null for a decision of a gateway call's approval, which resumes no Run."""
 
     type: Literal["ack"] = "ack"
-    run: AckRun
+    run: AckRun | None
     ref: str | None = Field(default=None, exclude_if=_absent)
 
 

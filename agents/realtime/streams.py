@@ -1,7 +1,14 @@
-"""Channel-group names (one function per kind of group) and publishing.
+"""Channel-group names (one function per kind of group), publishing, and relays.
 
 apublish_frame() is the one doorbell for a frame, with the Redis error guard;
-agents.events.log.record_and_publish() stores an event and rings it.
+agents.events.log.record_and_publish() stores an event and rings it. The frame
+crosses the layer JSON-encoded once (event_message()), with the few fields a
+consumer filters on beside it: no subscriber encodes it again.
+
+A session's sockets in one process share one relay (subscribe()): one layer
+channel in the session's group, which hands each doorbell to every local
+subscriber in turn. A session with 100 sockets costs the layer one message per
+event in each process, not 100.
 
 The database is the log; the channel layer is only a doorbell. Publish after the
 event is committed, with its seq, so a client that misses a frame replays it.
@@ -9,13 +16,16 @@ event is committed, with its seq, so a client that misses a frame replays it.
 
 import asyncio
 import hashlib
+import json
 import logging
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from redis.exceptions import RedisError
 
 from agents.models import Session
+from project import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -90,8 +100,8 @@ async def asend_to_groups(groups: list[str], message: dict[str, Any]) -> None:
         return
 
     async def send_all() -> None:
-        for group in groups:
-            await layer.group_send(group, message)
+        # At once: with Redis, each group_send is a few round trips of its own.
+        await asyncio.gather(*(layer.group_send(group, message) for group in groups))
 
     home = _home_loop
     current = asyncio.get_running_loop()
@@ -106,16 +116,46 @@ async def asend_to_groups(groups: list[str], message: dict[str, Any]) -> None:
     await send_all()
 
 
+def event_message(
+    *, frame: dict[str, Any], agent_name: str, owner_id: int | None
+) -> dict[str, Any]:
+    """The layer message of one event frame: the frame's JSON, encoded once for
+    every subscriber, and what consumers filter on (seq, kind, agent, owner)."""
+    return {
+        "type": EVENT_MESSAGE,
+        "text": json.dumps(frame),
+        "seq": frame.get("seq"),
+        "kind": frame["event"]["kind"],
+        "agent": agent_name,
+        "owner": owner_id,
+    }
+
+
+def frame_text(message: Mapping[str, Any]) -> str:
+    """The JSON text of an event message (or of a bare `frame`, as older senders
+    ring it)."""
+    text = message.get("text")
+    return text if text is not None else json.dumps(message["frame"])
+
+
+def frame_seq(message: Mapping[str, Any]) -> int | None:
+    """The seq of an event message; None for a partial (never stored) frame."""
+    if "text" in message:
+        return message.get("seq")
+    return message["frame"].get("seq")
+
+
+def frame_kind(message: Mapping[str, Any]) -> str:
+    if "text" in message:
+        return message["kind"]
+    return message["frame"]["event"]["kind"]
+
+
 async def apublish(
     *, session_id: str, agent_name: str, owner_id: int | None, frame: dict[str, Any]
 ) -> None:
     """Ring the doorbell for one event frame on every group that may want it."""
-    message = {
-        "type": EVENT_MESSAGE,
-        "frame": frame,
-        "agent": agent_name,
-        "owner": owner_id,
-    }
+    message = event_message(frame=frame, agent_name=agent_name, owner_id=owner_id)
     groups = [session_group(session_id), agent_group(agent_name), firehose_group()]
     await asend_to_groups(groups, message)
 
@@ -133,6 +173,7 @@ async def apublish_frame(session: Session, frame: dict[str, Any]) -> None:
             frame=frame,
         )
     except PUBLISH_ERRORS:
+        metrics.count_publish_failure()
         seq = frame.get("seq")
         logger.warning(
             "publish failed session=%s seq=%s", session.id, seq, exc_info=True
@@ -147,4 +188,97 @@ async def apublish_inbox(groups: list[str], frame: dict[str, Any]) -> None:
     try:
         await asend_to_groups(groups, {"type": INBOX_MESSAGE, "frame": frame})
     except PUBLISH_ERRORS:
+        metrics.count_publish_failure()
         logger.warning("inbox publish failed frame=%s", frame, exc_info=True)
+
+
+class Subscriber(Protocol):
+    """A socket fed by a relay (agents.realtime.consumers.SessionStreamConsumer)."""
+
+    async def deliver(self, message: dict[str, Any]) -> None:
+        """Take one event message; it must not wait on anything but its socket."""
+
+    async def relay_lost(self) -> None:
+        """The relay stopped (the layer's connection was lost): close the socket."""
+
+
+class _Relay:
+    """One process's layer channel in one session's group, and its local subscribers."""
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+        self.layer = get_channel_layer()
+        self.loop = asyncio.get_running_loop()
+        self.subscribers: dict[Subscriber, None] = {}  # in the order they came
+        self.channel = ""
+        self.joined = asyncio.ensure_future(self._join())
+        self.task: asyncio.Task | None = None
+
+    async def _join(self) -> None:
+        joined = False
+        try:
+            self.channel = await self.layer.new_channel()
+            await self.layer.group_add(self.group, self.channel)
+            joined = True
+        finally:
+            if not joined:  # Redis away: the next subscriber tries afresh
+                self._forget()
+        self.task = asyncio.ensure_future(self._relay())
+
+    def _forget(self) -> None:
+        if _relays.get(self.group) is self:
+            del _relays[self.group]
+
+    async def _relay(self) -> None:
+        try:
+            while True:
+                message = await self.layer.receive(self.channel)
+                for subscriber in list(self.subscribers):
+                    await subscriber.deliver(message)
+        except PUBLISH_ERRORS:
+            logger.warning("relay lost group=%s", self.group, exc_info=True)
+        finally:
+            # Cancelled by leave(), or lost (Redis away): either way no socket may
+            # stay subscribed to a relay that hears nothing more.
+            self._forget()
+            for subscriber in list(self.subscribers):
+                await subscriber.relay_lost()
+
+    async def leave(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+        await self.layer.group_discard(self.group, self.channel)
+
+
+_relays: dict[str, _Relay] = {}
+
+
+async def subscribe(session_id: str, subscriber: Subscriber) -> None:
+    """Feed `subscriber` every event message of the session from now on.
+
+    When this returns, the relay is in the session's group: an event committed
+    after this is rung to it, so a backlog read after this misses nothing."""
+    group = session_group(session_id)
+    relay = _relays.get(group)
+    if relay is None or relay.loop is not asyncio.get_running_loop():
+        relay = _relays[group] = _Relay(group)
+    relay.subscribers[subscriber] = None
+    try:
+        await asyncio.shield(relay.joined)
+    except BaseException:  # not joined (or the socket went): not subscribed
+        relay.subscribers.pop(subscriber, None)
+        raise
+
+
+async def unsubscribe(session_id: str, subscriber: Subscriber) -> None:
+    """Stop feeding `subscriber`; the last one out takes the relay down."""
+    group = session_group(session_id)
+    relay = _relays.get(group)
+    if relay is None or subscriber not in relay.subscribers:
+        return
+    del relay.subscribers[subscriber]
+    if relay.subscribers:
+        return
+    del _relays[group]
+    await asyncio.shield(relay.joined)
+    await relay.leave()

@@ -13,6 +13,12 @@ of who hears of the request (rings.py) once it commits.
 The inbox names a request by its id alone, whatever its kind (answer_by_id): a
 request answered, decided or expired before is refused there with 409
 (RequestClosed), where the older paths by kind keep their 400.
+
+A gateway call's approval (a request with no session) has no agent to resume: its
+answer or expiry is stored, signalled and rung the same way, and starts no Run
+(None); the MCP gateway, told by the ring, runs the held call or says why not.
+Only the inbox's path (answer_by_id) reaches it: the older paths by kind name a
+session's requests.
 """
 
 from collections.abc import Mapping
@@ -39,7 +45,7 @@ def answer_request(
     request_id: int | str | None = None,
     session_id: str | None = None,
     call_id: str | None = None,
-) -> Run:
+) -> Run | None:
     """Answer one pending request of `kind` as `user`; a Run resumes its agent.
 
     The request is named by its id (within `session_id`, if given), or by its
@@ -69,11 +75,12 @@ def answer_by_id(
     request_id: int | str,
     answer: Mapping[str, Any],
     kind: RequestKind | None = None,
-) -> Run:
+) -> Run | None:
     """Answer the pending request `request_id` (of `kind`, if given) as `user`.
 
     The inbox's path: the answer is in the shape of the request's kind (see
-    access_by_id to learn it first).
+    access_by_id to learn it first). Returns the Run that resumes its agent, or
+    None for a gateway call's approval (no agent waits: the gateway does).
 
     Raises:
         NotFoundError: The user may not see the request, or it is of another kind.
@@ -132,7 +139,9 @@ def access_request(
 ) -> Request:
     """The request if `user` may answer it; else a refusal that reveals no more
     than the user may see."""
-    found = Request.objects.select_related("session").filter(kind=kind.kind)
+    found = Request.objects.select_related("session").filter(
+        kind=kind.kind, session__isnull=False
+    )
     if session_id is not None:
         found = found.filter(session_id=session_id)
     if call_id is not None:
@@ -200,21 +209,28 @@ def expire_stopped(*, run: Run) -> int:
     return expired
 
 
-def _answer(pk: int, kind: RequestKind, *, user, answer: Mapping[str, Any]) -> Run:
+def _answer(
+    pk: int, kind: RequestKind, *, user, answer: Mapping[str, Any]
+) -> Run | None:
     """Lock the request, check it is pending, and resume its agent with the answer."""
     with transaction.atomic():
         locked = Request.objects.select_for_update().get(pk=pk)
         if locked.status != Request.Status.PENDING:
             raise kind.already_answered()
-        session = _session_of(locked)
+        session = _session_of(locked) if locked.session_id else None
         reply = kind.reply(locked, answer, session=session, user=user)
         return _resume(locked, reply, user=user, session=session)
 
 
 def _resume(
     locked: Request, reply: Reply, *, user, session: Session | None = None
-) -> Run:
-    """Start the Run that resumes the invocation, then store the answer."""
+) -> Run | None:
+    """Start the Run that resumes the invocation, then store the answer.
+
+    A gateway call's approval has no invocation: the answer is only stored."""
+    if locked.session_id is None:
+        _store(locked, reply, user=user, run=None)
+        return None
     session = session or _session_of(locked)
     run = start.start_function_response(
         session=session,

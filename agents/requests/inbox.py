@@ -1,5 +1,8 @@
 """What a user sees of requests: their inbox, their own requests, a session's, one.
 
+The inbox (inbox_of, requests_of, readable) holds every request, a gateway call's
+approval (no session) too; the older listings by kind hold a session's only.
+
 Reading changes nothing: no listing expires a request (the sweep does, on time).
 """
 
@@ -39,7 +42,7 @@ def requests_of(*, user, status: str = PENDING) -> QuerySet[Request]:
     """What `user` asked (her sessions' requests) that waits on others, or was
     answered; a pending one she may answer herself is in her inbox instead."""
     waits_on_her = Q(status=PENDING) & rules.addressed_to(user)
-    rows = _for(user).filter(session__owner=user).exclude(waits_on_her)
+    rows = _for(user).filter(rules.asked_by(user)).exclude(waits_on_her)
     return _with_status(rows, status)
 
 
@@ -104,7 +107,9 @@ def has_pending_calls(*, session: Session) -> bool:
 
 
 def _of(kind: RequestKind) -> QuerySet[Request]:
-    return Request.objects.filter(kind=kind.kind).select_related(
+    # The older listings by kind are a session's: a gateway call's approval (no
+    # session) is in the inbox (inbox_of, readable) only.
+    return Request.objects.filter(kind=kind.kind, session__isnull=False).select_related(
         "session", "answered_by"
     )
 
@@ -119,7 +124,7 @@ def _for(user) -> QuerySet[Request]:
         .values("text")[:1]
     )
     return (
-        Request.objects.select_related("session__owner", "answered_by")
+        Request.objects.select_related("session__owner", "caller", "answered_by")
         .annotate(
             first_message=Subquery(first_message),
             user_may_answer=ExpressionWrapper(

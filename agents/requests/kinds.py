@@ -93,9 +93,14 @@ class RequestKind:
         raise NotImplementedError
 
     def reply(
-        self, request: Request, answer: Mapping[str, Any], *, session: Session, user
+        self,
+        request: Request,
+        answer: Mapping[str, Any],
+        *,
+        session: Session | None,
+        user,
     ) -> Reply:
-        """What `user`'s answer becomes."""
+        """What `user`'s answer becomes (`session` is None for a gateway call's)."""
         raise NotImplementedError
 
     def expired(self, request: Request) -> Reply:
@@ -202,7 +207,7 @@ class ApprovalKind(RequestKind):
             args=dict(original.get("args") or {}),
             hint=str(confirmation.get("hint") or ""),
             answer_group=group,
-            expires_at=_expiry(timeout),
+            expires_at=expiry_after(timeout),
             self_approval=requester_may_approve(payload),
             description=tool_description(
                 root, author=event.author, tool_name=name, payload=payload
@@ -311,7 +316,8 @@ def kind_of(request: Request) -> RequestKind:
     return KINDS[request.kind]
 
 
-def _expiry(timeout: float | None) -> datetime | None:
+def expiry_after(timeout: float | None) -> datetime | None:
+    """When a request asked now expires after `timeout` seconds (None: never)."""
     return None if timeout is None else timezone.now() + timedelta(seconds=timeout)
 
 

@@ -6,18 +6,25 @@ new request rings the inboxes of who may answer it and of its requester
 (rings.py), once stored. A request that expires has its sweep scheduled here, for
 a little after its time; an approval its requester always allows in this session
 (a standing approval) has the standing sweep scheduled at once, which approves it.
+
+A call through the MCP gateway that needs approval is no event of a turn: the
+gateway records it with arecord_gateway_approval, a request with no session,
+rung and swept the same way.
 """
 
 import asyncio
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 from django.utils import timezone
 from google.adk.agents import BaseAgent
 from google.adk.events import Event as AdkEvent
 
 from agents.models import Request, Run, StandingApproval
+from agents.redaction import redact_secrets
 from agents.requests import rings
-from agents.requests.kinds import KINDS
+from agents.requests.kinds import KINDS, expiry_after
 from agents.turns import timers
 
 # The sweeps' Celery tasks (agents/requests/tasks.py). They are scheduled by name:
@@ -52,6 +59,48 @@ async def arecord_requests(run: Run, event: AdkEvent, root: BaseAgent) -> list[R
         await asyncio.to_thread(timers.later, 0, APPROVE_STANDING)
     for when in sorted({row.expires_at for row in stored if row.expires_at}):
         await asyncio.to_thread(_sweep_at, when)
+    return stored
+
+
+async def arecord_gateway_approval(
+    *,
+    caller_id: int,
+    client: str,
+    call_id: str,
+    tool_name: str,
+    args: Mapping[str, Any],
+    args_digest: str,
+    hint: str,
+    answer_group: str,
+    timeout: float | None,
+    self_approval: bool,
+    description: str,
+) -> Request:
+    """Record a pending approval of a call held by the MCP gateway, stored and rung.
+
+    `args` are the call's arguments, stored redacted (agents.redaction);
+    `args_digest` names them as sent, to match the same call made again.
+    """
+    row = await Request.objects.acreate(
+        kind=Request.Kind.APPROVAL,
+        caller_id=caller_id,
+        client=client,
+        agent=client,
+        call_id=call_id,
+        tool_call_id=call_id,
+        tool_name=tool_name,
+        args=redact_secrets(dict(args)),
+        args_digest=args_digest,
+        hint=hint,
+        answer_group=answer_group,
+        expires_at=expiry_after(timeout),
+        self_approval=self_approval,
+        description=description,
+    )
+    stored = await Request.objects.select_related("caller").aget(pk=row.pk)
+    await rings.aring([stored], rings.NEW)
+    if stored.expires_at:
+        await asyncio.to_thread(_sweep_at, stored.expires_at)
     return stored
 
 

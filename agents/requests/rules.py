@@ -13,6 +13,10 @@ groups', and, for staff, every user's call or approval (grouped or not).
 Whoever may answer a request may see it, and so may the session owner: the
 requester sees her request that a group decides. Whoever may answer it, and its
 requester, hear of its changes (audience()).
+
+A request with no session (an MCP gateway call's approval) has its `caller` for
+requester, under the same rule: where the rule says "the session owner", read
+"the requester".
 """
 
 from dataclasses import dataclass
@@ -33,9 +37,14 @@ class Audience:
     staff: bool  # whether staff may answer it
 
 
+def asked_by(user) -> Q:
+    """The requests `user` asked: of her sessions, or her gateway calls."""
+    return Q(session__owner=user) | Q(session__isnull=True, caller=user)
+
+
 def addressed_to(user) -> Q:
     """The requests `user` may answer: their inbox (the rule, as a filter)."""
-    owner = Q(session__owner=user)
+    owner = asked_by(user)
     ungrouped = Q(answer_group="")
     if user.is_staff:
         as_answerer = ungrouped | ~owner
@@ -49,12 +58,12 @@ def addressed_to(user) -> Q:
 
 def visible_to(user) -> Q:
     """The requests `user` may see: addressed to them, or of their own sessions."""
-    return Q(session__owner=user) | addressed_to(user)
+    return asked_by(user) | addressed_to(user)
 
 
 def may_answer(*, user, request: Request) -> bool:
     """True if `user` may answer `request` (the rule, for one request)."""
-    is_owner = request.session.owner_id == user.pk
+    is_owner = request.requester_id == user.pk
     if request.kind == CREDENTIAL:
         return is_owner
     group = request.answer_group
@@ -67,7 +76,7 @@ def may_answer(*, user, request: Request) -> bool:
 
 def may_see(*, user, request: Request) -> bool:
     """True if `user` may see `request`: its session's owner, or whoever may answer it."""
-    return request.session.owner_id == user.pk or may_answer(user=user, request=request)
+    return request.requester_id == user.pk or may_answer(user=user, request=request)
 
 
 def may_remember(*, user, request: Request) -> bool:
@@ -76,13 +85,14 @@ def may_remember(*, user, request: Request) -> bool:
     return (
         request.kind == Request.Kind.APPROVAL
         and request.self_approval
+        and request.session_id is not None
         and request.session.owner_id == user.pk
     )
 
 
 def audience(request: Request) -> Audience:
     """Who may answer `request` besides its requester, and the requester."""
-    owner_id = request.session.owner_id
+    owner_id = request.requester_id
     if request.kind == CREDENTIAL:
         return Audience(owner_id=owner_id, group="", staff=False)
     return Audience(owner_id=owner_id, group=request.answer_group, staff=True)

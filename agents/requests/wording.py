@@ -50,7 +50,7 @@ def reason(request: Request) -> str:
 
 def who_may_answer(request: Request) -> str:
     """Who may answer the request, by the one rule (agents.requests.rules)."""
-    owner = request.session.owner
+    owner = request.requester
     requester = owner.get_username() if owner is not None else "the requester"
     group = request.answer_group
     if request.kind == Request.Kind.CREDENTIAL:

@@ -14,19 +14,20 @@ from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
-from google.adk.agents import BaseAgent
+from google.adk.agents import BaseAgent, LlmAgent
 from google.adk.agents.run_config import RunConfig, StreamingMode, ToolThreadPoolConfig
 from google.adk.apps import App
 from google.adk.events import Event as AdkEvent
 from google.adk.runners import Runner
 from google.genai import types
 
-from agents.adk import providers
+from agents.adk import history, providers
 from agents.adk.artifacts import DjangoArtifactService
 from agents.adk.builder import agent_for
 from agents.adk.credentials import DjangoCredentialService, ahydrate_message
 from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService
+from agents.adk.telemetry import turn_telemetry
 from agents.events.log import arecord_and_publish
 from agents.events.wire import (
     EventFrame,
@@ -39,7 +40,9 @@ from agents.events.wire import (
     transfer_of,
     wire_from_adk,
 )
+from agents.metrics import observe_run
 from agents.models import Request, Run, Session
+from agents.observability.spans import TurnTrace, publishing
 from agents.plugins import plugins_for
 from agents.realtime import streams
 from agents.requests.record import arecord_requests
@@ -86,6 +89,18 @@ async def _execute_turn(run_id) -> None:
         await queue.await_run_end(run.id)
         return
     await queue.ahold_lease(run.id)
+    turn = TurnTrace(run)
+    try:
+        with turn.active():
+            await _run_claimed(run, turn)
+    finally:
+        await queue.arelease_lease(run.id)
+        # Also for a failed, cancelled or waiting turn: its spans are its story.
+        await turn.asave()
+
+
+async def _run_claimed(run: Run, turn: TurnTrace) -> None:
+    """Drive a claimed turn and end its Run, however the turn ends."""
     try:
         async with asyncio.timeout(settings.TOOLCRIB_TURN_TIMEOUT):
             # A stop cancels the turn where it is; who stopped it ended the Run.
@@ -94,22 +109,26 @@ async def _execute_turn(run_id) -> None:
                 paused = await _drive(run)
     except stops.TurnStopped:
         logger.info("turn stopped run=%s", run.id)
+        run.status = Run.Status.CANCELLED  # as stored by who stopped it
+        observe_run(run, status=Run.Status.CANCELLED)
+        # Who stopped it ended the Run; the tokens it used so far are this turn's.
+        await _save_tokens(run)
     except TimeoutError:
         await _fail(
             run,
+            turn,
             "TIMEOUT",
             "The turn took longer than the turn timeout and was stopped.",
         )
     except (providers.ModelNotConfigured, BudgetExceeded) as exc:
         logger.info("turn refused run=%s code=%s", run.id, exc.code)
-        await _fail(run, exc.code, str(exc))
+        await _fail(run, turn, exc.code, str(exc))
     except Exception as exc:  # noqa: BLE001 - any failure must end the Run readably
         logger.exception("turn failed run=%s", run.id)
-        await _fail(run, *_failure(exc))
+        await _fail(run, turn, *_failure(exc))
     else:
-        await _finish(run, waiting_for=await _waiting_for(run) if paused else "")
-    finally:
-        await queue.arelease_lease(run.id)
+        waiting_for = await _waiting_for(run) if paused else ""
+        await _finish(run, turn, waiting_for=waiting_for)
 
 
 async def _drive(run: Run) -> bool:
@@ -120,7 +139,10 @@ async def _drive(run: Run) -> bool:
     root = await _agent_of(session)
     # Refused before anything is stored or any model is called.
     await providers.aprepare_models(root)
-    await acheck_budget(user_id=run.user_id)
+    run.model = _model_name(root)
+    # With a budget, a running turn's tokens are stored as they come (budgets read
+    # them); with none, they are stored once, when the turn ends.
+    budgeted = bool(await acheck_budget(user_id=run.user_id))
     app = App(
         name=session.app_name,
         root_agent=root,
@@ -138,6 +160,10 @@ async def _drive(run: Run) -> bool:
         tool_thread_pool_config=ToolThreadPoolConfig(
             max_workers=settings.TOOLCRIB_TOOL_THREADS
         ),
+        # What the turn reads of the session, and so what the model is sent.
+        get_session_config=await history.aturn_window(agent=session.agent, run=run),
+        # ADK's telemetry without the whole model request in span attributes.
+        telemetry=turn_telemetry(),
     )
     message = _message_of(run)
     if run.message:  # A credential answer's secret comes back here, in memory only.
@@ -156,7 +182,7 @@ async def _drive(run: Run) -> bool:
             run_config=config,
             yield_user_message=True,
         ):
-            paused = await _on_event(run, service, event, root) or paused
+            paused = await _on_event(run, service, event, root, budgeted) or paused
             if event.error_code and not event.partial:
                 last_error = event
     finally:
@@ -173,6 +199,15 @@ async def _agent_of(session: Session):
     return await sync_to_async(agent_for)(session.agent)
 
 
+def _model_name(agent: BaseAgent) -> str:
+    """The agent's model name as resolved; "" for an agent without a model."""
+    if not isinstance(agent, LlmAgent):
+        return ""
+    model = agent.model if isinstance(agent.model, str) and agent.model else None
+    model = model or getattr(agent.canonical_model, "model", "")
+    return str(model or "")[:200]
+
+
 def _sender(run: Run) -> Sender | None:
     """Who sent the turn's message: its Run's user for a typed message; none for
     function responses (an answer's author is on its request: answered_by)."""
@@ -186,7 +221,11 @@ def _message_of(run: Run) -> types.Content:
 
 
 async def _on_event(
-    run: Run, service: DjangoSessionService, event: AdkEvent, root: BaseAgent
+    run: Run,
+    service: DjangoSessionService,
+    event: AdkEvent,
+    root: BaseAgent,
+    budgeted: bool,
 ) -> bool:
     """Store what the event changes of the Run, record its requests, publish it;
     True if it paused for a person."""
@@ -195,6 +234,10 @@ async def _on_event(
         await Run.objects.filter(pk=run.pk).aupdate(invocation_id=event.invocation_id)
     if event.usage_metadata and not event.partial:
         _add_usage(run, event.usage_metadata)
+    if not event.partial and event.content and event.content.role == "model":
+        run.model_calls += 1
+        run.tool_calls += len(event.get_function_calls())
+    if event.usage_metadata and not event.partial and budgeted:
         # Stored as it comes, so budgets see a running turn's tokens too.
         await Run.objects.filter(pk=run.pk).aupdate(
             prompt_tokens=run.prompt_tokens,
@@ -209,7 +252,8 @@ async def _on_event(
     sender = _sender(run) if event.author == "user" else None
     wire = wire_from_adk(event, sender=sender)
     frame = EventFrame(seq=seq, session=run.session_id, event=wire)
-    await streams.apublish_frame(run.session, frame_json(frame))
+    with publishing(seq=seq, partial=bool(event.partial)):
+        await streams.apublish_frame(run.session, frame_json(frame))
     return bool(requests)
 
 
@@ -273,17 +317,19 @@ async def _waiting_for(run: Run) -> str:
     return next((why for kind, why in WAITS_FOR.items() if kind in kinds), "")
 
 
-async def _finish(run: Run, *, waiting_for: str) -> None:
+async def _finish(run: Run, turn: TurnTrace, *, waiting_for: str) -> None:
     """End the turn: waiting for a person while its requests are pending, else
     succeeded."""
     run.status = Run.Status.WAITING if waiting_for else Run.Status.SUCCEEDED
     run.waiting_for, run.finished_at = waiting_for, timezone.now()
+    await turn.aclose()
     if await _save_end(run):
         await _record(run, "run_finished", {"run": run_out(run)})
 
 
-async def _fail(run: Run, code: str, message: str) -> None:
+async def _fail(run: Run, turn: TurnTrace, code: str, message: str) -> None:
     run.status, run.finished_at, run.error = Run.Status.FAILED, timezone.now(), message
+    await turn.aclose()
     if not await _save_end(run):
         return
     await _record(
@@ -292,6 +338,17 @@ async def _fail(run: Run, code: str, message: str) -> None:
         {"error": {"code": code, "message": message}, "run": run_out(run)},
     )
     await _record(run, "run_finished", {"run": run_out(run)})
+
+
+async def _save_tokens(run: Run) -> None:
+    """Store the tokens the turn has counted (written as they come only under a
+    budget, else with the turn's end)."""
+    await Run.objects.filter(pk=run.pk).aupdate(
+        prompt_tokens=run.prompt_tokens,
+        completion_tokens=run.completion_tokens,
+        total_tokens=run.total_tokens,
+        **_stats(run),
+    )
 
 
 async def _save_end(run: Run) -> bool:
@@ -306,10 +363,22 @@ async def _save_end(run: Run) -> bool:
         prompt_tokens=run.prompt_tokens,
         completion_tokens=run.completion_tokens,
         total_tokens=run.total_tokens,
+        **_stats(run),
     )
     if not ended:
         logger.warning("turn ended after its Run was ended elsewhere run=%s", run.pk)
+    else:
+        observe_run(run)
     return bool(ended)
+
+
+def _stats(run: Run) -> dict[str, Any]:
+    """The turn's model and counts, stored with its end (run_out's stats)."""
+    return {
+        "model": run.model,
+        "model_calls": run.model_calls,
+        "tool_calls": run.tool_calls,
+    }
 
 
 async def _record(run: Run, kind: str, data: dict[str, Any]) -> None:

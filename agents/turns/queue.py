@@ -5,8 +5,10 @@ One turn at a time per session across processes: a turn waits until every earlie
 run of its session has ended, then claims its own (aclaim), so a redelivered run
 never runs twice.
 
-A lease shows a turn is alive: a running turn holds a short-lived key in the shared cache (Redis), renewed by one
-thread per process three times per lease. A key that is missing twice, a renewal
+A lease shows a turn is alive: a running turn holds a short-lived key in the
+shared cache (Redis), written and renewed by one thread per process (three times
+per lease, all of the process's leases in one write), so a turn spends no cache
+round trip of its own on taking it. A key that is missing twice, a renewal
 apart, belongs to a turn whose process died (a worker killed, a machine lost):
 the Run ends failed, with an error event a user can read, and the session's next
 turn may start. Everything stored before stays as it was.
@@ -27,6 +29,7 @@ from uuid import UUID
 from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Exists, Q
 from django.utils import timezone
 from redis.exceptions import RedisError
 
@@ -54,6 +57,8 @@ POLL_START = 0.02
 POLL_MAX = 0.5
 
 _held: set[UUID] = set()
+_fresh: set[UUID] = set()  # held, not yet written
+_wake = threading.Event()
 _renewer: threading.Thread | None = None
 _renewer_lock = threading.Lock()
 
@@ -63,7 +68,11 @@ async def aclaim(run: Run) -> bool:
 
     One turn at a time per session across processes: the Run rows are the queue,
     and the conditional UPDATE is the claim, so a redelivered run never runs twice.
+    A run that heads its queue is claimed by that UPDATE alone (one query); one
+    that waits, or follows a run that died, looks at the head first.
     """
+    if await _aclaim_if_first(run):
+        return True
     delay = POLL_START
     while True:
         head = await _queue_head(run.session_id)
@@ -83,16 +92,32 @@ async def aclaim(run: Run) -> bool:
         return bool(claimed)
 
 
-async def _queue_head(session_id: str) -> Run | None:
-    """The oldest unfinished run of a session, after failing runs that died silently."""
-    stale = timezone.now() - timedelta(seconds=settings.TOOLCRIB_TURN_TIMEOUT * 2)
-    await Run.objects.filter(
-        session_id=session_id, status=Run.Status.RUNNING, started_at__lt=stale
-    ).aupdate(
-        status=Run.Status.FAILED,
-        finished_at=timezone.now(),
-        error="The worker running this turn stopped answering.",
+async def _aclaim_if_first(run: Run) -> bool:
+    """Claim a queued run no earlier unfinished run of its session precedes."""
+    earlier = Run.objects.filter(
+        session_id=run.session_id,
+        status__in=[Run.Status.QUEUED, Run.Status.RUNNING],
+    ).filter(
+        Q(created_at__lt=run.created_at) | Q(created_at=run.created_at, id__lt=run.pk)
     )
+    now = timezone.now()
+    claimed = await (
+        Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED)
+        .filter(~Exists(earlier))
+        .aupdate(status=Run.Status.RUNNING, started_at=now)
+    )
+    if claimed:
+        run.status, run.started_at = Run.Status.RUNNING, now
+    return bool(claimed)
+
+
+async def _queue_head(session_id: str) -> Run | None:
+    """The oldest unfinished run of a session, after failing a running one that
+    died silently (past twice the turn timeout, or its lease lost).
+
+    One query when the head is queued or alive: the stale check reads the head
+    itself, and only a stale head costs its UPDATE (and a second look).
+    """
     head = (
         await Run.objects.filter(
             session_id=session_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]
@@ -100,10 +125,26 @@ async def _queue_head(session_id: str) -> Run | None:
         .order_by("created_at", "id")
         .afirst()
     )
-    if head and head.status == Run.Status.RUNNING:
-        if await afail_if_lost(head.pk):
-            return await _queue_head(session_id)
+    if head is None or head.status != Run.Status.RUNNING:
+        return head
+    if await _afail_if_stale(head) or await afail_if_lost(head.pk):
+        return await _queue_head(session_id)
     return head
+
+
+async def _afail_if_stale(run: Run) -> bool:
+    """Fail a running run that started more than twice the turn timeout ago."""
+    stale = timezone.now() - timedelta(seconds=settings.TOOLCRIB_TURN_TIMEOUT * 2)
+    if run.started_at is None or run.started_at >= stale:
+        return False
+    failed = await Run.objects.filter(
+        pk=run.pk, status=Run.Status.RUNNING, started_at__lt=stale
+    ).aupdate(
+        status=Run.Status.FAILED,
+        finished_at=timezone.now(),
+        error="The worker running this turn stopped answering.",
+    )
+    return bool(failed)
 
 
 def lease_seconds() -> float:
@@ -120,14 +161,14 @@ def lease_key(run_id: UUID) -> str:
 
 
 async def ahold_lease(run_id: UUID) -> None:
-    """Take the lease of a run this process has just claimed, and keep renewing it."""
+    """Take the lease of a run this process has just claimed, and keep renewing it.
+
+    The renewer thread writes it at once. Until then the run looks lost to nobody:
+    a run is taken for lost only when its key is missing twice, a renewal apart.
+    """
     if not lease_seconds():
         return
     _hold(run_id)
-    try:
-        await cache.aset(lease_key(run_id), 1, timeout=lease_seconds())
-    except CACHE_ERRORS:
-        logger.warning("lease not written run=%s", run_id, exc_info=True)
 
 
 async def arelease_lease(run_id: UUID) -> None:
@@ -136,6 +177,7 @@ async def arelease_lease(run_id: UUID) -> None:
         if run_id not in _held:
             return
         _held.discard(run_id)
+        _fresh.discard(run_id)
     try:
         await cache.adelete(lease_key(run_id))
     except CACHE_ERRORS:
@@ -143,33 +185,45 @@ async def arelease_lease(run_id: UUID) -> None:
 
 
 def _hold(run_id: UUID) -> None:
-    """Add a lease to the renewed ones; start the renewer if none runs."""
+    """Add a lease to the renewed ones, to be written at once; start the renewer if
+    none runs."""
     global _renewer
     with _renewer_lock:
         _held.add(run_id)
+        _fresh.add(run_id)
         if _renewer is None or not _renewer.is_alive():
             _renewer = threading.Thread(
                 target=_renew_while_held, name="toolcrib-leases", daemon=True
             )
             _renewer.start()
+    _wake.set()
 
 
 def _renew_while_held() -> None:
-    """Renew every lease this process holds; a thread, so a busy loop cannot stop it."""
+    """Write new leases as they come and renew every lease this process holds; a
+    thread, so a busy loop cannot stop it. Ends when no lease is held at a renewal."""
     global _renewer
+    renew_at = time.monotonic() + max(_renew_every(), 0.05)
     while True:
-        time.sleep(max(_renew_every(), 0.05))
+        _wake.wait(timeout=max(renew_at - time.monotonic(), 0))
+        _wake.clear()
+        renew = time.monotonic() >= renew_at
         with _renewer_lock:
-            held = list(_held)
-            if not held:
+            if renew and not _held:
                 _renewer = None
                 return
+            due = list(_held if renew else _fresh)
+            _fresh.clear()
+        if renew:
+            renew_at = time.monotonic() + max(_renew_every(), 0.05)
+        if not due:
+            continue
         try:
             cache.set_many(
-                {lease_key(run_id): 1 for run_id in held}, timeout=lease_seconds()
+                {lease_key(run_id): 1 for run_id in due}, timeout=lease_seconds()
             )
         except CACHE_ERRORS:
-            logger.warning("leases not renewed count=%s", len(held), exc_info=True)
+            logger.warning("leases not written count=%s", len(due), exc_info=True)
 
 
 async def _ais_held(run_id: UUID) -> bool:

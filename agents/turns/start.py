@@ -10,7 +10,7 @@ from uuid import UUID
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Case, F, Value, When
+from django.db.models import Case, Count, F, Q, Value, When
 from google.genai import types
 
 from agents.inputs import StoredToolChoice
@@ -68,15 +68,21 @@ def _lock_for_new_turn(*, session: Session, user, text: str) -> None:
     )
     if not locked:
         raise SessionClosed()
-    unfinished = Run.objects.filter(status__in=UNFINISHED)
+    # Both counts in one query.
+    counts = Run.objects.filter(
+        Q(session_id=session.pk) | Q(user_id=user.pk), status__in=UNFINISHED
+    ).aggregate(
+        session=Count("pk", filter=Q(session_id=session.pk)),
+        user=Count("pk", filter=Q(user_id=user.pk)),
+    )
     per_session = settings.TOOLCRIB_MAX_QUEUED_TURNS_PER_SESSION
-    if unfinished.filter(session_id=session.pk).count() >= per_session:
+    if counts["session"] >= per_session:
         raise TooManyTurns(
             f"This session already has {per_session} turns waiting or running;"
             " send your message when one has ended."
         )
     per_user = settings.TOOLCRIB_MAX_QUEUED_TURNS_PER_USER
-    if unfinished.filter(user_id=user.pk).count() >= per_user:
+    if counts["user"] >= per_user:
         raise TooManyTurns(
             f"You already have {per_user} turns waiting or running;"
             " send your message when one has ended."

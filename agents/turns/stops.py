@@ -2,10 +2,11 @@
 drives it, which cancels the turn's task there.
 
 A stop request is a key in the shared cache (Redis whenever turns run on workers,
-which project/settings.py requires), so it crosses processes; the turn watches it
-from a task of its own, one cache read per STOP_POLL_SECONDS, never a database query
-(the turn's query counts stay as they are). A turn of this very process (the inline
-executor, or a stop asked from the worker itself) is woken at once.
+which project/settings.py requires), so it crosses processes. One watcher per event
+loop reads the keys of every turn running there, one cache read (get_many) per
+STOP_POLL_SECONDS however many turns run, never a database query (the turn's query
+counts stay as they are). A turn of this very process (the inline executor, or a
+stop asked from the worker itself) is woken at once.
 
 `watching(run)` is to a stop what asyncio.timeout is to a deadline: the turn's
 task is cancelled where it is (a model call or an async tool in flight included),
@@ -13,12 +14,14 @@ and the block raises TurnStopped instead of CancelledError.
 """
 
 import asyncio
+import contextvars
 import logging
 import threading
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from uuid import UUID
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.cache import cache
 from redis.exceptions import RedisError
@@ -57,20 +60,61 @@ def request_stop(*, run_id: UUID) -> None:
         loop.call_soon_threadsafe(event.set)
 
 
-async def _ais_requested(run_id: UUID) -> bool:
+class _Watcher:
+    """The turns watched on one event loop, and the task that reads their keys."""
+
+    def __init__(self) -> None:
+        self.events: dict[UUID, asyncio.Event] = {}
+        self.task: asyncio.Task | None = None
+
+    def watch(self, run_id: UUID, event: asyncio.Event) -> None:
+        self.events[run_id] = event
+        if self.task is None or self.task.done():
+            # In a context of its own: it outlives the turn that started it.
+            self.task = asyncio.create_task(
+                self._poll(), name="toolcrib-stops", context=contextvars.Context()
+            )
+
+    def unwatch(self, run_id: UUID) -> None:
+        self.events.pop(run_id, None)
+
+    async def _poll(self) -> None:
+        """Set the event of every watched turn whose stop key is in the cache;
+        end when no turn is watched."""
+        while self.events:
+            await asyncio.sleep(STOP_POLL_SECONDS)
+            keys = {stop_key(run_id): run_id for run_id in self.events}
+            if not keys:
+                break
+            for key in await _arequested(list(keys)):
+                event = self.events.get(keys[key])
+                if event is not None:
+                    event.set()
+
+
+_watchers: dict[asyncio.AbstractEventLoop, _Watcher] = {}
+
+
+async def _arequested(keys: list[str]) -> list[str]:
+    """Which of the stop keys are set."""
     try:
-        return await cache.aget(stop_key(run_id)) is not None
+        return await sync_to_async(_requested, thread_sensitive=False)(keys)
     except CACHE_ERRORS:
-        return False
+        return []
 
 
-async def _await_stop(run_id: UUID, event: asyncio.Event) -> None:
-    """Return once a stop of the run is asked: here (the event) or in the cache."""
-    while not await _ais_requested(run_id):
-        with suppress(TimeoutError):
-            async with asyncio.timeout(STOP_POLL_SECONDS):
-                await event.wait()
-            return
+def _requested(keys: list[str]) -> list[str]:
+    return list(cache.get_many(keys))
+
+
+def _watcher() -> _Watcher:
+    loop = asyncio.get_running_loop()
+    watcher = _watchers.get(loop)
+    if watcher is None:
+        for closed in [other for other in _watchers if other.is_closed()]:
+            del _watchers[closed]
+        watcher = _watchers[loop] = _Watcher()
+    return watcher
 
 
 @asynccontextmanager
@@ -92,12 +136,14 @@ async def watching(run: Run) -> AsyncIterator[None]:
 
     async def watch() -> None:
         nonlocal stopped
-        await _await_stop(run.pk, event)
+        await event.wait()
         stopped = True
         run.status = Run.Status.CANCELLED
         task.cancel()
 
-    watcher = asyncio.create_task(watch(), name=f"toolcrib-stop-{run.pk}")
+    waiter = asyncio.create_task(watch(), name=f"toolcrib-stop-{run.pk}")
+    watcher = _watcher()
+    watcher.watch(run.pk, event)
     try:
         yield
     except asyncio.CancelledError:
@@ -106,6 +152,7 @@ async def watching(run: Run) -> AsyncIterator[None]:
         task.uncancel()
         raise TurnStopped() from None
     finally:
-        watcher.cancel()
+        watcher.unwatch(run.pk)
+        waiter.cancel()
         with _local_lock:
             _local.pop(run.pk, None)

@@ -164,8 +164,10 @@ async def test_a_cancel_frame_stops_the_sessions_current_turn(alice, kettle_sess
 
     await socket.send_json_to({"type": "cancel"})
 
-    finished = None
-    while finished is None:
+    # The ack answers the frame; run_finished is the session's stream: a relay
+    # may deliver the event before the consumer has written its ack.
+    cancel_ack = finished = None
+    while cancel_ack is None or finished is None:
         frame = await socket.receive_json_from(timeout=TIMEOUT)
         if frame["type"] == "ack":
             cancel_ack = frame
@@ -220,3 +222,18 @@ def test_regenerate_with_no_message_yet_says_so(alice, api_for, kettle_session):
 
     assert response.status_code == 400
     assert "no message" in response.json()["detail"]
+
+
+def test_a_stopped_turn_keeps_the_tokens_its_model_calls_used(
+    alice, api_for, kettle_session
+):
+    client = api_for(alice)
+    run = boiling(client, kettle_session)  # one model call answered, its tool waits
+
+    client.post(f"/api/runs/{run['id']}/cancel/")
+
+    stored = wait_for(
+        lambda: Run.objects.filter(pk=run["id"], total_tokens__gt=0).first()
+    )
+    assert stored.status == Run.Status.CANCELLED
+    assert stored.prompt_tokens > 0

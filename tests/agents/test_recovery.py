@@ -7,6 +7,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.utils import timezone
 
+from agents.events.wire import run_stats
 from agents.models import Run, Session
 from agents.turns import drive, queue
 from agents.turns.queue import LOST_CODE, LOST_MESSAGE
@@ -68,6 +69,7 @@ def test_a_running_run_whose_lease_is_gone_ends_failed_with_an_error_event(
         "error": LOST_MESSAGE,
         "waiting_for": None,
         "resumes": None,
+        "stats": run_stats(run).model_dump(),
     }
 
 

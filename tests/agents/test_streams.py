@@ -1,5 +1,7 @@
 """Toolcrib's own events: stored under the session's next seq, then the doorbell."""
 
+import json
+
 import pytest
 from channels.layers import get_channel_layer
 from redis.exceptions import RedisError
@@ -30,7 +32,7 @@ async def test_a_recorded_event_takes_the_next_seq_and_rings_with_it(session):
         session=session, kind="tools_changed", data=TOOLS_CHANGED
     )
 
-    rung = [(await layer.receive(channel))["frame"] for _ in range(2)]
+    rung = [json.loads((await layer.receive(channel))["text"]) for _ in range(2)]
     assert second.seq == first.seq + 1
     assert [(f["seq"], f["event"]["kind"], f["event"]["author"]) for f in rung] == [
         (first.seq, "tools_changed", "system"),

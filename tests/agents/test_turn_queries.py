@@ -40,19 +40,29 @@ QUESTION = "weather in london?"  # one get_weather_report call, then an answer
 EVENTS_OF_A_TURN = 6  # run_started … run_finished, as tests/agents/api/test_turns.py
 REQUEST_THREAD = "MainThread"
 
-# A turn, read in order, is the request's 10 and the turn's 49:
+# A turn, read in order, is the request's 9 and the turn's 35:
 # - request: the token (2), the session, BEGIN IMMEDIATE, the user, the session
 #   again (one UPDATE that locks it and, on the first message, names it: no query
-#   of its own for the title), the two queued-turn caps, INSERT the Run; after the
-#   wait, the Run. The search index costs none either: SQLite triggers keep it.
-# - turn: claim the Run (4); record run_started (4); load the agent, the session,
-#   its events and its state (5); the budget (3); store each of ADK's 4 events (5
-#   each: BEGIN, the session, is the event new, UPDATE the session, INSERT it);
-#   the Run's invocation id and token counts (3); access (tools, grants: 2) and
-#   activation on each of the 2 model steps (2); the audit row (1: its session,
-#   Run and tool come from the turn's Run and the catalog snapshot access keeps);
-#   finish the Run (1) and record run_finished (4).
-TURN_QUERIES = {"request": 10, "turn": 49}
+#   of its own for the title), the session's and the user's unfinished runs
+#   counted in one query, INSERT the Run; after the wait, the Run. The search
+#   index costs none either: SQLite triggers keep it.
+# - turn: the Run, then claim it at the head of its session's queue (1: one
+#   conditional UPDATE); record run_started (3: BEGIN, one UPDATE ... RETURNING
+#   that takes the seq, INSERT); load the agent, the session, its events and its
+#   state (5); the budgets, once at the start and once for the turn's model calls
+#   (2: a user with no budget costs nothing more per call); store each of ADK's 4
+#   events (3 each: BEGIN, one UPDATE ... RETURNING that checks the session is
+#   fresh and takes the seq and revision, INSERT); the Run's invocation id (1: the
+#   token counts are written with the Run's end when no budget applies); access
+#   (tools, grants: 2) and the session's toolset choices (1), read once and kept
+#   while their versions in the cache say nothing changed; the audit row (1: its
+#   session, Run and tool come from the turn's Run and the catalog snapshot access
+#   keeps); the turn's trace spans, one INSERT for all (2: BEGIN, INSERT; none
+#   with TOOLCRIB_TRACES off); finish the Run (1) and record run_finished (3).
+#   The session's events
+#   are one query; on a later turn, one more for those not parsed yet in this
+#   process (agents.adk.parsed_events).
+TURN_QUERIES = {"request": 9, "turn": 35}
 REST_REPLAY_QUERIES = 4  # the token (2), the session, its events after seq
 REST_PAGE_QUERIES = 4  # the token (2), the session, its events before seq (?before=)
 SOCKET_BACKLOG_QUERIES = 4  # the token (2), the session, its events after seq

@@ -43,3 +43,37 @@ async def test_losing_redis_ends_every_receive_of_the_process(lose):
 
     assert [type(error) for error in ended] == [RedisConnectionError] * 3
     assert received == {"type": "after.outage"}
+
+
+async def test_group_sends_started_together_reach_every_member_of_each_group():
+    with services.redis_server() as server:
+        layer = RedisChannelLayer(hosts=[server.url], capacity=2)
+        both, first, second = [await layer.new_channel() for _ in range(3)]
+        for group, channel in [("one", both), ("one", first), ("two", both)]:
+            await layer.group_add(group, channel)
+        await layer.group_add("two", second)
+
+        await asyncio.gather(
+            layer.group_send("one", {"type": "to.one"}),
+            layer.group_send("two", {"type": "to.two"}),
+            layer.group_send("nobody", {"type": "to.nobody"}),
+        )
+        received = {
+            name: [
+                (await asyncio.wait_for(layer.receive(name), 5))["type"]
+                for _ in range(count)
+            ]
+            for name, count in [(both, 2), (first, 1), (second, 1)]
+        }
+        # A full channel (capacity 2) misses what is sent to it, as channels_redis's.
+        for number in range(3):
+            await layer.group_send("one", {"type": "again", "n": number})
+        kept = [(await layer.receive(first))["n"] for _ in range(2)]
+        await layer.close_pools()
+
+    assert received == {
+        both: ["to.one", "to.two"],
+        first: ["to.one"],
+        second: ["to.two"],
+    }
+    assert kept == [0, 1]

@@ -68,8 +68,19 @@ class Provider:
 
 
 @contextmanager
-def running_provider(*, redirect_uris: list[str], folder: Path) -> Iterator[Provider]:
-    """The provider, listening until the block ends."""
+def running_provider(
+    *,
+    redirect_uris: list[str],
+    folder: Path,
+    resources: Mapping[str, Mapping] | None = None,
+    signing_key: Mapping | None = None,
+) -> Iterator[Provider]:
+    """The provider, listening until the block ends.
+
+    `resources`: the resource servers it issues JWT access tokens for
+    (provider.mjs, OIDC_RESOURCES); `signing_key`: its private JWK, when a test
+    must sign tokens the way it does.
+    """
     node = require_provider()
     accounts = folder / "accounts.json"
     accounts.write_text("{}")
@@ -85,7 +96,10 @@ def running_provider(*, redirect_uris: list[str], folder: Path) -> Iterator[Prov
                 "redirect_uris": redirect_uris,
             }
         ),
+        "OIDC_RESOURCES": json.dumps(dict(resources or {})),
     }
+    if signing_key is not None:
+        env["OIDC_SIGNING_KEY"] = json.dumps(dict(signing_key))
     with (folder / "provider.log").open("wb") as log:
         process = subprocess.Popen(
             [node, str(SCRIPT)], cwd=FOLDER, env=env, stdout=log, stderr=log

@@ -6,7 +6,12 @@ import httpx
 from tests.toolsets.gateway import conftest as live
 
 # The gateway's live server and API clients (tests/toolsets/gateway/conftest.py).
-gateway_env, gateway, api = live.gateway_env, live.gateway, live.api
+gateway_settings, gateway_env, gateway, api = (
+    live.gateway_settings,
+    live.gateway_env,
+    live.gateway,
+    live.api,
+)
 
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 INITIALIZE = {

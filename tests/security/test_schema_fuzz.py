@@ -202,7 +202,11 @@ def test_path_ids_are_typed_as_their_converters_take_them():
 
     row_id = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
     runs = {path for path in ids if path.startswith("/api/runs/")}
-    assert runs == {"/api/runs/{id}/", "/api/runs/{id}/cancel/"}
+    assert runs == {
+        "/api/runs/{id}/",
+        "/api/runs/{id}/cancel/",
+        "/api/runs/{id}/trace/",
+    }
     assert all(ids.pop(path) == {"type": "string", "format": "uuid"} for path in runs)
     sessions = {path for path in ids if path.startswith("/api/sessions/")}
     assert {ids.pop(path)["pattern"] for path in sessions} == {"^[^/\\x00]+$"}

@@ -126,6 +126,36 @@ def test_each_model_step_asks_with_one_query(
     assert inactive == {"inventory_admin"}
 
 
+def test_a_model_step_reads_a_sessions_choices_again_only_once_they_changed(
+    catalog, alice, start_session, django_assert_num_queries
+):
+    row = Session.objects.get(pk=start_session(alice, "restocker"))
+    session = AdkSession(id=row.adk_id, app_name=row.app_name, user_id=row.user_id)
+    names = ["inventory_query", "inventory_admin"]
+    key = activation.version_key(row)
+
+    def inactive_at_a_step() -> set[str]:
+        snapshot = async_to_sync(access.asnapshot)(keys=[key])
+        return async_to_sync(activation.ainactive_toolsets)(
+            session=session, names=names, snapshot=snapshot
+        )
+
+    async_to_sync(access.asnapshot)()  # the catalog, read once for everyone
+
+    with django_assert_num_queries(1):
+        first = inactive_at_a_step()
+    with django_assert_num_queries(0):
+        again = inactive_at_a_step()
+    activation.set_toolsets_active(
+        session=row, names=["inventory_admin"], active=True, changed_by=alice
+    )
+    with django_assert_num_queries(1):
+        changed = inactive_at_a_step()
+
+    assert first == again == {"inventory_admin"}
+    assert changed == set()
+
+
 # The model switches.
 
 

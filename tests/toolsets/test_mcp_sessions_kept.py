@@ -8,12 +8,12 @@ Turns are real (the REST API's ?wait=1, the offline model picks the tool).
 import os
 import shlex
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from agents.models import AgentSpec
+from tests.processes import has_exited, started
 from toolsets.imports.stored import (
     forget_all,
     registration_of_row,
@@ -80,23 +80,6 @@ def add_numbers(alice, start_session, say, events_of):
         return responses[-1]["content"][0]["text"]
 
     return turn
-
-
-def started(starts: Path) -> list[int]:
-    return [int(line) for line in starts.read_text().split()]
-
-
-def has_exited(pid: int, timeout: float = 10) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            return True
-        if state in ("Z", "X"):
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_three_turns_start_the_stdio_server_once(register, add_numbers, alice):

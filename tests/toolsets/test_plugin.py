@@ -310,9 +310,9 @@ def test_bindings_are_resolved_once_per_model_step_not_per_call(
     resolved: list[str] = []
     plain = bindings.abindings_for_invocation
 
-    async def counted(context):
+    async def counted(context, *args):
         resolved.append(context.agent_name)
-        return await plain(context)
+        return await plain(context, *args)
 
     monkeypatch.setattr(bindings, "abindings_for_invocation", counted)
     session = start_session(alice, "juggler")

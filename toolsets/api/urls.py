@@ -10,6 +10,7 @@ from toolsets.api.activation import (
 from toolsets.api.audit import OutcomeGroupsView, ToolCallSummaryView
 from toolsets.api.groups import GroupViewSet, UserViewSet
 from toolsets.api.imports import ImportViewSet
+from toolsets.api.inspector import EventInspectView
 from toolsets.api.views import (
     AccessView,
     AgentToolsView,
@@ -45,6 +46,11 @@ urlpatterns = [
         name="session-toolsets",
     ),
     path("sessions/<name:pk>/tools/", SessionToolsView.as_view(), name="session-tools"),
+    path(
+        "sessions/<name:pk>/events/<id:seq>/inspect/",
+        EventInspectView.as_view(),
+        name="event-inspect",
+    ),
     path(
         "sessions/<name:pk>/toolsets/<name:name>/",
         SessionToolsetView.as_view(),

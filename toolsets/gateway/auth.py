@@ -1,10 +1,12 @@
 """Who is calling the gateway: a bearer token made a Caller.
 
-Two kinds of token open the gateway, both sent as `Authorization: Bearer <t>`:
+Three kinds of token open the gateway, all sent as `Authorization: Bearer <t>`:
 a user's API token (`POST /api/auth/token/`, agents/tokens.py), which reaches every
-tool the user may use, and a personal access token (tokens.py), which reaches only
-the toolsets it was made for. Anything else is refused before the MCP server sees
-the request (401).
+tool the user may use; a personal access token (tokens.py), which reaches only
+the toolsets it was made for; and, when the gateway is an OAuth protected resource,
+an access token of the OpenID Connect provider (oauth.py), which reaches every tool
+of the user it speaks for. Anything else is refused before the MCP server sees the
+request (TokenRefused: 401).
 """
 
 from collections.abc import Iterable
@@ -14,7 +16,8 @@ from channels.db import database_sync_to_async
 from django.contrib.auth.models import AbstractBaseUser
 
 from agents.tokens import user_for_token
-from toolsets.gateway import tokens
+from toolsets.gateway import oauth, tokens
+from toolsets.gateway.oauth import TokenRefused
 
 BEARER = b"bearer "
 
@@ -42,23 +45,35 @@ def bearer_token(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
     return None
 
 
-def authenticate(*, token: str) -> Caller | None:
-    """The Caller a token opens, or None (unknown, revoked, expired, inactive)."""
+REFUSED = (
+    "The bearer token was refused: send Authorization: Bearer <token>, an API "
+    "token or a personal access token that is not revoked or expired."
+)
+
+
+def authenticate(*, token: str) -> Caller:
+    """The Caller a token opens, or TokenRefused (unknown, revoked, expired,
+    inactive, or an access token that does not verify)."""
     if tokens.is_personal(token):
         found = tokens.lookup(token=token)
         if found is None:
-            return None
+            raise TokenRefused(REFUSED)
         return Caller(
             user=found.user,
             credential=f"pat:{found.pk}",
             toolsets=frozenset(found.toolsets),
         )
+    if oauth.is_access_token(token):
+        grant = oauth.verify_access_token(token=token)
+        # One MCP session per user and client: a refreshed token keeps it.
+        credential = f"oauth:{grant.identity_id}:{grant.client_id}"
+        return Caller(user=grant.user, credential=credential)
     user = user_for_token(token=token)
     if user is None:
-        return None
+        raise TokenRefused(REFUSED)
     return Caller(user=user, credential=f"token:{token[:15]}")
 
 
-async def aauthenticate(*, token: str) -> Caller | None:
+async def aauthenticate(*, token: str) -> Caller:
     """See authenticate()."""
     return await database_sync_to_async(authenticate)(token=token)

@@ -8,6 +8,15 @@ credentials, one ToolCall row whose agent is the client's name (MCP's
 what never reaches governance: a name the caller's tool list does not have, and
 arguments that break the input rule of every client message (agents/inputs.py).
 
+A call held for a person's approval waits in the approver's inbox while the
+client waits (approvals.py): approved, it runs again through every check, and
+its result is the answer; rejected or expired, the answer says so; still pending
+after TOOLCRIB_GATEWAY_APPROVAL_WAIT, the answer says "waiting for approval", and
+the same call made again later waits again, or runs once approved. Its held
+audit row reads the decision, as an agent's does (governance/decisions.py). A
+call that needs a credential the user never gave is refused: nobody can give it
+through MCP.
+
 Every call rings the firehose (staff's live view of everything) with one
 `function_response` event frame: a gateway call has no session, so the frame's
 `session` is empty and its `seq` null; the ToolCall row is its record.
@@ -20,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
 from agents.events.wire import (
@@ -35,9 +45,13 @@ from agents.inputs import (
     check_json,
     replace_surrogates,
 )
+from agents.models import Request
 from agents.realtime import streams
 from agents.redaction import redact_secrets
+from project import metrics
 from project.errors import DomainError, NotFoundError
+from toolsets.gateway import approvals
+from toolsets.gateway.approvals import Progress
 from toolsets.gateway.auth import Caller
 from toolsets.gateway.catalog import GatewayTool, afind_tool
 from toolsets.governance import direct
@@ -78,10 +92,22 @@ def storable(text: str) -> str:
     return replace_surrogates(text).replace("\x00", REPLACEMENT)
 
 
+async def _no_progress(done: float, total: float | None, message: str) -> None:
+    return None
+
+
 async def acall_tool(
-    *, caller: Caller, name: str, args: Mapping[str, Any] | None, client: str
+    *,
+    caller: Caller,
+    name: str,
+    args: Mapping[str, Any] | None,
+    client: str,
+    progress: Progress = _no_progress,
 ) -> Outcome:
     """Run the caller's tool `name` with `args`, governed and audited.
+
+    A call held for approval waits for the decision (approvals.py); `progress`
+    hears how long, for the client's progress notifications.
 
     Raises UnknownTool for a name the caller's tools do not have (audited as
     denied); every other refusal is an Outcome with is_error set.
@@ -106,9 +132,24 @@ async def acall_tool(
             caller, client, name, {}, ToolCall.Status.INVALID_ARGS, problem, tool
         )
         return await _ring(caller, client, tool, {}, _refused(problem, "invalid_args"))
-    return await _ring(
-        caller, client, tool, checked, await _run(caller, client, tool, checked)
+    call = _Call(caller, client, tool, checked, approvals.args_digest(checked))
+    owed = await approvals.afind_owed(
+        caller=caller, full_name=tool.full_name, digest=call.digest
     )
+    if owed is not None:
+        outcome = await _adecided(call, owed, progress)
+    else:
+        outcome = await _run(call, progress)
+    return await _ring(caller, client, tool, checked, outcome)
+
+
+@dataclass(frozen=True)
+class _Call:
+    caller: Caller
+    client: str
+    tool: GatewayTool
+    args: dict[str, Any]
+    digest: str
 
 
 def _checked(args: Mapping[str, Any] | None) -> tuple[dict[str, Any] | None, str]:
@@ -119,17 +160,67 @@ def _checked(args: Mapping[str, Any] | None) -> tuple[dict[str, Any] | None, str
         return None, f"Invalid arguments: {exc}"
 
 
-async def _run(
-    caller: Caller, client: str, tool: GatewayTool, args: dict[str, Any]
-) -> Outcome:
+async def _run(call: _Call, progress: Progress) -> Outcome:
+    """Run the call; held for approval, wait for the decision."""
+    invocation = await _invoke(call)
+    if isinstance(invocation, Outcome):
+        return invocation  # refused before it ran
+    if invocation.held is None:
+        return await _outcome(call, invocation)
+    request = await approvals.ahold(
+        caller=call.caller,
+        client=call.client,
+        full_name=call.tool.full_name,
+        args=call.args,
+        digest=call.digest,
+        held=invocation.held,
+    )
+    return await _adecided(call, request, progress)
+
+
+async def _adecided(call: _Call, request: Request, progress: Progress) -> Outcome:
+    """Wait for the request's decision; approved, run the call (once)."""
+    row = await approvals.await_decision(
+        request=request,
+        wait=settings.TOOLCRIB_GATEWAY_APPROVAL_WAIT,
+        progress=progress,
+    )
+    if row.status == Request.Status.REJECTED:
+        return _refused(approvals.rejected_message(row), ToolCall.Status.REJECTED)
+    if row.status == Request.Status.EXPIRED:
+        return _refused(approvals.expired_message(row), ToolCall.Status.EXPIRED)
+    if row.status != Request.Status.APPROVED:
+        return _waiting(row)
+    if not await approvals.aclaim(row):
+        return _refused(approvals.ran_message(row), "already_ran")
+    invocation = await _invoke(call, confirmed=True)
+    if isinstance(invocation, Outcome):
+        return invocation
+    return await _outcome(call, invocation)
+
+
+async def _invoke(
+    call: _Call, *, confirmed: bool = False
+) -> direct.Invocation | Outcome:
+    """Run the call through governance (`confirmed`: its approval is given); a
+    refusal before it ran is the client's Outcome."""
     try:
-        invocation = await direct.ainvoke_tool(
-            user=caller.user, full_name=tool.full_name, args=args, agent=client
+        return await direct.arun_tool(
+            user=call.caller.user,
+            full_name=call.tool.full_name,
+            args=call.args,
+            agent=call.client,
+            confirmed=confirmed,
         )
-    except direct.NeedsPerson:
-        return _refused(_needs_person(tool), direct.NeedsPerson.code)
     except DomainError as exc:
         return _refused(str(exc), exc.code)
+
+
+async def _outcome(call: _Call, invocation: direct.Invocation) -> Outcome:
+    """What the client reads of a call that ran, or asked for a credential."""
+    if invocation.needs_person:
+        await direct.arefuse(invocation.call, "needs a person")
+        return _refused(_needs_credential(call.tool), direct.NeedsPerson.code)
     if invocation.success:
         return Outcome(
             invocation.response, is_error=False, status=invocation.call.status
@@ -142,12 +233,27 @@ async def _run(
     )
 
 
-def _needs_person(tool: GatewayTool) -> str:
+def _needs_credential(tool: GatewayTool) -> str:
     return (
-        f"{tool.name} needs a person's approval (or a credential of yours) before it "
-        "runs, and the MCP gateway cannot hold a call for a person yet: it did not "
-        "run. Ask for it in a Toolcrib session (the web app), where the request "
-        "goes to the approver's inbox."
+        f"{tool.name} needs a credential of yours before it runs, and the MCP "
+        "gateway cannot ask you for one: it did not run. Call it once in a Toolcrib "
+        "session (the web app), where you give the credential; it is kept for you."
+    )
+
+
+def _waiting(request: Request) -> Outcome:
+    message = approvals.waiting_message(request)
+    expires = request.expires_at.isoformat() if request.expires_at else None
+    return Outcome(
+        {
+            "status": approvals.WAITING,
+            "request": request.pk,
+            "expires_at": expires,
+            "error_message": message,
+        },
+        is_error=True,
+        status=ToolCall.Status.AWAITING_APPROVAL,
+        message=message,
     )
 
 
@@ -187,6 +293,10 @@ async def _audit_refusal(
         finished_at=now,
         duration_ms=0,
         attempts=0,
+    )
+    # A name no catalog has is the client's text: one label for all of them.
+    metrics.observe_tool_call(
+        tool=tool.full_name if tool else "unknown", outcome=status, seconds=0
     )
 
 
@@ -228,5 +338,6 @@ async def _ring(
     try:
         await streams.asend_to_groups([streams.firehose_group()], message)
     except streams.PUBLISH_ERRORS:
+        metrics.count_publish_failure()
         logger.warning("firehose publish failed call=%s", call_id, exc_info=True)
     return outcome

@@ -9,6 +9,8 @@ Server and its StreamableHTTPSessionManager, in front of Django's ASGI app.
 - Every request is authenticated here, before the SDK sees it (auth.py); an MCP
   session belongs to the credential that opened it (the SDK answers 404 to any
   other), and a revoked or expired token is refused (401) on its next request.
+- With OAuth on (oauth.py), the gateway's Protected Resource Metadata is served
+  here too, at `/.well-known/oauth-protected-resource[/mcp]`, and a 401 names it.
 - Only bearer tokens open the gateway, never a cookie, so a page in a browser
   cannot reach it with the browser's credentials: the SDK's DNS-rebinding checks
   (Host and Origin) stay off, as Django's ALLOWED_HOSTS is not consulted here.
@@ -27,13 +29,15 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from toolsets.gateway.auth import Caller, aauthenticate, bearer_token
+from project.errors import DomainError
+from toolsets.gateway import oauth
+from toolsets.gateway.auth import Caller, TokenRefused, aauthenticate, bearer_token
 from toolsets.gateway.calls import UnknownTool, acall_tool, client_name
 from toolsets.gateway.catalog import alist_tools
-from toolsets.gateway.notifications import awatch_tools
+from toolsets.gateway.notifications import alisten_tools, awatch_tools
 
 PATHS = frozenset({"/mcp", "/mcp/"})
 CALLER_KEY = "toolcrib.caller"
@@ -67,6 +71,7 @@ def build_server() -> GatewayServer:
         instructions=INSTRUCTIONS,
         on_list_tools=_list_tools,
         on_call_tool=_call_tool,
+        on_subscriptions_listen=_listen,
     )
 
 
@@ -95,7 +100,13 @@ async def _call_tool(
     client = client_name(client_params.client_info.name if client_params else None)
     try:
         outcome = await acall_tool(
-            caller=caller, name=params.name, args=params.arguments, client=client
+            caller=caller,
+            name=params.name,
+            args=params.arguments,
+            client=client,
+            # A call held for approval: notifications/progress while it waits
+            # (the SDK sends none unless the client gave a progressToken).
+            progress=ctx.session.report_progress,
         )
     except UnknownTool as exc:
         raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
@@ -107,6 +118,13 @@ async def _call_tool(
         structured_content=outcome.response,
         is_error=outcome.is_error,
     )
+
+
+async def _listen(
+    ctx: Any, params: types.SubscriptionsListenRequestParams
+) -> types.SubscriptionsListenResult:
+    # A 2026-07-28 client's way to hear of tool changes (notifications.py).
+    return await alisten_tools(ctx=ctx, params=params, user_id=_caller(ctx).user.pk)
 
 
 def _caller(ctx: Any) -> Caller:
@@ -132,14 +150,25 @@ class GatewayApp:
         self._runner: asyncio.Task | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["path"] in oauth.METADATA_PATHS
+            and oauth.is_enabled()
+        ):
+            await _resource_metadata(scope)(scope, receive, send)
+            return
         if scope["type"] != "http" or scope["path"] not in PATHS:
             await self.app(scope, receive, send)
             return
         await database_sync_to_async(close_old_connections)()
         token = bearer_token(scope.get("headers", []))
-        caller = await aauthenticate(token=token) if token else None
+        try:
+            caller = await aauthenticate(token=token) if token else None
+        except DomainError as exc:  # TokenRefused, or the provider unavailable
+            await _unauthorized(exc)(scope, receive, send)
+            return
         if caller is None:
-            await _unauthorized(token)(scope, receive, send)
+            await _unauthorized(None)(scope, receive, send)
             return
         principal = AccessToken(
             token="", client_id=caller.credential, scopes=[], subject=caller.credential
@@ -174,13 +203,42 @@ async def _run_forever(
         await asyncio.Event().wait()
 
 
-def _unauthorized(token: str | None) -> JSONResponse:
-    why = "was refused" if token else "is missing"
+def _unauthorized(refusal: DomainError | None) -> JSONResponse:
+    """401 (403 for a missing scope, 503 for a provider that did not answer), with
+    the challenge RFC 6750 and RFC 9728 describe."""
+    if refusal is None:
+        detail = (
+            "The bearer token is missing: send Authorization: Bearer <token>, an "
+            "API token or a personal access token that is not revoked or expired."
+        )
+        status, params = 401, ['realm="toolcrib"']
+    else:
+        detail, status = str(refusal), refusal.status_code
+        params = ['realm="toolcrib"']
+        if isinstance(refusal, TokenRefused):
+            described = detail.replace('"', "'").replace("\\", "/")
+            params += [f'error="{refusal.code}"', f'error_description="{described}"']
+    if oauth.is_enabled():
+        params.append(f'resource_metadata="{oauth.resource_metadata_url()}"')
+    if isinstance(refusal, oauth.InsufficientScope):
+        params.append(f'scope="{" ".join(oauth.required_scopes())}"')
     return JSONResponse(
-        {
-            "detail": f"The bearer token {why}: send Authorization: Bearer <token>, "
-            "an API token or a personal access token that is not revoked or expired."
-        },
-        status_code=401,
-        headers={"WWW-Authenticate": 'Bearer realm="toolcrib"'},
+        {"detail": detail},
+        status_code=status,
+        headers={"WWW-Authenticate": "Bearer " + ", ".join(params)},
+    )
+
+
+def _resource_metadata(scope: Scope) -> Response:
+    """The gateway's Protected Resource Metadata, readable from any origin."""
+    cors = {
+        "Access-Control-Allow-Origin": "*",
+        "Access-Control-Allow-Methods": "GET, OPTIONS",
+        "Access-Control-Allow-Headers": "*",
+    }
+    if scope["method"] == "OPTIONS":
+        return Response(status_code=204, headers=cors)
+    return JSONResponse(
+        oauth.protected_resource_metadata(),
+        headers={**cors, "Cache-Control": "public, max-age=3600"},
     )

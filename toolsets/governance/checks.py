@@ -4,9 +4,11 @@ Each check may narrow what a model step offers (`offer`) and may answer a call
 instead of letting it run (`check`), with the status its refusal is audited with.
 The order is CHECKS, below, and nowhere else:
 
-1. access (`denied`): the one decision of toolsets.access, on every step and call;
-   then the condition on the call's arguments of the allow that decided, if it has
-   one (toolsets.grant_conditions: `denied`, or held for approval);
+1. access (`denied`): the one decision of toolsets.access, on every step and call
+   (a call is judged by its step's decisions, taken at the step's reading of the
+   version counters); then the condition on the call's arguments of the allow
+   that decided, if it has one (toolsets.grant_conditions: `denied`, or held for
+   approval);
 2. activation (`inactive`): the toolsets the agent has now (toolsets.conditions)
    and the session's active ones (toolsets.activation);
 3. availability: a call the model was not offered at that step (the first call's
@@ -22,7 +24,7 @@ it, and its one audit row carries that check's status (plugin.py writes it).
 """
 
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 
 from google.adk.agents.context import Context
@@ -72,7 +74,7 @@ class Access(Check):
     async def offer(
         self, *, step: Step, turn: Turn, request: LlmRequest, context: Context
     ) -> None:
-        decisions = await _decisions(context.user_id, step.bindings.values())
+        decisions = step.decisions = await _decisions(context.user_id, step)
         refused = {
             name
             for name, tool in request.tools_dict.items()
@@ -82,7 +84,7 @@ class Access(Check):
         prune_request(request, refused)
 
     async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
-        call.decision = await _decision_for(context, call.binding, call.tool.name)
+        call.decision = await _decision_for(context, call)
         if call.decision.allowed:
             return None
         message = (
@@ -148,7 +150,9 @@ class Activation(Check):
         names = set(toolsets.values())
         step.absent = await _absent(context, names)
         step.inactive = await ainactive_toolsets(
-            session=context.session, names=names - set(step.absent)
+            session=context.session,
+            names=names - set(step.absent),
+            snapshot=step.snapshot,
         )
         off = step.inactive | set(step.absent)
         prune_request(request, {name for name, ts in toolsets.items() if ts in off})
@@ -169,7 +173,7 @@ class Activation(Check):
         inactive = call.step.inactive
         if inactive is None:
             inactive = await ainactive_toolsets(
-                session=context.session, names=[toolset]
+                session=context.session, names=[toolset], snapshot=call.step.snapshot
             )
         if toolset not in inactive:
             return None
@@ -231,7 +235,8 @@ class Gates(Check):
                 feedback = await feedback
             if feedback:
                 return Answer(self.status, refusal(feedback, self.status))
-        middleware = middleware_of(context.get_invocation_context().agent)
+        agent = call.step.agent or context.get_invocation_context().agent
+        middleware = middleware_of(agent)
         if not middleware:
             return None
         feedback = await arun_middleware(middleware, call.tool, call.args, context)
@@ -261,7 +266,9 @@ class ApprovalGate(Check):
     rejected = ToolCall.Status.REJECTED
 
     async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
-        row = await access.acatalog_tool(call.full_name)
+        row = call.catalog_row
+        if call.step.snapshot is None:
+            row = await access.acatalog_tool(call.full_name)
         if row is None or not (row.requires_approval or call.outside_condition):
             return None
         confirmation = context.tool_confirmation
@@ -308,26 +315,31 @@ CHECKS: list[Check] = [
 # Access decisions.
 
 
-async def _decisions(
-    adk_user_id: str, bindings: Iterable[Binding]
-) -> dict[str, Decision]:
+async def _decisions(adk_user_id: str, step: Step) -> dict[str, Decision]:
     user_id = django_user_id(adk_user_id)
     if user_id is None:
         return {}
-    names = {binding.full_name for binding in bindings}
-    return await access.aexplain_many(user_id=user_id, tools=names)
+    names = {binding.full_name for binding in step.bindings.values()}
+    return await access.aexplain_many(
+        user_id=user_id, tools=names, snapshot=step.snapshot
+    )
 
 
-async def _decision_for(
-    context: Context, binding: Binding | None, name: str
-) -> Decision:
+async def _decision_for(context: Context, call: Call) -> Decision:
+    """The step's decision for the call's tool, else one taken now."""
+    binding = call.binding
     if binding is None:
-        rule = f"{name} is not a tool of agent {context.agent_name}"
+        rule = f"{call.tool.name} is not a tool of agent {context.agent_name}"
         return Decision(False, rule, Reason.UNKNOWN)
+    decided = call.step.decisions.get(binding.full_name)
+    if decided is not None:
+        return decided
     user_id = django_user_id(context.user_id)
     if user_id is None:
         return Decision(False, f"{context.user_id!r} is not a user", Reason.UNKNOWN)
-    return await access.aexplain(user_id=user_id, tool=binding.full_name)
+    return await access.aexplain(
+        user_id=user_id, tool=binding.full_name, snapshot=call.step.snapshot
+    )
 
 
 def _allowed(binding: Binding | None, decisions: Mapping[str, Decision]) -> bool:

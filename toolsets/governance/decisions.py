@@ -43,7 +43,8 @@ def _on_request_decided(sender, request: Request, **kwargs) -> None:
     if request.kind != Request.Kind.APPROVAL or status is None:
         return
     record_decision(
-        session_id=request.session_id,
+        # A gateway call's row, like every direct call's, names no session.
+        session_id=request.session_id or "",
         call_id=request.tool_call_id,
         status=status,
         decided_by_id=request.answered_by_id,

@@ -17,7 +17,10 @@ What a direct call has not: a session, a model, an agent. So:
 - a call that needs a person (an approval, from the catalog or the tool's own
   `require_confirmation`, or a credential the user never gave for this use) has
   nobody to ask: it does not run, its row is `refused`, and the caller gets
-  NeedsPerson (409), to call the tool from a session instead;
+  NeedsPerson (409), to call the tool from a session instead. A caller that can
+  hold a call for approval (the MCP gateway) uses arun_tool instead: the call is
+  returned `held` (its row `awaiting_approval`, with who decides it), and once
+  approved it runs again with `confirmed`, through every check again;
 - the plugins of TOOLCRIB_PLUGINS that account for a turn's Run (a `for_run`
   class, such as the model budget) are left out: there is no model call.
 """
@@ -42,10 +45,16 @@ from google.adk.flows.llm_flows.functions import handle_function_call_list_async
 from google.adk.plugins import BasePlugin
 from google.adk.plugins.plugin_manager import PluginManager
 from google.adk.sessions import InMemorySessionService
+from google.adk.tools.tool_confirmation import ToolConfirmation
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.adk.credentials import DjangoCredentialService
+from agents.adk.long_running import (
+    approval_rule,
+    requester_may_approve,
+    tool_description,
+)
 from project.errors import DomainError, ForbiddenError, NotFoundError
 from toolsets.bindings import Binding
 from toolsets.code import arunnable
@@ -70,12 +79,32 @@ class ToolInput(BaseModel):
 
 
 @dataclass(frozen=True)
+class Held:
+    """A call held for a person's approval: what it asks, and who decides it, by
+    the tool's marks and the catalog's approval gate (agents.adk.long_running)."""
+
+    call_id: str
+    hint: str
+    answer_group: str
+    timeout: float | None
+    self_approval: bool
+    description: str
+
+
+@dataclass(frozen=True)
 class Invocation:
     """How a direct call ended (the GoAgent ToolOutput and ToolCall): its audit row,
-    and what the model would have read."""
+    and what the model would have read; `held` if it waits for an approval, and
+    `asks_credential` if it waits for a credential of the user's."""
 
     call: ToolCall
     response: dict[str, Any]
+    held: Held | None = None
+    asks_credential: bool = False
+
+    @property
+    def needs_person(self) -> bool:
+        return self.held is not None or self.asks_credential
 
     @property
     def success(self) -> bool:
@@ -141,6 +170,33 @@ async def ainvoke_tool(
     of REFUSALS, or NeedsPerson; a tool that ran, failed or timed out is an
     Invocation either way.
     """
+    invocation = await arun_tool(user=user, full_name=full_name, args=args, agent=agent)
+    if invocation.needs_person:
+        await arefuse(invocation.call, "needs a person")
+        raise NeedsPerson(
+            f"{invocation.call.tool_name} needs a person's approval or a credential "
+            "before it runs, and a direct call has nobody to ask: call it from a "
+            "session."
+        )
+    return invocation
+
+
+async def arun_tool(
+    *,
+    user,
+    full_name: str,
+    args: Mapping[str, Any],
+    agent: str = DIRECT_APP,
+    confirmed: bool = False,
+) -> Invocation:
+    """Run one catalogued tool for `user` now; a call that needs a person is
+    returned as it is, held (see ainvoke_tool, which refuses it).
+
+    `confirmed`: a person approved this call (its Held request): it runs through
+    every check again, and the approval gates let it pass.
+
+    Raises NotFoundError (no such tool), ToolGone, or a refusal of REFUSALS.
+    """
     row = (
         await Tool.objects.select_related("toolset")
         .filter(full_name=full_name)
@@ -149,27 +205,36 @@ async def ainvoke_tool(
     if row is None or row.missing:
         raise NotFoundError(f"No such tool: {full_name}.")
     async with arunnable(row) as binding:
-        call_id, event = await _run(
-            user_id=user.pk, binding=binding, args=args, agent=agent
+        call_id, event, root = await _run(
+            user_id=user.pk,
+            binding=binding,
+            args=args,
+            agent=agent,
+            confirmed=confirmed,
         )
     audited = await ToolCall.objects.filter(user_id=user.pk, call_id=call_id).aget()
     response = _response_of(event)
     refusal = REFUSALS.get(audited.status)
     if refusal is not None:
         raise refusal(response.get("error_message") or audited.result_summary)
-    if audited.status == ToolCall.Status.AWAITING_APPROVAL or _asks_credential(event):
-        await _refused(audited, "needs a person")
-        raise NeedsPerson(
-            f"{row.name} needs a person's approval or a credential before it runs, "
-            "and a direct call has nobody to ask: call it from a session."
-        )
-    return Invocation(audited, response)
+    held = None
+    if audited.status == ToolCall.Status.AWAITING_APPROVAL:
+        held = _held(event, root, call_id=call_id, tool_name=binding.name)
+    return Invocation(
+        audited, response, held=held, asks_credential=_asks_credential(event)
+    )
 
 
 async def _run(
-    *, user_id: int, binding: Binding, args: Mapping[str, Any], agent: str
-) -> tuple[str, Event | None]:
-    """Run the call through ADK's tool pipeline; its call id and response event."""
+    *,
+    user_id: int,
+    binding: Binding,
+    args: Mapping[str, Any],
+    agent: str,
+    confirmed: bool = False,
+) -> tuple[str, Event | None, LlmAgent]:
+    """Run the call through ADK's tool pipeline; its call id, response event and
+    the agent it ran in."""
     tool = binding.tool
     if tool.name != binding.name:  # a prefixed toolset's tool, as ADK copies it
         tool = copy.copy(tool)
@@ -182,13 +247,14 @@ async def _run(
     turn.audited = Audited(session_id="", run_id=None)
     call_id = f"{CALL_ID_PREFIX}{uuid.uuid4().hex}"
     call = types.FunctionCall(id=call_id, name=tool.name, args=dict(args))
+    approved = {call_id: ToolConfirmation(confirmed=True)} if confirmed else None
     try:
         event = await handle_function_call_list_async(
-            invocation, [call], {tool.name: tool}
+            invocation, [call], {tool.name: tool}, tool_confirmation_dict=approved
         )
     finally:
         governance.turns.end(invocation.invocation_id)
-    return call_id, event
+    return call_id, event, invocation.agent
 
 
 async def _invocation(
@@ -233,7 +299,28 @@ def _asks_credential(event: Event | None) -> bool:
     return bool(event is not None and event.actions.requested_auth_configs)
 
 
-async def _refused(audited: ToolCall, why: str) -> None:
+def _held(event: Event | None, root: LlmAgent, *, call_id: str, tool_name: str) -> Held:
+    """What the held call asks, and who decides it: the tool's marks, else the
+    confirmation's payload (the catalog's approval gate), as a turn records it."""
+    asked = event.actions.requested_tool_confirmations if event is not None else {}
+    confirmation = asked.get(call_id) or ToolConfirmation()
+    payload = confirmation.payload if isinstance(confirmation.payload, dict) else {}
+    group, timeout = approval_rule(
+        root, author=DIRECT_AGENT, tool_name=tool_name, payload=payload
+    )
+    return Held(
+        call_id=call_id,
+        hint=confirmation.hint,
+        answer_group=group,
+        timeout=timeout,
+        self_approval=requester_may_approve(payload),
+        description=tool_description(
+            root, author=DIRECT_AGENT, tool_name=tool_name, payload=payload
+        ),
+    )
+
+
+async def arefuse(audited: ToolCall, why: str) -> None:
     """A call held for a person nobody can be: refused, never held."""
     audited.status = ToolCall.Status.REFUSED
     audited.result_summary = f"{why}: a direct call cannot wait for one"

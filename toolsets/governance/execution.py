@@ -44,11 +44,15 @@ from django.conf import settings
 from django.core.cache import cache
 from google.adk.agents.context import Context
 from google.adk.tools import BaseTool
+from opentelemetry import trace
 
 from toolsets.governance.turn import Call, call_key, turn_of
 from toolsets.models import ToolCall
 
 logger = logging.getLogger(__name__)
+tracer = trace.get_tracer("toolcrib")  # a no-op until an SDK provider is installed
+
+EXECUTE_SPAN = "toolcrib.tool.execute"
 
 WRAPPED_ATTR = "toolcrib_policed"
 SLOT_KEY = "toolsets:slot"
@@ -149,6 +153,31 @@ def install(tool: BaseTool) -> bool:
 
 
 async def _execute(call: Call, run: Callable[[], Awaitable[Any]]) -> Any:
+    """Run under the policy, in a `toolcrib.tool.execute` span (under ADK's
+    execute_tool span) saying how the run ended, its attempts and its timeout."""
+    with tracer.start_as_current_span(EXECUTE_SPAN) as span:
+        outcome = ToolCall.Status.ERROR
+        try:
+            result = await _run_policed(call, run)
+            outcome = call.outcome or ToolCall.Status.OK
+            return result
+        finally:
+            if span.is_recording():
+                span.set_attributes(_execute_attributes(call, outcome))
+
+
+def _execute_attributes(call: Call, outcome: str) -> dict[str, Any]:
+    policy = call.policy
+    timeout = policy.timeout if policy is not None and policy.timeout else 0
+    return {
+        "toolcrib.tool": call.full_name or call.tool.name,
+        "toolcrib.outcome": str(outcome),
+        "toolcrib.attempts": call.attempts,
+        "toolcrib.timeout": float(timeout),
+    }
+
+
+async def _run_policed(call: Call, run: Callable[[], Awaitable[Any]]) -> Any:
     """Run with a concurrency slot, a deadline and retries, as the policy says."""
     call.dispatched = True
     policy = call.policy

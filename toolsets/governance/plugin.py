@@ -3,10 +3,13 @@
 One ADK plugin runs governance's checks (checks.CHECKS, in that order) at two points:
 
 - Every model step (`before_model_callback`): the agent's bindings (which catalog
-  toolset each of its tools belongs to) are resolved once, kept for the step's
-  calls, and each check removes from the request what it refuses: the function
-  declarations the model sees and `llm_request.tools_dict`, which is what ADK
-  dispatches calls against. Filtering a toolset's `get_tools` would not do: ADK
+  toolset each of its tools belongs to) are resolved once, with access as of one
+  read of its version counters (toolsets.access.asnapshot: one cache round trip,
+  which also reads the session's activation token; no query while nothing
+  changed), kept for the step's calls (a change counts from the next step), and
+  each check removes from the request what it refuses: the function declarations
+  the model sees and `llm_request.tools_dict`, which is what ADK dispatches calls
+  against. Filtering a toolset's `get_tools` would not do: ADK
   caches it for a whole invocation, so a grant revoked mid-turn would live on.
 - Every call (`before_tool_callback`): a model may call a tool it was never shown
   (ADK then hands the callback a placeholder tool, which never runs). The first
@@ -55,12 +58,14 @@ from google.adk.models import LlmRequest, LlmResponse
 from google.adk.plugins import BasePlugin
 from google.adk.sessions import Session as AdkSession
 from google.adk.tools import BaseTool
+from opentelemetry import trace
 
 from agents.adk.sessions import session_rows
 from agents.events.wire import is_error_response
 from agents.models import Run
 from agents.redaction import redact_secrets
-from toolsets import access, bindings, catalog
+from project import metrics
+from toolsets import access, activation, bindings, catalog
 from toolsets.availability import afirst_call_choice
 from toolsets.bindings import Binding, is_internal
 from toolsets.governance import execution
@@ -68,8 +73,10 @@ from toolsets.governance.checks import CHECKS, django_user_id
 from toolsets.governance.policies import remember_result
 from toolsets.governance.turn import (
     PLUGIN_NAME,
+    Answer,
     Audited,
     Call,
+    Check,
     Offer,
     Step,
     Turn,
@@ -79,7 +86,12 @@ from toolsets.governance.turn import (
 from toolsets.models import Tool, ToolCall
 
 logger = logging.getLogger(__name__)
+# OpenTelemetry's API: a no-op until an SDK provider is installed
+# (agents.observability); under ADK's execute_tool span of the call.
+tracer = trace.get_tracer("toolcrib")
 
+GOVERNANCE_SPAN = "toolcrib.governance"
+ALLOWED = "allowed"
 SUMMARY_CHARS = 1000
 CUT_SHORT_SUMMARY = "Cut short: the turn was stopped while the call ran."
 
@@ -130,7 +142,7 @@ class GovernancePlugin(BasePlugin):
             turn.tool_choice = await afirst_call_choice(
                 run=self._run, app_name=callback_context.session.app_name
             )
-        step = turn.steps[agent] = Step(await _bindings(callback_context, offer))
+        step = turn.steps[agent] = await _step(callback_context, offer)
         for check in CHECKS:
             await check.offer(
                 step=step, turn=turn, request=llm_request, context=callback_context
@@ -148,17 +160,18 @@ class GovernancePlugin(BasePlugin):
         step = await _step_of(turn, tool_context)
         call = Call(tool, tool_args, step, step.bindings.get(tool.name))
         turn.calls[call_key(tool_context, tool)] = call
-        for check in CHECKS:
-            answer = await check.check(call=call, turn=turn, context=tool_context)
-            if answer is not None:
-                call.answer = answer
-                if answer.response.get("status") != "error":
-                    return answer.response
-                # A refusal says which, as the audit does (denied, inactive, ...):
-                # the timeline's call line shows it.
-                return {execution.OUTCOME_KEY: answer.status, **answer.response}
-        call.watched = execution.install(tool)
-        return None
+        with tracer.start_as_current_span(GOVERNANCE_SPAN) as span:
+            check, answer = await _first_refusal(call, turn, tool_context)
+            if span.is_recording():
+                span.set_attributes(_governance_attributes(call, tool_context, check))
+        if answer is None:
+            call.watched = execution.install(tool)
+            return None
+        if answer.response.get("status") != "error":
+            return answer.response
+        # A refusal says which, as the audit does (denied, inactive, ...): the
+        # timeline's call line shows it.
+        return {execution.OUTCOME_KEY: answer.status, **answer.response}
 
     async def after_tool_callback(
         self,
@@ -279,13 +292,46 @@ class GovernancePlugin(BasePlugin):
         return Audited(session_id=row.pk, run_id=run.pk)
 
 
+# The checks of one call, and their span.
+
+
+async def _first_refusal(
+    call: Call, turn: Turn, context: Context
+) -> tuple[Check | None, Answer | None]:
+    """The first check that answers the call, and its answer (kept on the call)."""
+    for check in CHECKS:
+        answer = await check.check(call=call, turn=turn, context=context)
+        if answer is not None:
+            call.answer = answer
+            return check, answer
+    return None, None
+
+
+def _governance_attributes(
+    call: Call, context: Context, check: Check | None
+) -> dict[str, str]:
+    """What the `toolcrib.governance` span says of a call: the tool, the decision
+    (the refusing check's audit status, or allowed) and the rule that decided."""
+    decision = str(call.answer.status) if call.answer else ALLOWED
+    return {
+        "toolcrib.tool": call.full_name or call.tool.name,
+        "toolcrib.call_id": context.function_call_id or "",
+        "toolcrib.decision": decision,
+        "toolcrib.rule": call.decision.rule if call.decision else "",
+        "toolcrib.check": type(check).__name__ if check else "",
+    }
+
+
 # The step's bindings.
 
 
-async def _bindings(context: Context, offer: Offer | None = None) -> dict[str, Binding]:
-    """The agent's bindings now, with the tools added in this turn; a tool no sync
-    has seen is catalogued first, and an added one brought up to date."""
-    found = await bindings.abindings_for_invocation(context)
+async def _step(context: Context, offer: Offer | None = None) -> Step:
+    """A step of the agent's bindings now, with the tools added in this turn; a
+    tool no sync has seen is catalogued first, and an added one brought up to date;
+    with access as of one reading of its versions and the session's activation."""
+    keys = [activation.version_key(context.session)]
+    agent = context.get_invocation_context().agent
+    found = await bindings.abindings_for_invocation(context, agent)
     fresh: list[Binding] = []
     if offer is not None:
         found.update(offer.added)
@@ -294,12 +340,12 @@ async def _bindings(context: Context, offer: Offer | None = None) -> dict[str, B
     if fresh:
         # A sync sees only declared tools, and marks an added one missing.
         await sync_to_async(catalog.register)(fresh, refresh=True)
-    names = [binding.full_name for binding in found.values()]
-    unknown = set(await access.auncatalogued(tools=names))
-    if unknown:
-        new = [b for b in found.values() if b.full_name in unknown]
+    snapshot = await access.asnapshot(keys=keys)
+    new = [b for b in found.values() if b.full_name not in snapshot.tools]
+    if new:
         await sync_to_async(catalog.register)(new)
-    return found
+        snapshot = await access.asnapshot(keys=keys)
+    return Step(found, snapshot, agent)
 
 
 def _append_added(llm_request: LlmRequest, offer: Offer) -> None:
@@ -315,7 +361,7 @@ async def _step_of(turn: Turn, context: Context) -> Step:
     runs again once approved), a step of its own, resolved once."""
     step = turn.steps.get(context.agent_name)
     if step is None:
-        step = turn.steps[context.agent_name] = Step(await _bindings(context))
+        step = turn.steps[context.agent_name] = await _step(context)
     return step
 
 
@@ -412,4 +458,9 @@ def _create_call(*, tool_full_name: str, **fields: Any) -> None:
         tool_full_name=tool_full_name,
         tool_id=tool if tool_full_name else None,
         **fields,
+    )
+    metrics.observe_tool_call(
+        tool=tool_full_name or fields["tool_name"],
+        outcome=fields["status"],
+        seconds=fields["duration_ms"] / 1000,
     )

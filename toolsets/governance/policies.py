@@ -18,6 +18,7 @@ from typing import Any
 import jsonschema
 from django.core.cache import cache
 from google.adk.agents.context import Context
+from google.adk.tools import BaseTool, FunctionTool
 
 from agents.events.wire import is_error_response
 from toolsets.catalog import declaration_of
@@ -40,7 +41,7 @@ class ValidArguments(Check):
     async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
         if not (await call.apolicy()).validate_args:
             return None
-        errors = argument_errors(declaration_of(call.tool)[1], call.args)
+        errors = validator_of(call.tool).errors(call.args)
         if not errors:
             return None
         message = invalid_args_feedback(call.tool.name, errors)
@@ -90,12 +91,51 @@ async def remember_result(call: Call, result: Any) -> None:
 # Argument validation.
 
 
-def argument_errors(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict:
+class ArgumentsValidator:
+    """A tool's argument schema, with its JSON schema validator built once."""
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.schema = schema
+        self.validator = jsonschema.Draft202012Validator(schema) if schema else None
+
+    def errors(self, args: Mapping[str, Any]) -> dict:
+        """See argument_errors()."""
+        if self.validator is None:
+            return {}
+        return argument_errors(self.schema, args, self.validator)
+
+
+MAX_VALIDATORS = 4096
+
+# A tool's code (a FunctionTool's function, else the tool) -> (it, its validator):
+# a declaration is built once per process, not at every call.
+_validators: dict[int, tuple[Any, ArgumentsValidator]] = {}
+
+
+def validator_of(tool: BaseTool) -> ArgumentsValidator:
+    """The validator of the tool's declared arguments, built once per process."""
+    func = getattr(tool, "func", None)
+    code = func if func is not None and type(tool) is FunctionTool else tool
+    found = _validators.get(id(code))
+    if found is not None and found[0] is code:
+        return found[1]
+    if len(_validators) >= MAX_VALIDATORS:
+        _validators.clear()
+    validator = ArgumentsValidator(declaration_of(tool)[1])
+    _validators[id(code)] = (code, validator)
+    return validator
+
+
+def argument_errors(
+    schema: Mapping[str, Any],
+    args: Mapping[str, Any],
+    validator: jsonschema.protocols.Validator | None = None,
+) -> dict:
     """Field -> what is wrong with it, checked against a JSON schema; {} if valid."""
     if not schema:
         return {}
     try:
-        validator = jsonschema.Draft202012Validator(schema)
+        validator = validator or jsonschema.Draft202012Validator(schema)
         found = sorted(validator.iter_errors(dict(args)), key=lambda e: e.path)
     except jsonschema.SchemaError:
         logger.warning("tool schema is not a valid JSON schema: %s", schema)

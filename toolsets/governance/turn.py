@@ -17,23 +17,27 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
+from google.adk.agents import BaseAgent
 from google.adk.agents.context import Context
 from google.adk.models import LlmRequest
 from google.adk.tools import BaseTool
 
-from toolsets.access import Decision
+from toolsets.access import CatalogTool, Decision, Snapshot
 from toolsets.bindings import Binding
 from toolsets.conditions import Condition
-from toolsets.policies import ToolPolicy, apolicy_for
+from toolsets.policies import POLICY_ATTR, ToolPolicy, apolicy_for, settings_policy
 
 PLUGIN_NAME = "toolcrib_governance"
 
 
 @dataclass
 class Step:
-    """One agent's latest model step: its bindings, resolved once and reused by the
-    step's calls, and what the checks made of it.
+    """One agent's latest model step: its bindings and access as of one reading of
+    the version counters (`snapshot`: the catalog, and the session's activation
+    token), resolved once and reused by the step's calls, and what the checks made
+    of it: a change made after the step counts from the next one.
 
     `offered`, `inactive` and `absent` are None for a call with no model step in
     this run (a call ADK runs again once a person approved it): the checks then
@@ -41,6 +45,9 @@ class Step:
     """
 
     bindings: dict[str, Binding]
+    snapshot: Snapshot | None = None
+    agent: BaseAgent | None = None  # the ADK agent of the step
+    decisions: dict[str, Decision] = field(default_factory=dict)  # by full name
     offered: set[str] | None = None
     inactive: set[str] | None = None
     absent: dict[str, Condition] | None = None  # conditional toolsets not had now
@@ -105,13 +112,46 @@ class Call:
     def full_name(self) -> str:
         return self.binding.full_name if self.binding else ""
 
+    @property
+    def catalog_row(self) -> CatalogTool | None:
+        """The catalog's row of the tool, as of the call's model step."""
+        snapshot = self.step.snapshot
+        return snapshot.tools.get(self.full_name) if snapshot is not None else None
+
     async def apolicy(self) -> ToolPolicy:
         """The call's effective policy, read once (code, settings, admin override)."""
         if self.policy is None:
             if self.binding is None:
                 raise RuntimeError(f"{self.tool.name} is not bound: it has no policy")
-            self.policy = await apolicy_for(self.binding.full_name, self.binding.tool)
+            if self.step.snapshot is None:
+                full_name, tool = self.binding.full_name, self.binding.tool
+                self.policy = await apolicy_for(full_name, tool)
+            else:
+                self.policy = policy_of(self.binding, self.catalog_row)
         return self.policy
+
+
+MAX_POLICIES = 4096
+
+# What a policy is made of (the code's, the settings', the admin's) -> the policy:
+# merged once per process, not at every call.
+_policies: dict[tuple[str, str, str], ToolPolicy] = {}
+
+
+def policy_of(binding: Binding, row: CatalogTool | None) -> ToolPolicy:
+    """toolsets.policies.apolicy_for(), with the catalog row already at hand."""
+    tool = binding.tool
+    code = getattr(getattr(tool, "func", tool), POLICY_ATTR, None)
+    declared = code or getattr(tool, POLICY_ATTR, {})
+    overrides = getattr(settings, "TOOLCRIB_TOOL_POLICIES", {})
+    admin = (row.policy_override if row else None) or {}
+    key = (repr(declared), repr(overrides.get(binding.full_name)), repr(admin))
+    found = _policies.get(key)
+    if found is None:
+        if len(_policies) >= MAX_POLICIES:
+            _policies.clear()
+        found = _policies[key] = settings_policy(binding.full_name, tool).merged(admin)
+    return found
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """MCP servers, imported through ADK's McpToolset."""
 
+import asyncio
 from typing import Any, TypeVar
 
 from django.conf import settings
+from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.tools.mcp_tool import (
     McpToolset,
     StdioConnectionParams,
@@ -49,7 +51,17 @@ class KeptMcpToolset(McpToolset):
     would stop a stdio server after every turn. The process's cache of stored
     imports (toolsets.imports.stored) owns this one and closes it for good with
     aclose_sessions() when the import changes, is evicted, or the process stops.
+
+    Its sessions live on the event loop that listed its tools (the process's turn
+    loop): close_sessions() closes them there, and waits, so a stdio server is
+    stopped before the process goes on (or exits).
     """
+
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    async def get_tools(self, readonly_context: ReadonlyContext | None = None):
+        self._loop = asyncio.get_running_loop()
+        return await super().get_tools(readonly_context)
 
     async def close(self) -> None:
         """Nothing: a run ended, and the sessions stay open for the next one."""
@@ -57,6 +69,26 @@ class KeptMcpToolset(McpToolset):
     async def aclose_sessions(self) -> None:
         """Close the MCP sessions (a stdio server stops)."""
         await super().close()
+
+    def close_on_own_loop(self, timeout: float) -> bool:
+        """Close the sessions on the loop they live on, and wait (false: that loop
+        no longer runs, or never listed the tools)."""
+        loop = self._loop
+        if loop is None or not loop.is_running():
+            return False
+        if _running_loop() is loop:  # on that loop's thread: it cannot wait here
+            loop.create_task(self.aclose_sessions())
+            return True
+        closing = asyncio.run_coroutine_threadsafe(self.aclose_sessions(), loop)
+        closing.result(timeout)
+        return True
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def mcp_toolset(server: McpServer) -> McpToolset:

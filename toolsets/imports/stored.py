@@ -10,20 +10,20 @@ agent's fingerprint).
 Services that change rows live in toolsets.imports.registry; this module only reads.
 """
 
+import asyncio
 import atexit
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from django.conf import settings
 from google.adk.tools.base_toolset import BaseToolset
 from google.adk.tools.mcp_tool import McpToolset
 
 from project import sealing
-from toolsets.imports.mcp import kept_mcp_toolset, mcp_toolset
+from toolsets.imports.mcp import KeptMcpToolset, kept_mcp_toolset, mcp_toolset
 from toolsets.imports.openapi import openapi_toolset
 from toolsets.imports.registrations import (
     ImportFailed,
@@ -42,6 +42,10 @@ _built: OrderedDict[str, tuple[str, BaseToolset]] = OrderedDict()
 # Import name -> how many times this process closed its toolset.
 _closings: dict[str, int] = {}
 _lock = threading.RLock()
+# Closes running as tasks of a loop (close_quietly called on it).
+_closing: set[asyncio.Task] = set()
+
+CLOSE_TIMEOUT = 10.0  # seconds a kept MCP import's sessions get to close
 
 SEALED = "sealed"
 PURPOSE = "toolcrib-imports"
@@ -152,17 +156,38 @@ def forget_all() -> None:
 
 
 def close_quietly(toolset: BaseToolset) -> None:
-    """Close a toolset no longer used; its sessions may live on other event loops
-    (ADK closes each on its own), and a failure only leaves one behind."""
-    close = getattr(toolset, "aclose_sessions", toolset.close)
+    """Close a toolset no longer used: a kept MCP one on the loop its sessions live
+    on (the turn loop), and waiting for it; else on a loop of its own (ADK closes a
+    session of another loop there). A failure only leaves one behind."""
     try:
-        async_to_sync(close)()
+        if isinstance(toolset, KeptMcpToolset):
+            if toolset.close_on_own_loop(CLOSE_TIMEOUT):
+                return
+            _run_here(toolset.aclose_sessions())
+            return
+        _run_here(toolset.close())
     except Exception:  # noqa: BLE001 - never worth failing the caller for
         logger.warning("an imported toolset did not close cleanly", exc_info=True)
 
 
+def _run_here(closing: Coroutine[Any, Any, None]) -> None:
+    """Run a close on a loop of this thread's own: no thread pool, which refuses
+    work once the interpreter is shutting down (atexit); as a task of this
+    thread's running loop, if it has one."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(closing)
+        return
+    task = loop.create_task(closing)
+    _closing.add(task)  # held until done: the loop keeps only a weak reference
+    task.add_done_callback(_closing.discard)
+
+
 # A stdio server also sees its stdin close when this process exits; this closes
-# its session first, where the interpreter exits normally.
+# its session first, where the interpreter exits normally: on the turn loop, which
+# still runs then (a daemon thread), and before logging shuts down (atexit runs
+# its handlers last registered first, and logging registered its own before this).
 atexit.register(forget_all)
 
 

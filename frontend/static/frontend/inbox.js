@@ -1,13 +1,14 @@
 // Inbox: "Waiting on me" (GET /api/requests/: approvals I may decide, credentials my
 // tools ask for, results I may post) and "My requests" (?mine=1: what I wait on from
-// others, and how it was decided), one card each (requests.js), answered in place.
+// others, and how it was decided), one card each (requests.js), answered in place:
+// an agent's request resumes its agent, an MCP client's gateway call runs for it.
 // Live: every `request` frame of /ws/inbox/ (inboxfeed.js) refetches both lists, so
 // nobody reloads.
 
 import { ApiError } from "./api.js";
 import { clear, debounce, empty, failure, h, loading, toast } from "./dom.js";
 import { askToNotify, notificationState, onRequestFrame } from "./inboxfeed.js";
-import { listRequests, requestCard, requestKey } from "./requests.js";
+import { afterAnswer, listRequests, requestCard, requestKey } from "./requests.js";
 
 const el = (id) => document.getElementById(id);
 const TABS = {
@@ -92,7 +93,7 @@ function render(list, rows) {
 function item(request) {
   const card = requestCard(request, {
     onAnswered: (run, answered, body) => {
-      toast(`${said(answered, body)}; the agent resumes.`);
+      toast(`${said(answered, body)}; ${afterAnswer(answered, body)}.`);
       load();
     },
     onRefused: () => load(),

@@ -80,7 +80,8 @@ async function notify(id) {
     return; // not visible to me (any more)
   }
   if (!request.may_answer || request.status !== "pending") return;
-  const who = request.requester ? `${request.requester} asks` : "Asked";
+  const through = request.session ? "" : ` through ${request.agent || "an MCP client"}`;
+  const who = `${request.requester ? `${request.requester} asks` : "Asked"}${through}`;
   const note = new Notification(request.title || `A request waits on you`, {
     body: `${who}${request.tool_name ? ` · ${request.tool_name}` : ""}`,
     tag: `toolcrib-request-${request.id}`, // one per request, however many tabs are open

@@ -4,7 +4,9 @@
 // when it expires; the answer (POST /api/requests/{id}/answer/) and, once answered,
 // the outcome with who, when and the comment. A credential goes from its input to the
 // request body and nowhere else: the inputs are emptied as it is sent, and nothing
-// here writes it into the page or logs it.
+// here writes it into the page or logs it. A call an MCP client made through the
+// gateway has no session and no agent to resume: its card names the client and the
+// user who asked, and its answer lets the client's call run, or tells it no.
 
 import { api, ApiError } from "./api.js";
 import { argsView, badge, dateTime, h, statusBadge, timeAgo, toast } from "./dom.js";
@@ -21,6 +23,19 @@ export async function listRequests(query = {}) {
   return (data && data.results) || [];
 }
 
+/** The MCP client whose gateway call waits (a request with no session), or "". */
+export function gatewayClient(request) {
+  if (request.session) return "";
+  return request.agent || "the MCP client";
+}
+
+/** What follows an answer `body` to `request`: the agent resumes, or the client hears. */
+export function afterAnswer(request, body) {
+  const client = gatewayClient(request);
+  if (!client || request.kind !== "approval") return "the agent resumes";
+  return body.approved ? `the call runs for ${client}` : `${client} is told it was rejected`;
+}
+
 /** A request's place in the DOM, so a refetch can keep a card someone is typing in. */
 export function requestKey(request) {
   return `${request.id}:${request.status}:${request.may_answer ? 1 : 0}`;
@@ -33,6 +48,7 @@ export function requestKey(request) {
  * @param {object} hooks onAnswered(run, request), onRefused(error, request)
  */
 export function requestCard(request, hooks = {}) {
+  const client = gatewayClient(request);
   return h(
     "article",
     {
@@ -54,12 +70,13 @@ export function requestCard(request, hooks = {}) {
       "div",
       { class: "inbox-meta" },
       request.requester ? h("span", {}, `asked by ${request.requester}`) : null,
-      request.agent ? h("span", {}, `agent ${request.agent}`) : null,
+      client ? h("span", { class: "request-client" }, `through the MCP client ${client}`) : null,
+      !client && request.agent ? h("span", {}, `agent ${request.agent}`) : null,
       request.session
         ? h("a", { href: `/sessions/${request.session}/` }, request.session_title ? `open “${request.session_title}”` : "open the session")
         : null,
     ),
-    request.kind === "credential" ? null : h("div", { class: "call-args" }, h("div", { class: "label" }, "Arguments"), argsView(request.args)),
+    request.kind === "credential" ? null : h("div", { class: "call-args" }, h("div", { class: "label" }, client ? "Arguments (secrets redacted)" : "Arguments"), argsView(request.args)),
     requestPart(request, hooks),
   );
 }
@@ -125,14 +142,25 @@ const OUTCOMES = {
   expired: "nobody answered in time; the agent was told.",
 };
 
+/** What became of a gateway call's approval, for its client. */
+function gatewayOutcomes(client) {
+  return {
+    approved: `the call runs for ${client}.`,
+    rejected: `${client} is told it was rejected.`,
+    expired: `nobody answered in time; ${client} is told.`,
+  };
+}
+
 /** An answered request: its status, who answered, when, and the comment. */
 export function outcome(request) {
   const who = request.answered_by ? ` by ${request.answered_by}` : "";
   const when = request.answered_at ? ` · ${dateTime(request.answered_at)}` : "";
+  const client = gatewayClient(request);
+  const outcomes = client ? gatewayOutcomes(client) : OUTCOMES;
   let words;
-  if (request.status === "approved") words = `Approved${who}${when}: ${OUTCOMES.approved}`;
-  else if (request.status === "rejected") words = `Rejected${who}${when}: ${OUTCOMES.rejected}`;
-  else if (request.status === "expired") words = `Expired${when}: ${OUTCOMES.expired}`;
+  if (request.status === "approved") words = `Approved${who}${when}: ${outcomes.approved}`;
+  else if (request.status === "rejected") words = `Rejected${who}${when}: ${outcomes.rejected}`;
+  else if (request.status === "expired") words = `Expired${when}: ${outcomes.expired}`;
   else if (request.kind === "credential") words = `Credential given${who}${when}: the tool ran again with it.`;
   else words = `Answered${who}${when}: the agent resumed.`;
   return h(
@@ -161,9 +189,10 @@ async function send(request, body, hooks, { status, enable }) {
   status.textContent = "Sending…";
   try {
     const answer = await api(`/api/requests/${encodeURIComponent(request.id)}/answer/`, { method: "POST", body });
-    status.textContent = "Sent: the agent resumes.";
+    status.textContent = `Sent: ${afterAnswer(request, body)}.`;
     followAnswer(request, status);
-    const run = answer && answer.run && typeof answer.run === "object" ? answer.run : answer;
+    // {run, request}: `run` is null for a gateway call's approval (no agent resumes).
+    const run = answer && typeof answer === "object" && "run" in answer ? answer.run : answer;
     if (hooks.onAnswered) hooks.onAnswered(run, request, body);
     return true;
   } catch (error) {

@@ -7,6 +7,7 @@ import { showClosedNotice, takeDraft } from "./closed.js";
 import { clear, debounce, empty, failure, h, loading, toast } from "./dom.js";
 import { History } from "./history.js";
 import { onRequestFrame } from "./inboxfeed.js";
+import { bindInspector } from "./inspector.js";
 import { showArtifacts, showState, showTools } from "./panels.js";
 import { bindArtifactChips } from "./preview.js";
 import { listRequests, requestKey, requestPart } from "./requests.js";
@@ -16,6 +17,7 @@ import { showSessionTitle } from "./sessiontitle.js";
 import { showIntro } from "./starters.js";
 import { bindIndicator, Stream } from "./stream.js";
 import { Timeline } from "./timeline.js";
+import { bindTraces } from "./trace.js";
 import { TurnControls } from "./turncontrols.js";
 import { ToolsetsPanel } from "./toolsets.js";
 
@@ -227,6 +229,8 @@ const form = el("composer");
 const input = el("message");
 const attachments = new Attachments(form, input, sessionId);
 bindArtifactChips(el("timeline"), sessionId);
+bindInspector(el("timeline"), sessionId); // each event's seq opens it (inspector.js)
+bindTraces(el("timeline")); // a run's line opens its spans (trace.js)
 // Stop, Edit and Regenerate (turncontrols.js).
 const controls = new TurnControls({
   sessionId,

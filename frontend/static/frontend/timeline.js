@@ -7,6 +7,8 @@ import { jsonView } from "./jsonview.js";
 import { copyButton } from "./clipboard.js";
 import { liveMarkdown, renderMarkdown } from "./markdown.js";
 import { humanHint } from "./requests.js";
+import { inspectButton } from "./inspector.js";
+import { runStats, traceButton } from "./trace.js";
 import { senderNote } from "./senders.js";
 
 const REQUEST_CALLS = new Set(["adk_request_credential", "adk_request_confirmation"]);
@@ -142,6 +144,8 @@ export class Timeline {
       { class: `item kind-${event.kind} ${sideOf(event)}`, dataset: { seq: String(seq), kind: event.kind } },
       blocks.length ? blocks : h("div", { class: "quiet" }, `${event.kind} from ${event.author}`),
     );
+    // Its inspector: on a run's line, beside the line's words; else the item's corner.
+    (item.querySelector(":scope > .divider > span") || item).append(inspectButton(seq));
     this.nest(item, event);
     if (streaming && event.text) streaming.element.replaceWith(item);
     else this.insert(item, seq);
@@ -220,8 +224,10 @@ export class Timeline {
     for (const response of event.function_responses || []) {
       const request = this.requests.get(response.id);
       if (request) {
-        const tag = seqTag(seq, false);
+        // A request's box holds only what a person may do: its events' buttons go below.
+        const tag = seqTag(seq, false, false);
         this.answerRequest(request, response, tag);
+        inspectInCard(request.card, seq);
         first = first || tag;
         continue;
       }
@@ -291,8 +297,9 @@ export class Timeline {
         blocks.push(this.requestBox(event, call, null));
         continue;
       }
-      const tag = seqTag(seq, false);
+      const tag = seqTag(seq, false, false);
       this.requestBox(event, call, host, tag);
+      inspectInCard(host.card, seq);
       first = first || tag;
     }
     return first;
@@ -372,16 +379,18 @@ export class Timeline {
     if (event.kind === "run_started") {
       this.runStarts.set(run.id, event.ts);
       this.currentRun = run.id || null;
-      return h("div", { class: "divider", id: run.id ? `run-${run.id}` : null }, h("span", {}, `Run started · ${clock(event.ts)}`, this.resumes(run)));
+      return h("div", { class: "divider", id: run.id ? `run-${run.id}` : null }, h("span", {}, `Run started · ${clock(event.ts)}`, this.resumes(run), run.id ? [" · ", traceButton(run.id)] : null));
     }
     const started = this.runStarts.get(run.id);
     const took = started ? ` · ${duration((event.ts - started) * 1000)}` : "";
     const tone = { failed: "bad", waiting: "wait" }[run.status] || "";
-    return h(
+    const line = h(
       "div",
       { class: `divider ${tone}`.trim(), dataset: { status: run.status || "" } },
-      h("span", {}, `${runWords(run)}${took}`, this.resumes(run)),
+      h("span", {}, `${runWords(run)}${took}`, this.resumes(run), run.id ? [" · ", traceButton(run.id)] : null),
     );
+    // Model, tokens, duration, model and tool calls (trace.js), under the line.
+    return run.stats ? [line, runStats(run.stats)] : line;
   }
 
   /** " · resumes the run of 12:03:04", linked to where that run started. */
@@ -540,10 +549,21 @@ function sideOf(event) {
   return "agent";
 }
 
-function seqTag(seq, anchor) {
-  const attrs = { class: "seq", title: `Event #${seq}` };
+function seqTag(seq, anchor, inspect = true) {
+  const attrs = { class: "seq", title: inspect ? null : `Event #${seq}` };
   if (anchor) attrs.dataset = { seq: String(seq) };
-  return h("span", attrs, `#${seq}`);
+  // The seq is the button that opens the event in the inspector (inspector.js).
+  return h("span", attrs, inspect ? inspectButton(seq, { text: true }) : `#${seq}`);
+}
+
+/** A line at the foot of a call's card with the inspect buttons of its request's events. */
+function inspectInCard(card, seq) {
+  let line = card.querySelector(":scope > .card-events");
+  if (!line) {
+    line = h("p", { class: "card-events muted" }, "Events ");
+    card.append(line);
+  }
+  line.append(inspectButton(seq, { text: true }), " ");
 }
 
 // Model text is Markdown (markdown.js), its headings under the page's; a person's

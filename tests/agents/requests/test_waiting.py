@@ -72,7 +72,9 @@ def test_a_turn_that_pauses_ends_waiting_everywhere_it_shows(
         "error": None,
         "waiting_for": waiting_for,
         "resumes": None,
+        "stats": shown["stats"],
     }
+    assert finished["stats"]["model_calls"] >= 1
     assert listed["last_run"] == {
         "id": str(run.pk),
         "status": "waiting",

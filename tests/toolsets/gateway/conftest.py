@@ -30,12 +30,20 @@ def _fresh_access():
 
 
 @pytest.fixture(scope="module")
-def gateway_env(tmp_path_factory):
+def gateway_settings() -> dict[str, str]:
+    """Environment the module's server runs with besides its database: a module
+    overrides this fixture to set more."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def gateway_env(tmp_path_factory, gateway_settings):
     folder = tmp_path_factory.mktemp("gateway")
     env = server_env(
         {
             "DATABASE_URL": f"sqlite:///{folder / 'gateway.sqlite3'}",
             "TOOLCRIB_DATA_DIR": str(folder),
+            **gateway_settings,
         }
     )
     prepare_database(env)

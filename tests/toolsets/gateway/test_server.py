@@ -163,25 +163,6 @@ async def test_a_request_without_a_valid_token_is_refused_with_401(gateway):
     assert "refused" in forged.json()["detail"]
 
 
-async def test_a_call_that_needs_approval_says_so_and_does_not_run(gateway, api):
-    admin = api("admin")
-    marked = admin.client.patch(
-        "/api/tools/inventory_admin.restock_item/", json={"requires_approval": True}
-    )
-    assert marked.status_code == 200, marked.text
-
-    async with mcp_client(gateway.url, api("alice").token) as alice:
-        result = await alice.call_tool(
-            "inventory_admin.restock_item", {"item": "widget", "quantity": 3}
-        )
-
-    assert result.is_error
-    assert "needs a person's approval" in result.content[0].text
-    assert "did not run" in result.content[0].text
-    [audited] = admin.calls(tool="inventory_admin.restock_item")
-    assert (audited["status"], audited["agent"]) == ("refused", CLIENT_NAME)
-
-
 async def test_staff_see_a_gateway_call_on_the_firehose(gateway, api):
     headers = {"Authorization": f"Token {api('admin').token}"}
     url = f"{gateway.ws_url}/ws/firehose/?agent={CLIENT_NAME}"

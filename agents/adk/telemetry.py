@@ -1,0 +1,34 @@
+"""What ADK's own telemetry records of a turn, when nobody asked for more.
+
+ADK instruments every model call whether or not a tracer records it. By default
+(its GenAI semconv, schema v2) it turns the whole model request, every content of
+the history, into span attributes before it looks at whether the span records:
+a cost every model step pays, that grows with the session. Unless an operator
+sets OpenTelemetry's own knobs for it (OTEL_SEMCONV_STABILITY_OPT_IN,
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT), a turn asks ADK for the
+stable semconv without message content, which records the same spans and
+metrics from the request's shape alone.
+"""
+
+import os
+
+from google.adk.telemetry.context import ContentCapturingMode, TelemetryConfig
+
+OPERATOR_KNOBS = (
+    "OTEL_SEMCONV_STABILITY_OPT_IN",
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+)
+
+
+def turn_telemetry() -> TelemetryConfig | None:
+    """RunConfig.telemetry for a turn: None (ADK reads the environment) when an
+    operator set OpenTelemetry's knobs, else spans without message content."""
+    if any(os.environ.get(name) for name in OPERATOR_KNOBS):
+        return None
+    return LEAN
+
+
+LEAN = TelemetryConfig(
+    genai_semconv_stability_opt_in="stable",
+    capture_message_content=ContentCapturingMode.NO_CONTENT,
+)

@@ -1,0 +1,187 @@
+"""Toolcrib's own spans of a turn, and a turn's spans kept as RunSpan rows.
+
+`TurnTrace` is the root `toolcrib.turn` span: ADK's spans (invoke_agent,
+generate_content, execute_tool), governance's and the event spans nest under it
+through OpenTelemetry's context. The turn recorder keeps them while the turn runs;
+`TurnTrace.asave` writes them in one INSERT when it ends, whatever the ending.
+"""
+
+import contextlib
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.trace import Span, Status, StatusCode
+
+from agents.models import Run, RunSpan
+from agents.observability.provider import turn_recorder
+from agents.redaction import redact_secrets
+
+logger = logging.getLogger(__name__)
+
+tracer = trace.get_tracer("toolcrib")
+
+TURN = "toolcrib.turn"
+STORE = "toolcrib.event.store"
+PUBLISH = "toolcrib.event.publish"
+GOVERNANCE = "toolcrib.governance"
+EXECUTE = "toolcrib.tool.execute"
+
+# ADK's span names (google/adk/telemetry: tracing.py, _instrumentation.py) and
+# the GenAI semconv operation each records, to the trace API's kinds.
+OPERATION_KINDS = {
+    "invoke_agent": RunSpan.Kind.AGENT,
+    "invoke_workflow": RunSpan.Kind.AGENT,
+    "invoke_node": RunSpan.Kind.AGENT,
+    "generate_content": RunSpan.Kind.MODEL,
+    "chat": RunSpan.Kind.MODEL,
+    "text_completion": RunSpan.Kind.MODEL,
+    "execute_tool": RunSpan.Kind.TOOL,
+}
+NAME_KINDS = {
+    TURN: RunSpan.Kind.TURN,
+    STORE: RunSpan.Kind.STORE,
+    PUBLISH: RunSpan.Kind.PUBLISH,
+    GOVERNANCE: RunSpan.Kind.GOVERNANCE,
+    EXECUTE: RunSpan.Kind.EXECUTE,
+    "call_llm": RunSpan.Kind.MODEL,
+    "invocation": RunSpan.Kind.AGENT,
+    "toolcrib.model.step": RunSpan.Kind.MODEL,
+}
+
+
+class TurnTrace:
+    """A turn's root span, and the spans the recorder keeps of its trace."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        recorder = turn_recorder()  # installs the process's provider, once
+        self.recorder = recorder if settings.TOOLCRIB_TRACES else None
+        # A root: one trace per turn, whatever context started the turn.
+        self.span: Span = tracer.start_span(
+            TURN, context=Context(), attributes=turn_attributes(run)
+        )
+        self.trace_id = self.span.get_span_context().trace_id
+        self.spans: list[ReadableSpan] = []
+        self.ended = self.saved = False
+        if self.recorder is not None and self.span.is_recording():
+            self.recorder.open(self.trace_id)
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[Span]:
+        """The turn span as the current one; ended on the way out."""
+        try:
+            with trace.use_span(self.span, end_on_exit=False):
+                yield self.span
+        finally:
+            self._end()
+
+    def _end(self) -> None:
+        if self.ended:
+            return
+        self.ended = True
+        self.span.set_attribute("toolcrib.run.status", self.run.status)
+        if self.run.status == Run.Status.FAILED:
+            self.span.set_status(Status(StatusCode.ERROR))
+        self.span.end()
+        # Popped here, with no await between: a turn cancelled on its way out
+        # still leaves nothing open in the recorder.
+        if self.recorder is not None:
+            self.spans = self.recorder.pop(self.trace_id)
+
+    async def aclose(self) -> None:
+        """End the turn span and store its spans: before the Run's end is
+        recorded, so a trace read on run_finished is whole."""
+        self._end()
+        await self.asave()
+
+    async def asave(self) -> None:
+        """Store the turn's spans as RunSpan rows, in one INSERT, once; none
+        kept, none written (traces off, or no SDK provider)."""
+        if self.saved:
+            return
+        self.saved = True
+        if self.spans:
+            await RunSpan.objects.abulk_create(rows_of(self.run, self.spans))
+
+
+def turn_attributes(run: Run) -> dict[str, str]:
+    """What the turn span says of the turn: its session, run, user and agent."""
+    return {
+        "toolcrib.session_id": str(run.session_id),
+        "toolcrib.run_id": str(run.id),
+        "toolcrib.user": run.user.get_username(),
+        "toolcrib.agent": run.session.agent.name,
+    }
+
+
+def storing(event_id: str) -> contextlib.AbstractContextManager[Span]:
+    """The span of storing one event."""
+    return tracer.start_as_current_span(
+        STORE, attributes={"toolcrib.event_id": event_id}
+    )
+
+
+def publishing(
+    *, seq: int | None, partial: bool
+) -> contextlib.AbstractContextManager[Span | None]:
+    """The span of publishing one stored event's frame; none for a partial one
+    (a streamed answer's every chunk would bury the trace)."""
+    if partial:
+        return contextlib.nullcontext()
+    attributes = {} if seq is None else {"toolcrib.event.seq": seq}
+    return tracer.start_as_current_span(PUBLISH, attributes=attributes)
+
+
+def rows_of(run: Run, spans: Sequence[ReadableSpan]) -> list[RunSpan]:
+    """The RunSpan rows of a turn's finished spans."""
+    return [_row_of(run, span) for span in spans]
+
+
+def _row_of(run: Run, span: ReadableSpan) -> RunSpan:
+    attributes = _json_attributes(span.attributes or {})
+    start, end = span.start_time or 0, span.end_time or span.start_time or 0
+    return RunSpan(
+        run=run,
+        span_id=format(span.context.span_id, "016x"),
+        parent_id=format(span.parent.span_id, "016x") if span.parent else "",
+        name=span.name[:200],
+        kind=kind_of(span.name, attributes),
+        start=datetime.fromtimestamp(start / 1e9, tz=UTC),
+        duration_ms=(end - start) / 1e6,
+        status=(
+            RunSpan.Status.ERROR
+            if span.status.status_code == StatusCode.ERROR
+            else RunSpan.Status.OK
+        ),
+        attributes=redact_secrets(attributes),
+    )
+
+
+def kind_of(name: str, attributes: Mapping[str, Any]) -> str:
+    """The trace API's kind of a span, from its name or GenAI operation."""
+    if name in NAME_KINDS:
+        return NAME_KINDS[name]
+    operation = attributes.get("gen_ai.operation.name")
+    if operation in OPERATION_KINDS:
+        return OPERATION_KINDS[operation]
+    first = name.split(" ", 1)[0]
+    if first in OPERATION_KINDS:
+        return OPERATION_KINDS[first]
+    if name.startswith("toolcrib.governance"):
+        return RunSpan.Kind.GOVERNANCE
+    if name.startswith("toolcrib.tool"):
+        return RunSpan.Kind.EXECUTE
+    return RunSpan.Kind.OTHER
+
+
+def _json_attributes(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        key: list(value) if isinstance(value, tuple) else value
+        for key, value in attributes.items()
+    }
