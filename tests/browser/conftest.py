@@ -14,8 +14,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from tests.browser.server import RestartableServer, prepare_database
-from tests.live.server import ROOT, server_env
+from tests.browser.server import RestartableServer
+from tests.live.server import ROOT, prepare_database, server_env
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 

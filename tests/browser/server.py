@@ -1,30 +1,12 @@
 """A Daphne server the browser tests can stop and start again on the same port."""
 
 import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
 
 from tests.live.server import BIN, ROOT, free_port, wait_for_port
-
-PREPARE = (
-    "from django.core.management import call_command\n"
-    "call_command('migrate', interactive=False, verbosity=0)\n"
-    "call_command('demo_setup', verbosity=0)\n"
-)
-
-
-def prepare_database(env: Mapping[str, str]) -> None:
-    """Migrate and create the demo users and agents in one process (one ADK import)."""
-    subprocess.run(
-        [sys.executable, "manage.py", "shell", "--no-imports", "-c", PREPARE],
-        cwd=ROOT,
-        env=dict(env),
-        check=True,
-        capture_output=True,
-    )
 
 
 class RestartableServer:

@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import DESKTOP, TIMEOUT_MS
-from tests.browser.server import RestartableServer, prepare_database
-from tests.live.server import server_env
+from tests.browser.server import RestartableServer
+from tests.live.server import prepare_database, server_env
 from tests.oidc.provider import Provider, running_provider
 
 pytestmark = pytest.mark.browser
