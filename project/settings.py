@@ -131,6 +131,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # to the log instead of rewriting a rollback journal; NORMAL syncs at
     # checkpoints, not every commit (a power cut may lose the last commits, never
     # corrupt the file). SQLite's own advice for an application database.
+    # Connections kept open and lent again, as PostgreSQL's pool does below.
+    DATABASES["default"]["ENGINE"] = "project.sqlite_pool"
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 30,
         "transaction_mode": "IMMEDIATE",

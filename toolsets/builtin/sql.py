@@ -147,6 +147,7 @@ class Database:
 
 ENGINES = {
     "django.db.backends.sqlite3": "sqlite",
+    "project.sqlite_pool": "sqlite",  # Toolcrib's own SQLite, connections kept open
     "django.db.backends.postgresql": "postgresql",
 }
 
@@ -189,9 +190,10 @@ def is_toolcrib_database(config: dict[str, Any]) -> bool:
 
 
 def _same_database(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    if a.get("ENGINE") != b.get("ENGINE"):
+    kind = ENGINES.get(a.get("ENGINE", ""))
+    if kind is None or kind != ENGINES.get(b.get("ENGINE", "")):
         return False
-    if a["ENGINE"] == "django.db.backends.sqlite3":
+    if kind == "sqlite":
         return Path(str(a["NAME"])).resolve() == Path(str(b["NAME"])).resolve()
     local = {"", "localhost", "127.0.0.1", "::1"}
     host_a, host_b = str(a.get("HOST") or ""), str(b.get("HOST") or "")

@@ -164,7 +164,7 @@ async def test_nothing_is_queried_until_an_admin_sets_a_database(settings):
 
 def own_database_url(config: dict) -> str:
     """A URL naming the database Django's `config` points at, whatever its vendor."""
-    if config["ENGINE"].endswith("sqlite3"):
+    if sql.ENGINES.get(config["ENGINE"]) == "sqlite":
         return f"sqlite:///{config['NAME']}"
     user = config.get("USER") or ""
     host = config.get("HOST") or "localhost"

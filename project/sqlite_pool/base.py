@@ -1,0 +1,121 @@
+"""Django's SQLite backend, with connections lent again instead of reopened.
+
+Django opens a new SQLite connection for every request, every turn and every
+socket's database call (each runs on a thread of its own, and `CONN_MAX_AGE` is 0),
+and a new connection costs: the file opened, Django's ~40 SQL functions registered,
+the schema parsed again on its first statement. PostgreSQL has a pool for this
+(psycopg_pool, settings.py); this is SQLite's. A connection Django closes outside
+a transaction is rolled back to no transaction and kept, up to `MAX_IDLE` a database;
+the next `connect()` of any thread takes it, and Django's own connect() then resets
+what it owns (autocommit, the per-connection pragmas run again below). A connection
+closed inside an atomic block, an in-memory database's, or one whose file was
+replaced since it was opened is really closed.
+"""
+
+import os
+import threading
+from typing import Any
+
+from django.db.backends.sqlite3 import base
+from django.db.backends.sqlite3.creation import DatabaseCreation as SQLiteCreation
+
+MAX_IDLE = 8  # connections kept open per database file, per process
+
+_lock = threading.Lock()
+# (file, connect parameters) -> idle connections, each with the file's inode when opened
+_idle: dict[tuple[str, str], list[tuple[Any, int]]] = {}
+
+
+class DatabaseCreation(SQLiteCreation):
+    """Test databases are made and deleted by path: no kept connection survives that."""
+
+    def _create_test_db(self, *args, **kwargs):
+        close_idle()
+        return super()._create_test_db(*args, **kwargs)
+
+    def _destroy_test_db(self, *args, **kwargs):
+        close_idle()
+        return super()._destroy_test_db(*args, **kwargs)
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    creation_class = DatabaseCreation
+
+    def get_new_connection(self, conn_params):
+        key = _key(conn_params)
+        inode = _inode(conn_params)
+        if key is not None and inode is not None:
+            while (idle := _take(key)) is not None:
+                conn, opened_on = idle
+                if opened_on == inode:
+                    self._pooled_inode = inode
+                    _reset(conn, self.init_commands)
+                    return conn
+                conn.close()  # the file was replaced: that connection reads the old one
+        conn = super().get_new_connection(conn_params)
+        self._pooled_inode = inode
+        return conn
+
+    def _close(self):
+        conn = self.connection
+        if conn is None:
+            return None
+        key = _key(self.get_connection_params())
+        inode = getattr(self, "_pooled_inode", None)
+        if key is None or inode is None or self.in_atomic_block:
+            return super()._close()
+        with self.wrap_database_errors:
+            if conn.in_transaction:
+                conn.rollback()
+            if not _give_back(key, (conn, inode)):
+                conn.close()
+        return None
+
+
+def _key(conn_params: dict[str, Any]) -> tuple[str, str] | None:
+    """The pool a connection belongs to; None for an in-memory database."""
+    name = str(conn_params.get("database", ""))
+    if not name or name == ":memory:" or "mode=memory" in name:
+        return None
+    return name, repr(sorted(conn_params.items()))
+
+
+def _inode(conn_params: dict[str, Any]) -> int | None:
+    try:
+        return os.stat(str(conn_params["database"])).st_ino
+    except (KeyError, OSError):
+        return None
+
+
+def _take(key: tuple[str, str]) -> tuple[Any, int] | None:
+    with _lock:
+        idle = _idle.get(key)
+        return idle.pop() if idle else None
+
+
+def _give_back(key: tuple[str, str], entry: tuple[Any, int]) -> bool:
+    with _lock:
+        idle = _idle.setdefault(key, [])
+        if len(idle) >= MAX_IDLE:
+            return False
+        idle.append(entry)
+        return True
+
+
+def _reset(conn: Any, init_commands: list[str]) -> None:
+    """What Django's get_new_connection sets on a connection, set again: a lender
+    may have changed it (the schema editor turns foreign keys off and on)."""
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA legacy_alter_table = OFF")
+    for command in init_commands:
+        if command := command.strip():
+            conn.execute(command)
+
+
+def close_idle() -> None:
+    """Close every kept connection (a test that deletes its database file)."""
+    with _lock:
+        entries = [entry for idle in _idle.values() for entry in idle]
+        _idle.clear()
+    for conn, _ in entries:
+        conn.close()

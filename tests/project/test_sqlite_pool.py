@@ -1,0 +1,185 @@
+"""project.sqlite_pool: SQLite connections Django closes are lent again, clean.
+
+Each test opens its own database file through the backend, as Django does for a
+request, a turn or a socket's call: a wrapper per thread, closed when that ends.
+"""
+
+import threading
+from pathlib import Path
+
+import pytest
+from django.db.utils import load_backend
+
+from project.sqlite_pool import base as pool
+
+BACKEND = load_backend("project.sqlite_pool")
+
+
+@pytest.fixture(autouse=True)
+def _no_idle_connections(django_db_blocker):
+    # Databases of these tests' own, not the test database pytest-django guards.
+    with django_db_blocker.unblock():
+        pool.close_idle()
+        yield
+        pool.close_idle()
+
+
+def wrapper(path: Path):
+    """A connection to `path` as Django builds one for a thread (settings of the
+    embedded default: IMMEDIATE transactions, synchronous=NORMAL)."""
+    settings = {
+        "ENGINE": "project.sqlite_pool",
+        "NAME": str(path),
+        "OPTIONS": {
+            "timeout": 30,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA synchronous=NORMAL;",
+        },
+        "ATOMIC_REQUESTS": False,
+        "AUTOCOMMIT": True,
+        "CONN_MAX_AGE": 0,
+        "CONN_HEALTH_CHECKS": False,
+        "TIME_ZONE": None,
+        "USER": "",
+        "PASSWORD": "",
+        "HOST": "",
+        "PORT": "",
+        "TEST": {},
+    }
+    return BACKEND.DatabaseWrapper(settings, alias=f"pool-{path.name}")
+
+
+def in_a_thread(fn):
+    """Run fn on a new thread, as a request or a turn gets one; its result."""
+    out = {}
+    thread = threading.Thread(target=lambda: out.setdefault("value", fn()))
+    thread.start()
+    thread.join()
+    return out["value"]
+
+
+@pytest.fixture
+def database(tmp_path):
+    path = tmp_path / "pool.sqlite3"
+    first = wrapper(path)
+    with first.cursor() as cursor:
+        cursor.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+    first.close()
+    pool.close_idle()
+    return path
+
+
+def test_a_closed_connection_is_lent_to_the_next_thread(database):
+    def use_once():
+        db = wrapper(database)
+        with db.cursor() as cursor:
+            cursor.execute("INSERT INTO notes (text) VALUES ('hello')")
+        raw = db.connection
+        db.close()
+        return raw
+
+    first = in_a_thread(use_once)
+    second = in_a_thread(use_once)
+    assert second is first  # not opened again
+    reader = wrapper(database)
+    with reader.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM notes")
+        assert cursor.fetchone() == (2,)
+
+
+def test_what_a_borrower_left_uncommitted_is_rolled_back_not_handed_on(database):
+    def leave_a_transaction_open():
+        db = wrapper(database)
+        db.set_autocommit(False)
+        with db.cursor() as cursor:
+            cursor.execute("INSERT INTO notes (text) VALUES ('half done')")
+        assert db.connection.in_transaction
+        db.close()
+
+    in_a_thread(leave_a_transaction_open)
+    db = wrapper(database)
+    with db.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM notes")
+        assert cursor.fetchone() == (0,)
+    assert db.get_autocommit()  # Django's own state, reset on connect
+    assert not db.connection.in_transaction
+    # And another writer can write: the lock the half-done write took is gone.
+    other = wrapper(database)
+    other.settings_dict["OPTIONS"]["timeout"] = 0.1
+    with other.cursor() as cursor:
+        cursor.execute("INSERT INTO notes (text) VALUES ('next')")
+
+
+def test_a_connection_closed_inside_an_atomic_block_is_not_lent(database):
+    db = wrapper(database)
+    db.ensure_connection()
+    raw = db.connection
+    db.set_autocommit(False)
+    db.in_atomic_block = True  # as transaction.atomic leaves it mid-block
+    db.close()
+    db.in_atomic_block = False
+    other = wrapper(database)
+    other.ensure_connection()
+    assert other.connection is not raw
+
+
+def test_pragmas_a_borrower_changed_are_set_again(database):
+    db = wrapper(database)
+    with db.cursor() as cursor:
+        cursor.execute("PRAGMA foreign_keys = OFF")  # as the schema editor does
+    db.close()
+    again = wrapper(database)
+    with again.cursor() as cursor:
+        cursor.execute("PRAGMA foreign_keys")
+        assert cursor.fetchone() == (1,)
+        cursor.execute("PRAGMA synchronous")
+        assert cursor.fetchone() == (1,)  # NORMAL
+
+
+def test_a_replaced_database_file_is_never_read_through_an_old_connection(
+    database, tmp_path
+):
+    db = wrapper(database)
+    with db.cursor() as cursor:
+        cursor.execute("INSERT INTO notes (text) VALUES ('old file')")
+    db.close()  # kept idle, open on the old file
+    # Another database moved into its place (a restore, a test's fresh copy).
+    fresh = tmp_path / "fresh.sqlite3"
+    other = wrapper(fresh)
+    with other.cursor() as cursor:
+        cursor.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+    other.connection.close()  # closed for real, not kept
+    other.connection = None
+    fresh.replace(database)
+    reader = wrapper(database)
+    with reader.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM notes")
+        assert cursor.fetchone() == (0,)
+
+
+def test_at_most_max_idle_connections_are_kept(database):
+    wrappers = [wrapper(database) for _ in range(pool.MAX_IDLE + 3)]
+    for db in wrappers:
+        db.ensure_connection()
+    raws = [db.connection for db in wrappers]
+    for db in wrappers:
+        db.close()
+    kept = [raw for raw in raws if _is_open(raw)]
+    assert len(kept) == pool.MAX_IDLE
+
+
+def test_an_in_memory_database_is_not_pooled(tmp_path):
+    db = wrapper(Path(":memory:"))
+    db.settings_dict["NAME"] = ":memory:"
+    db.ensure_connection()
+    raw = db.connection
+    db._close()  # Django never closes an in-memory database; its _close is real
+    assert not _is_open(raw)
+
+
+def _is_open(raw) -> bool:
+    try:
+        raw.execute("SELECT 1")
+    except Exception:  # noqa: BLE001 - sqlite3.ProgrammingError once closed
+        return False
+    return True
