@@ -36,7 +36,8 @@ scripts/ensure-oidc-provider.sh
 # The MCP gateway's tests drive the TypeScript SDK's client (npm ci in tests/mcp_ts);
 # on CI they must run, so a missing SDK is an error there.
 scripts/ensure-mcp-ts.sh
-run_pytest -q tests --ignore=tests/integration --ignore=tests/browser
+# One worker per core (pytest-xdist), each with its own test database.
+run_pytest -q -n auto tests --ignore=tests/integration --ignore=tests/browser
 if [[ -d tests/integration ]]; then
   # PostgreSQL, Redis, Celery workers and Daphne processes for real (each run on a
   # database, Redis prefix and queue of its own). -rs says why a test was skipped:

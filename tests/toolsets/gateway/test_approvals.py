@@ -125,10 +125,10 @@ async def test_a_call_still_waiting_runs_when_called_again_once_approved(gateway
 
     async with mcp_client(gateway.url, api("alice").token) as alice:
         waiting = await alice.call_tool(
-            tool, {"item": "widget"}, progress_callback=progress
+            tool, {"item": "bolts"}, progress_callback=progress
         )
         request = await asyncio.to_thread(answer, api, "bob", tool, {"approved": True})
-        again = await alice.call_tool(tool, {"item": "widget"})
+        again = await alice.call_tool(tool, {"item": "bolts"})
 
     assert waiting.is_error
     assert waiting.structured_content["status"] == "waiting_for_approval"
@@ -139,13 +139,14 @@ async def test_a_call_still_waiting_runs_when_called_again_once_approved(gateway
     assert "call it again with the same arguments" in waiting.content[0].text
     assert notes and notes[0] == waiting.content[0].text
     assert not again.is_error, again.content[0].text
-    assert again.structured_content["item"] == "widget"
+    assert again.structured_content["item"] == "bolts"  # in the demo's stock
     audited = api("admin").calls(tool=tool)
     assert sorted(c["status"] for c in audited) == ["approved", "ok"]
 
 
 async def test_firehose_shows_a_decided_gateway_call(gateway, api):
     tool = "inventory_admin.restock_item"
+    needs_approval(api, tool)
     headers = {"Authorization": f"Token {api('admin').token}"}
     url = f"{gateway.ws_url}/ws/firehose/?agent={CLIENT_NAME}"
     async with websockets.connect(url, additional_headers=headers) as firehose:
