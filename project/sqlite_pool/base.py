@@ -65,8 +65,12 @@ class DatabaseWrapper(base.DatabaseWrapper):
         if key is None or inode is None or self.in_atomic_block:
             return super()._close()
         with self.wrap_database_errors:
-            if conn.in_transaction:
-                conn.rollback()
+            try:
+                if conn.in_transaction:
+                    conn.rollback()
+            except Exception:
+                conn.close()  # not lent in a state nobody can vouch for
+                raise
             if not _give_back(key, (conn, inode)):
                 conn.close()
         return None
