@@ -41,29 +41,29 @@ class DatabaseCreation(SQLiteCreation):
 class DatabaseWrapper(base.DatabaseWrapper):
     creation_class = DatabaseCreation
 
+    # The pool and file inode of the open connection; None: not one to keep.
+    _pool: tuple[tuple[str, str], int] | None = None
+
     def get_new_connection(self, conn_params):
-        key = _key(conn_params)
-        inode = _inode(conn_params)
-        if key is not None and inode is not None:
-            while (idle := _take(key)) is not None:
-                conn, opened_on = idle
-                if opened_on == inode:
-                    self._pooled_inode = inode
-                    _reset(conn, self.init_commands)
-                    return conn
-                conn.close()  # the file was replaced: that connection reads the old one
-        conn = super().get_new_connection(conn_params)
-        self._pooled_inode = inode
-        return conn
+        key, inode = _key(conn_params), _inode(conn_params)
+        self._pool = None if key is None or inode is None else (key, inode)
+        if self._pool is None:
+            return super().get_new_connection(conn_params)
+        while (idle := _take(key)) is not None:
+            conn, opened_on = idle
+            if opened_on == inode:
+                _reset(conn, self.init_commands)
+                return conn
+            conn.close()  # the file was replaced: that connection reads the old one
+        return super().get_new_connection(conn_params)
 
     def _close(self):
         conn = self.connection
         if conn is None:
             return None
-        key = _key(self.get_connection_params())
-        inode = getattr(self, "_pooled_inode", None)
-        if key is None or inode is None or self.in_atomic_block:
+        if self._pool is None or self.in_atomic_block:
             return super()._close()
+        key, inode = self._pool
         with self.wrap_database_errors:
             try:
                 if conn.in_transaction:
