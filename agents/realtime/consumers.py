@@ -203,7 +203,8 @@ class SessionStreamConsumer(StreamConsumer):
     Live frames come from the session's relay (streams.subscribe) through
     deliver(), on the relay's task. While this socket catches up from the
     database (at connect, after a gap) they wait in `pending`, and are sent after
-    the backlog, each seq once and in order."""
+    the backlog, each seq once and in order; while a frame's action runs they wait
+    for its ack."""
 
     socket_kind = "session"
     session: Session
@@ -251,9 +252,13 @@ class SessionStreamConsumer(StreamConsumer):
                 return
 
     async def catch_up(self) -> None:
-        """Send the backlog, then the live frames that came meanwhile; a gap among
-        them (a doorbell dropped) is said with `lagged` and read back too."""
+        """Send the backlog, then the live frames that came meanwhile."""
         await self.replay()
+        await self.send_pending()
+
+    async def send_pending(self) -> None:
+        """Send the live frames held meanwhile and stop holding them; a gap among
+        them (a doorbell dropped) is said with `lagged` and read back too."""
         while self.pending:
             held, self.pending = self.pending, []
             for message in held:
@@ -286,6 +291,18 @@ class SessionStreamConsumer(StreamConsumer):
         text = streams.frame_text(message)  # partial text: a display hint, not stored
         await self.base_send({"type": "websocket.send", "text": text})
         return True
+
+    async def _act(self, service, *, ref: str | None = None, **kwargs: Any) -> None:
+        """As StreamConsumer's, with the frame's answer before anything it caused:
+        the turn it starts may publish its first events before the service returns
+        (in this process, or on a worker), and they wait until the ack is sent."""
+        holding = not self.catching_up
+        self.catching_up = True
+        try:
+            await super()._act(service, ref=ref, **kwargs)
+        finally:
+            if holding:
+                await self.send_pending()
 
     async def stream_lagged(self, message: dict[str, Any]) -> None:
         await self.send_frame(LaggedFrame(after=self.last_seq))

@@ -1,6 +1,7 @@
 """The websocket protocol through the real ASGI app: auth, backlog, live frames, refusals."""
 
 import json
+import time
 
 import pytest
 from channels.testing import WebsocketCommunicator
@@ -14,6 +15,7 @@ from agents.realtime.consumers import (
     CLOSE_UNAUTHENTICATED,
 )
 from agents.tokens import issue_token
+from agents.turns import start
 from project.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -55,6 +57,22 @@ async def frames_until_finished(communicator: WebsocketCommunicator) -> list[dic
             return frames
 
 
+async def ack_and_turn(communicator: WebsocketCommunicator) -> tuple[dict, list[dict]]:
+    """The ack of the frame just sent, which comes before anything the frame
+    caused, then the turn's event frames up to its run_finished. Other control
+    frames (access_changed, ...) are not the turn's."""
+    ack, frames = None, []
+    while ack is None or not frames or frames[-1]["event"]["kind"] != "run_finished":
+        frame = await communicator.receive_json_from(timeout=TIMEOUT)
+        if frame["type"] == "ack":
+            assert ack is None, frame
+            ack = frame
+        elif frame["type"] == "event":
+            assert ack is not None, f"an event before the frame's ack: {frame}"
+            frames.append(frame)
+    return ack, frames
+
+
 @pytest.fixture
 def session_of(demo_agents, start_session):
     def make(user, agent: str = "weather_sentiment") -> str:
@@ -69,9 +87,8 @@ async def test_message_frame_streams_the_whole_turn_live(alice, session_of):
 
     await socket.send_json_to({"type": "message", "text": "weather in london?"})
 
-    ack = await socket.receive_json_from(timeout=TIMEOUT)
-    assert ack["type"] == "ack" and ack["run"]["id"]
-    frames = await frames_until_finished(socket)
+    ack, frames = await ack_and_turn(socket)
+    assert ack["run"]["id"]
     for frame in frames:
         EventFrame.model_validate(frame)
     stored = [f for f in frames if f["seq"] is not None]
@@ -89,6 +106,32 @@ async def test_message_frame_streams_the_whole_turn_live(alice, session_of):
         f["event"]["partial"] and f["event"]["kind"] == "text" for f in partials
     )
     assert "".join(f["event"]["text"] for f in partials) == stored[4]["event"]["text"]
+    await socket.disconnect()
+
+
+async def test_the_ack_comes_before_the_turn_it_started(
+    alice, session_of, monkeypatch
+):
+    """The turn runs while the frame's service is still returning (here it is
+    slow to): its first events wait for the ack, which names their run."""
+    started = start.start_turn
+
+    def slow_to_return(**kwargs):
+        run = started(**kwargs)
+        time.sleep(0.5)  # the turn publishes run_started meanwhile
+        return run
+
+    monkeypatch.setattr(start, "start_turn", slow_to_return)
+    session = await sync(session_of)(alice)
+    socket = await open_socket(f"/ws/sessions/{session}/", await sync(auth)(alice))
+
+    await socket.send_json_to({"type": "message", "text": "weather in london?"})
+    first = await socket.receive_json_from(timeout=TIMEOUT)
+    rest = await frames_until_finished(socket)
+
+    assert first["type"] == "ack", first
+    assert rest[0]["event"]["kind"] == "run_started"
+    assert rest[0]["event"]["run"]["id"] == first["run"]["id"]
     await socket.disconnect()
 
 

@@ -13,9 +13,9 @@ from agents.adk.credentials import DjangoCredentialService, unseal
 from agents.credentials import build_credential
 from agents.models import Credential, Event, Request, Run
 from demo.quotes import quotes_api
+from tests.agents.test_consumers import ack_and_turn
 from tests.agents.test_long_running import (
     drain_backlog,
-    frames_until_finished,
     open_socket,
 )
 from toolsets.models import ToolCall
@@ -337,9 +337,8 @@ async def test_the_owner_answers_over_the_socket_and_no_frame_shows_the_key(alic
         }
     )
 
-    ack = await socket.receive_json_from(timeout=TIMEOUT)
-    assert ack["type"] == "ack"
-    frames = await frames_until_finished(socket)
+    ack, frames = await ack_and_turn(socket)
+    assert ack["run"]["id"]
     assert SECRET not in json.dumps(frames)
     assert QUOTED in texts([f for f in frames if f["seq"] is not None])
     await socket.disconnect()

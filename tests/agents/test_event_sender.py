@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async as sync
 from agents.events.wire import EventFrame
 from agents.models import Event
 from tests.agents.test_consumers import (
-    TIMEOUT,
+    ack_and_turn,
     auth,
     frames_until_finished,
     open_socket,
@@ -83,8 +83,8 @@ async def test_staff_message_reaches_the_owners_socket_live_as_staffs(
 
     await writer.send_json_to({"type": "message", "text": QUESTION, "ref": "m1"})
 
-    ack = await writer.receive_json_from(timeout=TIMEOUT)
-    assert ack["type"] == "ack" and ack["ref"] == "m1"
+    ack, _ = await ack_and_turn(writer)
+    assert ack["ref"] == "m1"
     live = await frames_until_finished(owner)
     message = next(f for f in live if f["event"]["kind"] == "user_message")
     assert message["event"]["sender"] == person(staff)

@@ -24,6 +24,7 @@ from agents.tokens import issue_token
 from agents.turns.start import wait_for_run
 from demo.reimbursement import ask_for_approval, reimburse
 from project.asgi import application
+from tests.agents.test_consumers import ack_and_turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -321,9 +322,9 @@ async def test_the_owner_answers_over_the_socket(alice, pending):
         {"type": "function_response", "call_id": call_id, "response": {"url": "u"}}
     )
 
-    ack = await socket.receive_json_from(timeout=TIMEOUT)
-    assert ack["type"] == "ack"
-    frames = [f for f in await frames_until_finished(socket) if f["seq"] is not None]
+    ack, frames = await ack_and_turn(socket)
+    assert ack["run"]["id"]
+    frames = [f for f in frames if f["seq"] is not None]
     assert kinds(frames) == ["run_started", "function_response", "text", "run_finished"]
     assert frames[2]["event"]["text"] == "The export is ready."
     await socket.disconnect()

@@ -16,6 +16,7 @@ from agents.models import AgentSpec, Event
 from agents.sessions import create_session
 from agents.tokens import issue_token
 from project.asgi import application
+from tests.agents.test_consumers import ack_and_turn
 from toolsets import access
 from toolsets.catalog import sync_catalog
 from toolsets.models import Tool, ToolCall
@@ -444,11 +445,6 @@ async def turn_over_socket(user, session: str, text: str) -> list[dict]:
     )
     assert (await socket.connect(timeout=TIMEOUT))[0]
     await socket.send_json_to({"type": "message", "text": text})
-    assert (await socket.receive_json_from(timeout=TIMEOUT))["type"] == "ack"
-    frames = []
-    while not frames or frames[-1]["event"]["kind"] != "run_finished":
-        frame = await socket.receive_json_from(timeout=TIMEOUT)
-        if frame["type"] == "event":
-            frames.append(frame)
+    _, frames = await ack_and_turn(socket)
     await socket.disconnect()
     return frames
