@@ -30,7 +30,6 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -51,6 +50,7 @@ from google.adk.sessions.base_session_service import (
     ListSessionsResponse,
 )
 
+from agents.adk import event_rows
 from agents.adk.auth import redacted_event
 from agents.adk.history import HistoryWindow
 from agents.adk.parsed_events import PARSED
@@ -428,47 +428,69 @@ def _write_event(
 ) -> tuple[int, int] | None:
     """Store `event` and its state delta; (seq, revision), or None if stored before.
 
-    The common event (no session state in its delta) costs two statements: one
-    UPDATE that checks the marker and takes the next seq and revision (RETURNING
-    them), and the INSERT. An event that changes session state reads the row under
-    its lock first, to merge the delta.
+    The common event (no state in its delta) is one UPDATE that checks the marker
+    and takes the next seq and revision, and the INSERT: in one statement on
+    PostgreSQL, two in a transaction elsewhere (agents.adk.event_rows). An event
+    that changes session state reads the row under its lock first, to merge the
+    delta; `app:` and `user:` deltas are upserted in the same transaction.
     """
     deltas = extract_json_safe_state_delta(event.actions.state_delta)
+    row = _event_row(event=event, sender_id=sender_id)
     try:
-        with transaction.atomic():
-            if deltas["session"]:
-                advanced = _advance_with_state(session, event, deltas["session"])
-            else:
-                advanced = _advance(session, event)
-            if advanced is None:
-                return _not_advanced(session, event)
-            row_id, seq, revision = advanced
-            _save_scoped_state(
-                app_name=session.app_name, user_id=session.user_id, deltas=deltas
-            )
-            _insert_adk_event(row_id=row_id, seq=seq, event=event, sender_id=sender_id)
+        if not any(deltas.values()) and event_rows.one_statement():
+            written = event_rows.insert_in_one(*_advance_statement(session, event), row)
+        else:
+            written = _write_in_transaction(session, event, deltas, row)
     except IntegrityError:
         # The event id is stored already (a retried append, ADK's append is
-        # idempotent per event id): everything above was rolled back.
+        # idempotent per event id): nothing was changed.
         if _stored(session, event):
             return None
         raise
+    if written is None:
+        return _not_advanced(session, event)
+    pk, seq, revision = written
+    _keep_parsed(pk, row.data)
     return seq, revision
 
 
-def _advance(session: AdkSession, event: AdkEvent) -> tuple[str, int, int] | None:
-    """Take the session's next seq and revision if `session` is fresh: (row id,
-    seq, revision), or None (stale, or no such session)."""
+def _write_in_transaction(
+    session: AdkSession,
+    event: AdkEvent,
+    deltas: Mapping[str, Mapping[str, Any]],
+    row: Event,
+) -> tuple[int, int, int] | None:
+    """_write_event() in a transaction: (row pk, seq, revision), or None (stale, or
+    no such session) with nothing stored."""
+    with transaction.atomic():
+        if deltas["session"]:
+            advanced = _advance_with_state(session, event, deltas["session"])
+        else:
+            advanced = event_rows.advance(*_advance_statement(session, event))
+        if advanced is None:
+            return None
+        row.session_id, row.seq, revision = advanced
+        _save_scoped_state(
+            app_name=session.app_name, user_id=session.user_id, deltas=deltas
+        )
+        row.save(force_insert=True)
+    return row.pk, row.seq, revision
+
+
+def _advance_statement(session: AdkSession, event: AdkEvent) -> tuple[str, list[Any]]:
+    """The UPDATE that takes the session's next seq and revision if `session` is
+    fresh (event_rows.RETURNED: its row id, seq and revision; no row if stale)."""
     marker = session._storage_update_marker
     fresh = "" if marker is None else " AND revision = %s"
     params = [event.timestamp, timezone.now(), session.app_name, session.user_id]
     params += [session.id] + ([] if marker is None else [int(marker)])
-    return _returning(
+    return (
         "UPDATE {table} SET last_seq = last_seq + 1, revision = revision + 1,"
         " last_update_time = %s, updated_at = %s"
         " WHERE app_name = %s AND user_id = %s AND adk_id = %s"
         + fresh
-        + " RETURNING id, last_seq, revision",
+        + " "
+        + event_rows.RETURNED,
         params,
     )
 
@@ -476,7 +498,8 @@ def _advance(session: AdkSession, event: AdkEvent) -> tuple[str, int, int] | Non
 def _advance_with_state(
     session: AdkSession, event: AdkEvent, delta: Mapping[str, Any]
 ) -> tuple[str, int, int] | None:
-    """_advance() for an event that changes session state: merged under the lock."""
+    """The advance of _advance_statement() for an event that changes session
+    state: merged under the lock."""
     row = session_rows(session).select_for_update().first()
     marker = session._storage_update_marker
     if row is None or (marker is not None and marker != str(row.revision)):
@@ -511,29 +534,12 @@ def _stored(session: AdkSession, event: AdkEvent) -> bool:
     return rows.exists()
 
 
-def _returning(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
-    """One UPDATE ... RETURNING on the session table (SQLite 3.35+ and PostgreSQL
-    both have it; Django's update() returns only a count): its row, or None."""
-    table = connection.ops.quote_name(Session._meta.db_table)
-    params = [
-        connection.ops.adapt_datetimefield_value(value)
-        if isinstance(value, datetime)
-        else value
-        for value in params
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql.format(table=table), params)
-        return cursor.fetchone()
-
-
-def _insert_adk_event(
-    *, row_id: str, seq: int, event: AdkEvent, sender_id: int | None
-) -> Event:
+def _event_row(*, event: AdkEvent, sender_id: int | None) -> Event:
+    """The unsaved row of one of ADK's events; its session and seq are set when
+    they are taken."""
     # A credential answered for this invocation stays in memory only.
     data = redacted_event(event).model_dump(mode="json", exclude_none=True)
-    row = Event.objects.create(
-        session_id=row_id,
-        seq=seq,
+    return Event(
         event_id=event.id,
         invocation_id=event.invocation_id,
         author=event.author,
@@ -543,10 +549,12 @@ def _insert_adk_event(
         data=data,
         sender_id=sender_id,
     )
+
+
+def _keep_parsed(pk: int, data: dict[str, Any]) -> None:
     # Kept as a read would parse it once committed: the stored data, not the object
     # the turn holds (unredacted, and ADK's to change). Kept on commit only.
-    transaction.on_commit(lambda: PARSED.put(row.pk, AdkEvent.model_validate(data)))
-    return row
+    transaction.on_commit(lambda: PARSED.put(pk, AdkEvent.model_validate(data)))
 
 
 def _save_scoped_state(
@@ -589,22 +597,32 @@ def _record_event(
     data: dict[str, Any],
     timestamp: float,
 ) -> Event:
-    with transaction.atomic():
-        taken = _returning(
-            "UPDATE {table} SET last_seq = last_seq + 1, updated_at = %s"
-            " WHERE id = %s RETURNING last_seq",
-            [timezone.now(), session_id],
-        )
+    row = Event(
+        session_id=session_id,
+        event_id=str(uuid.uuid4()),
+        invocation_id=invocation_id,
+        author=author,
+        kind=kind,
+        is_adk=False,
+        timestamp=timestamp,
+        data=data,
+    )
+    statement = (
+        "UPDATE {table} SET last_seq = last_seq + 1, updated_at = %s WHERE id = %s "
+        + event_rows.RETURNED,
+        [timezone.now(), session_id],
+    )
+    if event_rows.one_statement():
+        taken = event_rows.insert_in_one(*statement, row)
         if taken is None:
             raise SessionNotFoundError(f"Session {session_id} not found.")
-        return Event.objects.create(
-            session_id=session_id,
-            seq=taken[0],
-            event_id=str(uuid.uuid4()),
-            invocation_id=invocation_id,
-            author=author,
-            kind=kind,
-            is_adk=False,
-            timestamp=timestamp,
-            data=data,
-        )
+        row.pk, row.seq = taken[0], taken[1]
+        row._state.adding, row._state.db = False, connection.alias
+        return row
+    with transaction.atomic():
+        taken = event_rows.advance(*statement)
+        if taken is None:
+            raise SessionNotFoundError(f"Session {session_id} not found.")
+        row.seq = taken[1]
+        row.save(force_insert=True)
+    return row

@@ -1,0 +1,87 @@
+"""The statements that store one event row under its session's next seq.
+
+Every stored event takes the next `seq` of its session by an UPDATE ... RETURNING
+on the session row (`advance`), then its row is inserted with that seq. Two ways:
+
+- `insert_in_one`: on PostgreSQL, outside a transaction, both in one statement
+  (a data-modifying WITH): one round trip, atomic on its own, instead of BEGIN,
+  the UPDATE, the INSERT and COMMIT (four). A turn stores six to eight events.
+- otherwise (SQLite, which has no data-modifying WITH; or inside a caller's
+  transaction, whose savepoint must hold a refused INSERT), the caller runs
+  `advance` and then creates the row, in `transaction.atomic()`.
+
+Either way a duplicate event id raises IntegrityError with nothing changed, and an
+UPDATE that matches no row (a stale or missing session) stores nothing.
+"""
+
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+
+from agents.models import Event, Session
+
+# The session's columns the UPDATE returns, in this order.
+RETURNED = "RETURNING id, last_seq, revision"
+# The event's fields insert_in_one() writes from the row; session and seq come from
+# the UPDATE, the id from the database.
+ROW_FIELDS = [
+    field
+    for field in Event._meta.concrete_fields
+    if field.name not in ("id", "session", "seq")
+]
+
+
+def advance(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
+    """One UPDATE ... RETURNING on the session table (SQLite 3.35+ and PostgreSQL
+    both have it; Django's update() returns only a count): its row, or None.
+
+    `sql` names the table as `{table}`; datetimes in `params` are adapted here."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql.format(table=_table(Session)), _adapted(params))
+        return cursor.fetchone()
+
+
+def one_statement() -> bool:
+    """Whether this connection stores an event in one statement (insert_in_one)."""
+    return connection.vendor == "postgresql" and not connection.in_atomic_block
+
+
+def insert_in_one(
+    sql: str, params: list[Any], row: Event
+) -> tuple[int, int, int] | None:
+    """PostgreSQL: the session UPDATE `sql` (ending in RETURNED) and the INSERT of
+    `row` with the session id and seq it returned, in one statement.
+
+    (row pk, seq, revision), or None when the UPDATE matched no row. `row` is an
+    unsaved Event: its fields are prepared as the ORM's INSERT prepares them (an
+    auto_now_add field is set), its own session and seq are replaced."""
+    values = [
+        field.get_db_prep_save(field.pre_save(row, add=True), connection)
+        for field in ROW_FIELDS
+    ]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(field.column) for field in ROW_FIELDS)
+    statement = (
+        f"WITH taken AS ({sql.format(table=_table(Session))})"
+        f" INSERT INTO {_table(Event)}"
+        f" ({quote('session_id')}, {quote('seq')}, {columns})"
+        f" SELECT taken.id, taken.last_seq, {', '.join(['%s'] * len(values))}"
+        " FROM taken RETURNING id, seq, (SELECT revision FROM taken)"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, _adapted(params) + values)
+        return cursor.fetchone()
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _adapted(params: list[Any]) -> list[Any]:
+    return [
+        connection.ops.adapt_datetimefield_value(value)
+        if isinstance(value, datetime)
+        else value
+        for value in params
+    ]

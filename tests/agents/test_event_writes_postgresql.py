@@ -1,0 +1,21 @@
+"""Storing events, and the SQL a turn costs, on PostgreSQL (production's database),
+where the suite's own database is SQLite: there an event is stored in one statement
+(agents.adk.event_rows), a path SQLite never takes.
+
+A run of its own (tests/postgresql_run.py) of the session service's tests (seqs,
+stale copies, retried appends, concurrent writers) and of test_turn_queries.py,
+which holds the counts of both databases.
+"""
+
+from pathlib import Path
+
+from tests.postgresql_run import pytest_on_postgresql
+
+HERE = Path(__file__).parent
+FILES = [HERE / "adk" / "test_sessions.py", HERE / "test_turn_queries.py"]
+
+
+def test_event_writes_hold_on_postgresql(tmp_path):
+    summary = pytest_on_postgresql(tmp_path, "--no-migrations", *map(str, FILES))
+
+    assert " skipped" not in summary, summary  # every test ran, on PostgreSQL
