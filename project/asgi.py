@@ -13,6 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from agents.realtime.routing import websocket_urlpatterns  # noqa: E402
 from agents.realtime.wsauth import WebsocketAuthStack  # noqa: E402
+from project import garbage  # noqa: E402
 from toolsets.gateway.server import GatewayApp  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -23,3 +24,6 @@ application = ProtocolTypeRouter(
         "websocket": WebsocketAuthStack(URLRouter(websocket_urlpatterns)),
     }
 )
+
+# The code is loaded: what start-up made is kept out of every collection from now on.
+garbage.tune()

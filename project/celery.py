@@ -13,7 +13,7 @@ from celery.signals import worker_init, worker_process_shutdown
 from django.conf import settings
 from kombu.transport import redis as kombu_redis
 
-from project import metrics
+from project import garbage, metrics
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 
@@ -30,6 +30,13 @@ def serve_metrics(**_: Any) -> None:
     its turns are counted in its process, not the web server's."""
     if settings.TOOLCRIB_WORKER_METRICS_PORT:
         metrics.serve_worker_metrics(port=settings.TOOLCRIB_WORKER_METRICS_PORT)
+
+
+@worker_init.connect
+def tune_garbage_collector(**_: Any) -> None:
+    """The worker has imported its tasks (and so the runtime): set the collector up
+    (project/garbage.py), before a prefork pool forks its children."""
+    garbage.tune()
 
 
 @worker_process_shutdown.connect

@@ -516,6 +516,26 @@ TOOLCRIB_WAIT_TIMEOUT = float(env("TOOLCRIB_WAIT_TIMEOUT", "120"))
 # Stored ADK events kept parsed per process (agents/adk/parsed_events.py), so a
 # turn does not parse its session's history again; 0 keeps none.
 TOOLCRIB_PARSED_EVENTS = int(env("TOOLCRIB_PARSED_EVENTS", "10000"))
+# The cyclic garbage collector of a server process (project/garbage.py): its
+# thresholds per generation, as gc.set_threshold() takes them ("" or "python":
+# Python's own, 700,10,10), and whether what start-up loaded is frozen out of every
+# collection (gc.freeze()).
+TOOLCRIB_GC_THRESHOLDS = env("TOOLCRIB_GC_THRESHOLDS", "20000,20,10").strip()
+if TOOLCRIB_GC_THRESHOLDS.lower() in {"", "python"}:
+    TOOLCRIB_GC_THRESHOLDS = None
+else:
+    try:
+        TOOLCRIB_GC_THRESHOLDS = tuple(
+            int(part) for part in TOOLCRIB_GC_THRESHOLDS.split(",")
+        )
+    except ValueError:
+        TOOLCRIB_GC_THRESHOLDS = ()
+    if not 1 <= len(TOOLCRIB_GC_THRESHOLDS) <= 3 or min(TOOLCRIB_GC_THRESHOLDS) < 0:
+        raise ImproperlyConfigured(
+            "TOOLCRIB_GC_THRESHOLDS must be one to three whole numbers of 0 or more,"
+            " separated by commas (as gc.set_threshold takes them), or 'python'."
+        )
+TOOLCRIB_GC_FREEZE = env_bool("TOOLCRIB_GC_FREEZE", True)
 # Per-run traces (agents/observability, docs/observability.md): each turn's
 # OpenTelemetry spans kept as RunSpan rows for GET /api/runs/{id}/trace/. On unless
 # "0"/"off"; off, no SDK tracer is installed unless an OTLP endpoint is set.
