@@ -12,6 +12,7 @@ class AgentsConfig(AppConfig):
 
         # Importing registers OfflineLlm for "offline/..." names in ADK's registry.
         from agents.adk import offline  # noqa: F401
+        from agents.adk.absent_extras import mark_absent
 
         # Importing registers the requests' expiry sweep with Celery, by the name a
         # timer of this process runs it by (agents.turns.timers), worker or not.
@@ -19,6 +20,8 @@ class AgentsConfig(AppConfig):
         from project.sqlite import use_write_ahead_log
 
         LlmAgent.set_default_model(settings.TOOLCRIB_DEFAULT_MODEL)
+        # ADK tries its A2A agent every step; without the extra, once is enough.
+        mark_absent()
         # A session's pending requests end with it (signals.request_decided).
         signals.connect()
         # The embedded default's SQLite file in WAL mode, once it is migrated.
