@@ -1,6 +1,7 @@
 """ADK's own Runner alone: the floor under any server that runs it.
 
     .venv/bin/python -m bench.adk_runner [--sessions 20] [--turns 3 12 30]
+        [--window 0 100] [--telemetry adk lean]
 
 The vs_adk agent (`bench/adk_app/weather/agent.py`) on ADK's `Runner` with its
 `InMemorySessionService`, in this process, on one event loop: no server, no HTTP, no
@@ -8,7 +9,9 @@ database, no streaming. Each row runs `--sessions` sessions `--turns` turns each
 (the first turn of each uncounted) and prints the CPU (user + system) and wall time
 per turn. Both servers in `vs_adk` run this same Runner for every turn, so what it
 costs here is what neither can go below; it grows with the session's history, which
-ADK copies into every model request.
+ADK copies into every model request. `--telemetry lean` runs it as Toolcrib's turns
+do (agents/adk/telemetry.py: the stable GenAI semconv without message content);
+`adk` leaves ADK's default, as its own server runs.
 """
 
 import argparse
@@ -25,7 +28,7 @@ def cpu_seconds() -> float:
 
 
 async def measure(
-    *, sessions: int, turns: int, window: int | None
+    *, sessions: int, turns: int, window: int | None, lean: bool = False
 ) -> tuple[int, float, float]:
     """(turns counted, CPU ms a turn, turns a second)."""
     from google.adk.agents.run_config import RunConfig
@@ -34,6 +37,7 @@ async def measure(
     from google.adk.sessions.base_session_service import GetSessionConfig
     from google.genai import types
 
+    from agents.adk.telemetry import LEAN
     from bench.adk_app.weather.agent import MESSAGE, bench_weather
 
     service = InMemorySessionService()
@@ -43,7 +47,8 @@ async def measure(
     config = RunConfig(
         get_session_config=GetSessionConfig(num_recent_events=window)
         if window
-        else None
+        else None,
+        telemetry=LEAN if lean else None,
     )
     users = []
     for n in range(sessions):
@@ -81,21 +86,35 @@ def main() -> None:
         default=[0, 100],
         help="recent events read a turn (0: all, ADK's server's default; 100: Toolcrib's)",
     )
+    parser.add_argument(
+        "--telemetry",
+        nargs="+",
+        choices=["adk", "lean"],
+        default=["adk", "lean"],
+        help="ADK's default telemetry, or Toolcrib's turns' (agents/adk/telemetry.py)",
+    )
     args = parser.parse_args()
     print("ADK Runner alone (InMemorySessionService, one loop, no server)")
     print(
-        f"{'window':>7} {'turns a session':>16} {'events at the end':>18}"
-        f" {'CPU ms/turn':>12} {'turns/s':>8}"
+        f"{'telemetry':>9} {'window':>7} {'turns a session':>16}"
+        f" {'events at the end':>18} {'CPU ms/turn':>12} {'turns/s':>8}"
     )
-    for window in args.window:
-        for turns in args.turns:
-            _, cpu_ms, rate = asyncio.run(
-                measure(sessions=args.sessions, turns=turns, window=window or None)
-            )
-            shown = window or "all"
-            print(
-                f"{shown:>7} {turns:>16} {6 * turns:>18} {cpu_ms:>12.1f} {rate:>8.1f}"
-            )
+    for telemetry in args.telemetry:
+        for window in args.window:
+            for turns in args.turns:
+                _, cpu_ms, rate = asyncio.run(
+                    measure(
+                        sessions=args.sessions,
+                        turns=turns,
+                        window=window or None,
+                        lean=telemetry == "lean",
+                    )
+                )
+                shown = window or "all"
+                print(
+                    f"{telemetry:>9} {shown:>7} {turns:>16} {6 * turns:>18}"
+                    f" {cpu_ms:>12.1f} {rate:>8.1f}"
+                )
 
 
 if __name__ == "__main__":
