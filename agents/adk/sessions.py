@@ -395,10 +395,8 @@ def _to_adk(
     app: Mapping[str, Any] | None = None,
     user: Mapping[str, Any] | None = None,
 ) -> AdkSession:
-    if app is None:
-        app = _app_state(app_name=row.app_name)
-    if user is None:
-        user = _user_state(app_name=row.app_name, user_id=row.user_id)
+    if app is None or user is None:
+        app, user = _scoped_state(app_name=row.app_name, user_id=row.user_id)
     state = _without_credentials(row.state)
     state.update({State.APP_PREFIX + key: value for key, value in app.items()})
     state.update({State.USER_PREFIX + key: value for key, value in user.items()})
@@ -421,6 +419,24 @@ def _app_state(*, app_name: str) -> dict[str, Any]:
 def _user_state(*, app_name: str, user_id: str) -> dict[str, Any]:
     rows = UserState.objects.filter(app_name=app_name, user_id=user_id)
     return dict(rows.values_list("key", "value"))
+
+
+def _scoped_state(
+    *, app_name: str, user_id: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The app's state and the user's, read in one query (UNION ALL)."""
+    scope = models.CharField()
+    app_rows = AppState.objects.filter(app_name=app_name).values_list(
+        models.Value("app", output_field=scope), "key", "value"
+    )
+    user_rows = UserState.objects.filter(
+        app_name=app_name, user_id=user_id
+    ).values_list(models.Value("user", output_field=scope), "key", "value")
+    app: dict[str, Any] = {}
+    user: dict[str, Any] = {}
+    for which, key, value in app_rows.union(user_rows, all=True):
+        (app if which == "app" else user)[key] = value
+    return app, user
 
 
 def _write_event(

@@ -117,6 +117,19 @@ async def test_create_splits_state_by_scope(service):
     assert await service.get_user_state(app_name=APP, user_id="bob") == {}
 
 
+async def test_app_and_user_state_of_one_key_name_stay_apart(service):
+    state = {"app:theme": "dark", "user:theme": "light", "user:lang": "fr"}
+
+    await create(service, "s1", state=state)
+    await create(service, "s2", user_id="bob", state={"user:theme": "blue"})
+
+    assert (await get(service, "s1")).state == state
+    assert (await get(service, "s2", user_id="bob")).state == {
+        "app:theme": "dark",
+        "user:theme": "blue",
+    }
+
+
 async def test_create_generates_a_uuid_when_no_id_is_given(service):
     created = await service.create_session(app_name=APP, user_id="alice")
 
