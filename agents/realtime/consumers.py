@@ -328,7 +328,7 @@ class SessionStreamConsumer(StreamConsumer):
 
     async def handle_frame(self, frame: ClientFrame) -> None:
         if frame.type == "message":
-            await self.session.arefresh_from_db(fields=["closed_at"])
+            # A closed session is refused by start_turn's UPDATE that locks it.
             await self._act(
                 start.start_turn,
                 ref=frame.ref,

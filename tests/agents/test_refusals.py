@@ -53,6 +53,25 @@ async def test_a_message_frame_to_a_closed_session_is_refused_by_its_ref(
     await socket.disconnect()
 
 
+async def test_a_session_closed_while_its_socket_is_open_refuses_the_next_message(
+    alice, demo_agents, start_session, api_for
+):
+    session = await sync(start_session)(alice, AGENT)
+    socket = await open_socket(f"/ws/sessions/{session}/", await sync(auth)(alice))
+    closed = await sync(
+        lambda: api_for(alice).post(f"/api/sessions/{session}/close/")
+    )()
+
+    await socket.send_json_to({"type": "message", "text": "hi", "ref": "m8"})
+
+    refused = await socket.receive_json_from(timeout=TIMEOUT)
+    assert closed.status_code == 200
+    assert refused["type"] == "error", refused
+    assert (refused["error"]["code"], refused["ref"]) == ("session_closed", "m8")
+    assert not await Run.objects.filter(session_id=session).aexists()
+    await socket.disconnect()
+
+
 async def test_a_frame_too_big_is_refused_by_its_ref(alice, settings, closed_session):
     settings.TOOLCRIB_WS_MAX_FRAME_BYTES = 1000
     socket = await open_socket(
