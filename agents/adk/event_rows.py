@@ -8,7 +8,11 @@ on the session row (`advance`), then its row is inserted with that seq. Two ways
   the UPDATE, the INSERT and COMMIT (four). A turn stores six to eight events.
 - otherwise (SQLite, which has no data-modifying WITH; or inside a caller's
   transaction, whose savepoint must hold a refused INSERT), the caller runs
-  `advance` and then creates the row, in `transaction.atomic()`.
+  `advance` and then `insert`, in `transaction.atomic()`.
+
+Both INSERTs are written here, not by the ORM's `save()`: the row's fields are
+prepared as the ORM prepares them, without the rest of a save's machinery, which
+cost more than SQLite's own work on an event. No signal is connected to Event.
 
 Either way a duplicate event id raises IntegrityError with nothing changed, and an
 UPDATE that matches no row (a stale or missing session) stores nothing.
@@ -56,22 +60,47 @@ def insert_in_one(
     (row pk, seq, revision), or None when the UPDATE matched no row. `row` is an
     unsaved Event: its fields are prepared as the ORM's INSERT prepares them (an
     auto_now_add field is set), its own session and seq are replaced."""
-    values = [
-        field.get_db_prep_save(field.pre_save(row, add=True), connection)
-        for field in ROW_FIELDS
-    ]
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(field.column) for field in ROW_FIELDS)
+    values = _values(row)
     statement = (
         f"WITH taken AS ({sql.format(table=_table(Session))})"
-        f" INSERT INTO {_table(Event)}"
-        f" ({quote('session_id')}, {quote('seq')}, {columns})"
+        f" INSERT INTO {_table(Event)} ({_columns()})"
         f" SELECT taken.id, taken.last_seq, {', '.join(['%s'] * len(values))}"
         " FROM taken RETURNING id, seq, (SELECT revision FROM taken)"
     )
     with connection.cursor() as cursor:
         cursor.execute(statement, _adapted(params) + values)
         return cursor.fetchone()
+
+
+def insert(row: Event) -> int:
+    """INSERT `row`, its session and seq set (by `advance`), as the ORM's
+    save(force_insert=True) would store it: its new pk, set on the row too."""
+    values = [row.session_id, row.seq, *_values(row)]
+    statement = (
+        f"INSERT INTO {_table(Event)} ({_columns()})"
+        f" VALUES ({', '.join(['%s'] * len(values))}) RETURNING id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, values)
+        row.pk = cursor.fetchone()[0]
+    row._state.adding, row._state.db = False, connection.alias
+    return row.pk
+
+
+def _values(row: Event) -> list[Any]:
+    """The row's ROW_FIELDS, prepared as the ORM's INSERT prepares them (an
+    auto_now_add field is set on the row)."""
+    return [
+        field.get_db_prep_save(field.pre_save(row, add=True), connection)
+        for field in ROW_FIELDS
+    ]
+
+
+def _columns() -> str:
+    """The INSERT's columns: the session's id and the seq, then ROW_FIELDS'."""
+    quote = connection.ops.quote_name
+    names = ["session_id", "seq", *(field.column for field in ROW_FIELDS)]
+    return ", ".join(quote(name) for name in names)
 
 
 def _table(model) -> str:

@@ -489,7 +489,7 @@ def _write_in_transaction(
         _save_scoped_state(
             app_name=session.app_name, user_id=session.user_id, deltas=deltas
         )
-        row.save(force_insert=True)
+        event_rows.insert(row)
     return row.pk, row.seq, revision
 
 
@@ -640,5 +640,5 @@ def _record_event(
         if taken is None:
             raise SessionNotFoundError(f"Session {session_id} not found.")
         row.seq = taken[1]
-        row.save(force_insert=True)
+        event_rows.insert(row)
     return row
