@@ -9,8 +9,9 @@ can be filled from the text. Args are filled, by the tool's JSON schema, from
 params); a lone required string param with nothing else filled takes the whole text.
 """
 
+import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,10 +96,19 @@ def keywords(text: str) -> set[str]:
     return {stem(w) for w in words if w and w not in STOP_WORDS and not w.isdigit()}
 
 
-def sentences_naming(instruction: str, name: str) -> list[str]:
+@functools.lru_cache(maxsize=1024)
+def agent_keywords(text: str) -> frozenset[str]:
+    """keywords() of an agent's own text (a tool's name or description, the
+    sentences of an instruction naming it): the same every model call, so worked
+    out once a process. A user's text is not kept."""
+    return frozenset(keywords(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def sentences_naming(instruction: str, name: str) -> tuple[str, ...]:
     """The instruction sentences that mention a tool by its exact name."""
     pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
-    return [s for s in _SENTENCE_BREAK.split(instruction) if pattern.search(s)]
+    return tuple(s for s in _SENTENCE_BREAK.split(instruction) if pattern.search(s))
 
 
 def transfer_targets(instruction: str, spec: ToolSpec) -> dict[str, str]:
@@ -113,9 +123,9 @@ def score_tool(words: set[str], spec: ToolSpec, instruction: str) -> int:
     sentences = " ".join(sentences_naming(instruction, spec.name))
     return _score(
         words,
-        (keywords(spec.name), NAME_WEIGHT),
-        (keywords(spec.description), DESCRIPTION_WEIGHT),
-        (keywords(sentences), INSTRUCTION_WEIGHT),
+        (agent_keywords(spec.name), NAME_WEIGHT),
+        (agent_keywords(spec.description), DESCRIPTION_WEIGHT),
+        (agent_keywords(sentences), INSTRUCTION_WEIGHT),
     )
 
 
@@ -123,12 +133,12 @@ def score_agent(words: set[str], name: str, description: str) -> int:
     """Points for each user word found in a transfer target's name or description."""
     return _score(
         words,
-        (keywords(name), NAME_WEIGHT),
-        (keywords(description), DESCRIPTION_WEIGHT),
+        (agent_keywords(name), NAME_WEIGHT),
+        (agent_keywords(description), DESCRIPTION_WEIGHT),
     )
 
 
-def _score(words: set[str], *places: tuple[set[str], int]) -> int:
+def _score(words: Set[str], *places: tuple[Set[str], int]) -> int:
     return sum(weight for place, weight in places for word in words if word in place)
 
 

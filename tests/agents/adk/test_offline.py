@@ -15,7 +15,14 @@ from google.adk.tools import FunctionTool
 from google.genai import types
 
 from agents.adk.offline import OfflineLlm, OfflineStep
-from agents.adk.offline_matching import fill_args, stem
+from agents.adk.offline_matching import (
+    ChosenCall,
+    ToolSpec,
+    agent_keywords,
+    choose_call,
+    fill_args,
+    stem,
+)
 from demo.calculator import calculator
 from demo.preferences import preferences
 from demo.support import customer_support
@@ -361,3 +368,34 @@ ONE_STRING = {"properties": {"city": {"type": "string"}}, "required": ["city"]}
 )
 def test_args_are_filled_from_the_text(schema, text, expected):
     assert fill_args(schema, text) == expected
+
+
+CITY = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}},
+    "required": ["city"],
+}
+
+
+def test_a_tools_words_are_worked_out_once_and_a_users_text_is_not_kept():
+    """Each model call ranks every tool by its name, description and instruction:
+    the same words each time. What the user wrote differs every call, and is not
+    kept."""
+    specs = [
+        ToolSpec("get_forecast", "The weather forecast for a city.", CITY),
+        ToolSpec("convert_money", "Convert an amount between currencies.", CITY),
+    ]
+    instruction = "Use get_forecast for the weather; convert_money for prices."
+    agent_keywords.cache_clear()
+    first = choose_call("forecast for city=oslo", specs, instruction)
+    kept = agent_keywords.cache_info().currsize
+
+    again = [
+        choose_call(f"forecast please for city=bergen{n}", specs, instruction)
+        for n in range(5)
+    ]
+
+    assert first == ChosenCall("get_forecast", {"city": "oslo"})
+    assert {call.name for call in again} == {"get_forecast"}
+    assert agent_keywords.cache_info().currsize == kept
+    assert agent_keywords.cache_info().hits >= 5 * kept
