@@ -396,7 +396,9 @@ def _to_adk(
     user: Mapping[str, Any] | None = None,
 ) -> AdkSession:
     if app is None or user is None:
-        app, user = _scoped_state(app_name=row.app_name, user_id=row.user_id)
+        read_app, read_user = _scoped_state(app_name=row.app_name, user_id=row.user_id)
+        app = read_app if app is None else app
+        user = read_user if user is None else user
     state = _without_credentials(row.state)
     state.update({State.APP_PREFIX + key: value for key, value in app.items()})
     state.update({State.USER_PREFIX + key: value for key, value in user.items()})
