@@ -1,6 +1,7 @@
 """ADK's optional modules without their extras: tried once a process, not every step."""
 
 import importlib.abc
+import importlib.util
 import sys
 
 import pytest
