@@ -24,10 +24,9 @@ import uuid
 from collections.abc import Callable
 
 from asgiref.sync import async_to_sync
-from django.db import connection
+from django.db import connection, transaction
 from google.adk.events import Event as AdkEvent
 from google.adk.sessions import Session as AdkSession
-from google.adk.sessions._session_util import extract_json_safe_state_delta
 from google.genai import types
 
 from agents.adk import event_rows, sessions
@@ -53,11 +52,14 @@ def in_one_statement(session: AdkSession, event: AdkEvent) -> tuple[int, int]:
 
 
 def in_a_transaction(session: AdkSession, event: AdkEvent) -> tuple[int, int]:
-    deltas = extract_json_safe_state_delta(event.actions.state_delta)
+    """event_rows.store()'s other way: the UPDATE and the INSERT in a transaction."""
     row = sessions._event_row(event=event, sender_id=None)
-    written = sessions._write_in_transaction(session, event, deltas, row)
-    assert written is not None
-    return written[1], written[2]
+    with transaction.atomic():
+        taken = event_rows.advance(*sessions._advance_statement(session, event))
+        assert taken is not None
+        row.session_id, row.seq, revision = taken
+        event_rows.insert(row)
+    return row.seq, revision
 
 
 def timed(

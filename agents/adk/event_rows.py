@@ -1,14 +1,16 @@
 """The statements that store one event row under its session's next seq.
 
 Every stored event takes the next `seq` of its session by an UPDATE ... RETURNING
-on the session row (`advance`), then its row is inserted with that seq. Two ways:
+on the session row (`advance`), then its row is inserted with that seq. `store`
+does both, one of two ways:
 
 - `insert_in_one`: on PostgreSQL, outside a transaction, both in one statement
   (a data-modifying WITH): one round trip, atomic on its own, instead of BEGIN,
   the UPDATE, the INSERT and COMMIT (four). A turn stores six to eight events.
 - otherwise (SQLite, which has no data-modifying WITH; or inside a caller's
-  transaction, whose savepoint must hold a refused INSERT), the caller runs
-  `advance` and then `insert`, in `transaction.atomic()`.
+  transaction, whose savepoint must hold a refused INSERT), `advance` and then
+  `insert`, in `transaction.atomic()`. A caller that writes more in the same
+  transaction (an event's state delta) runs those two itself.
 
 Both INSERTs are written here, not by the ORM's `save()`: the row's fields are
 prepared as the ORM prepares them, without the rest of a save's machinery, which
@@ -21,13 +23,13 @@ UPDATE that matches no row (a stale or missing session) stores nothing.
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 
 from agents.models import Event, Session
 
 # The session's columns the UPDATE returns, in this order.
 RETURNED = "RETURNING id, last_seq, revision"
-# The event's fields insert_in_one() writes from the row; session and seq come from
+# The event's fields both INSERTs write from the row; session and seq come from
 # the UPDATE, the id from the database.
 ROW_FIELDS = [
     field
@@ -46,30 +48,49 @@ def advance(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
         return cursor.fetchone()
 
 
+def store(sql: str, params: list[Any], row: Event) -> int | None:
+    """Take the session's next seq by the UPDATE `sql` (ending in RETURNED) and
+    insert `row` under it, atomically. The session's new revision, with the row's
+    pk, session and seq set; or None, with nothing stored, when the UPDATE matched
+    no row."""
+    if one_statement():
+        return insert_in_one(sql, params, row)
+    with transaction.atomic():
+        taken = advance(sql, params)
+        if taken is None:
+            return None
+        row.session_id, row.seq, revision = taken
+        insert(row)
+    return revision
+
+
 def one_statement() -> bool:
     """Whether this connection stores an event in one statement (insert_in_one)."""
     return connection.vendor == "postgresql" and not connection.in_atomic_block
 
 
-def insert_in_one(
-    sql: str, params: list[Any], row: Event
-) -> tuple[int, int, int] | None:
+def insert_in_one(sql: str, params: list[Any], row: Event) -> int | None:
     """PostgreSQL: the session UPDATE `sql` (ending in RETURNED) and the INSERT of
     `row` with the session id and seq it returned, in one statement.
 
-    (row pk, seq, revision), or None when the UPDATE matched no row. `row` is an
-    unsaved Event: its fields are prepared as the ORM's INSERT prepares them (an
-    auto_now_add field is set), its own session and seq are replaced."""
+    The session's new revision, with the row's pk, session and seq set; or None
+    when the UPDATE matched no row. `row` is an unsaved Event: its fields are
+    prepared as the ORM's INSERT prepares them (an auto_now_add field is set)."""
     values = _values(row)
     statement = (
         f"WITH taken AS ({sql.format(table=_table(Session))})"
         f" INSERT INTO {_table(Event)} ({_columns()})"
         f" SELECT taken.id, taken.last_seq, {', '.join(['%s'] * len(values))}"
-        " FROM taken RETURNING id, seq, (SELECT revision FROM taken)"
+        " FROM taken RETURNING id, session_id, seq, (SELECT revision FROM taken)"
     )
     with connection.cursor() as cursor:
         cursor.execute(statement, _adapted(params) + values)
-        return cursor.fetchone()
+        written = cursor.fetchone()
+    if written is None:
+        return None
+    row.pk, row.session_id, row.seq, revision = written
+    _saved(row)
+    return revision
 
 
 def insert(row: Event) -> int:
@@ -83,8 +104,13 @@ def insert(row: Event) -> int:
     with connection.cursor() as cursor:
         cursor.execute(statement, values)
         row.pk = cursor.fetchone()[0]
-    row._state.adding, row._state.db = False, connection.alias
+    _saved(row)
     return row.pk
+
+
+def _saved(row: Event) -> None:
+    """Mark `row` as the ORM marks a row it has inserted."""
+    row._state.adding, row._state.db = False, connection.alias
 
 
 def _values(row: Event) -> list[Any]:

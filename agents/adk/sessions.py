@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.db import IntegrityError, connection, models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import Max, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -455,21 +455,20 @@ def _write_event(
     deltas = extract_json_safe_state_delta(event.actions.state_delta)
     row = _event_row(event=event, sender_id=sender_id)
     try:
-        if not any(deltas.values()) and event_rows.one_statement():
-            written = event_rows.insert_in_one(*_advance_statement(session, event), row)
+        if any(deltas.values()):
+            revision = _write_in_transaction(session, event, deltas, row)
         else:
-            written = _write_in_transaction(session, event, deltas, row)
+            revision = event_rows.store(*_advance_statement(session, event), row)
     except IntegrityError:
         # The event id is stored already (a retried append, ADK's append is
         # idempotent per event id): nothing was changed.
         if _stored(session, event):
             return None
         raise
-    if written is None:
+    if revision is None:
         return _not_advanced(session, event)
-    pk, seq, revision = written
-    _keep_parsed(pk, row.data)
-    return seq, revision
+    _keep_parsed(row.pk, row.data)
+    return row.seq, revision
 
 
 def _write_in_transaction(
@@ -478,8 +477,9 @@ def _write_in_transaction(
     deltas: Mapping[str, Mapping[str, Any]],
     row: Event,
 ) -> tuple[int, int, int] | None:
-    """_write_event() in a transaction: (row pk, seq, revision), or None (stale, or
-    no such session) with nothing stored."""
+    """_write_event() for an event with a state delta, in one transaction with
+    its state: the session's new revision (the row's pk and seq set), or None
+    (stale, or no such session) with nothing stored."""
     with transaction.atomic():
         if deltas["session"]:
             advanced = _advance_with_state(session, event, deltas["session"])
@@ -492,7 +492,7 @@ def _write_in_transaction(
             app_name=session.app_name, user_id=session.user_id, deltas=deltas
         )
         event_rows.insert(row)
-    return row.pk, row.seq, revision
+    return revision
 
 
 def _advance_statement(session: AdkSession, event: AdkEvent) -> tuple[str, list[Any]]:
@@ -630,17 +630,6 @@ def _record_event(
         + event_rows.RETURNED,
         [timezone.now(), session_id],
     )
-    if event_rows.one_statement():
-        taken = event_rows.insert_in_one(*statement, row)
-        if taken is None:
-            raise SessionNotFoundError(f"Session {session_id} not found.")
-        row.pk, row.seq = taken[0], taken[1]
-        row._state.adding, row._state.db = False, connection.alias
-        return row
-    with transaction.atomic():
-        taken = event_rows.advance(*statement)
-        if taken is None:
-            raise SessionNotFoundError(f"Session {session_id} not found.")
-        row.seq = taken[1]
-        event_rows.insert(row)
+    if event_rows.store(*statement, row) is None:
+        raise SessionNotFoundError(f"Session {session_id} not found.")
     return row
