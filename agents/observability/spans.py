@@ -3,7 +3,8 @@
 `TurnTrace` is the root `toolcrib.turn` span: ADK's spans (invoke_agent,
 generate_content, execute_tool), governance's and the event spans nest under it
 through OpenTelemetry's context. The turn recorder keeps them while the turn runs;
-`TurnTrace.asave` writes them in one INSERT when it ends, whatever the ending.
+`TurnTrace.asave` writes them in one INSERT when it ends, whatever the ending
+(`store_spans`: the rows' values, without a model instance each).
 """
 
 import contextlib
@@ -12,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from opentelemetry import trace
 from opentelemetry.context import Context
@@ -21,6 +23,7 @@ from opentelemetry.trace import Span, Status, StatusCode
 from agents.models import Run, RunSpan
 from agents.observability.provider import turn_recorder
 from agents.redaction import redact_secrets
+from project.rows import Insert
 
 logger = logging.getLogger(__name__)
 
@@ -107,7 +110,7 @@ class TurnTrace:
             return
         self.saved = True
         if self.spans:
-            await RunSpan.objects.abulk_create(rows_of(self.run, self.spans))
+            await sync_to_async(store_spans)(self.run.pk, self.spans)
 
 
 def turn_attributes(run: Run) -> dict[str, str]:
@@ -138,28 +141,46 @@ def publishing(
     return tracer.start_as_current_span(PUBLISH, attributes=attributes)
 
 
-def rows_of(run: Run, spans: Sequence[ReadableSpan]) -> list[RunSpan]:
-    """The RunSpan rows of a turn's finished spans."""
-    return [_row_of(run, span) for span in spans]
+# A span's row, in the order _values_of gives them.
+SPAN_ROWS = Insert(
+    RunSpan,
+    [
+        "run",
+        "span_id",
+        "parent_id",
+        "name",
+        "kind",
+        "start",
+        "duration_ms",
+        "status",
+        "attributes",
+    ],
+)
 
 
-def _row_of(run: Run, span: ReadableSpan) -> RunSpan:
+def store_spans(run_id: Any, spans: Sequence[ReadableSpan]) -> None:
+    """Store a turn's finished spans as its RunSpan rows, attributes redacted: one
+    INSERT (a few, in one transaction, past the backend's batch size)."""
+    SPAN_ROWS.rows([_values_of(run_id, span) for span in spans])
+
+
+def _values_of(run_id: Any, span: ReadableSpan) -> tuple[Any, ...]:
     attributes = _json_attributes(span.attributes or {})
     start, end = span.start_time or 0, span.end_time or span.start_time or 0
-    return RunSpan(
-        run=run,
-        span_id=format(span.context.span_id, "016x"),
-        parent_id=format(span.parent.span_id, "016x") if span.parent else "",
-        name=span.name[:200],
-        kind=kind_of(span.name, attributes),
-        start=datetime.fromtimestamp(start / 1e9, tz=UTC),
-        duration_ms=(end - start) / 1e6,
-        status=(
-            RunSpan.Status.ERROR
+    return (
+        run_id,
+        format(span.context.span_id, "016x"),
+        format(span.parent.span_id, "016x") if span.parent else "",
+        span.name[:200],
+        kind_of(span.name, attributes),
+        datetime.fromtimestamp(start / 1e9, tz=UTC),
+        (end - start) / 1e6,
+        (
+            RunSpan.Status.ERROR.value
             if span.status.status_code == StatusCode.ERROR
-            else RunSpan.Status.OK
+            else RunSpan.Status.OK.value
         ),
-        attributes=redact_secrets(attributes),
+        redact_secrets(attributes),
     )
 
 

@@ -42,7 +42,7 @@ QUESTION = "weather in london?"  # one get_weather_report call, then an answer
 EVENTS_OF_A_TURN = 6  # run_started … run_finished, as tests/agents/api/test_turns.py
 REQUEST_THREAD = "MainThread"
 
-# A turn, read in order, is the request's 9 and the turn's 34:
+# A turn, read in order, is the request's 9 and the turn's 33:
 # - request: the token (2), the session, BEGIN IMMEDIATE, the user, the session
 #   again (one UPDATE that locks it and, on the first message, names it: no query
 #   of its own for the title), the session's and the user's unfinished runs
@@ -59,19 +59,17 @@ REQUEST_THREAD = "MainThread"
 #   (tools, grants: 2) and the session's toolset choices (1), read once and kept
 #   while their versions in the cache say nothing changed; the audit row (1: its
 #   session, Run and tool come from the turn's Run and the catalog snapshot access
-#   keeps); the turn's trace spans, one INSERT for all (2: BEGIN, INSERT; none
-#   with TOOLCRIB_TRACES off); finish the Run (1) and record run_finished (3).
+#   keeps); the turn's trace spans, one INSERT for all (1, none with
+#   TOOLCRIB_TRACES off: project.rows); finish the Run (1) and record run_finished (3).
 #   The session's events
 #   are one query; on a later turn, one more for those not parsed yet in this
 #   process (agents.adk.parsed_events).
 # On PostgreSQL (test_event_writes_postgresql.py runs this file there) the request
 # has no BEGIN IMMEDIATE, and each event is one statement: the UPDATE that takes
 # its seq and its INSERT together, outside any transaction (agents.adk.event_rows),
-# so the turn's 6 events cost 6 statements instead of 18, and the turn opens one
-# transaction (the trace spans' INSERT), whose BEGIN and COMMIT psycopg sends
-# without Django's cursor: not counted here.
+# so the turn's 6 events cost 6 statements instead of 18.
 TURN_QUERIES = {
-    "sqlite": {"request": 9, "turn": 34},
+    "sqlite": {"request": 9, "turn": 33},
     "postgresql": {"request": 8, "turn": 21},
 }[connection.vendor]
 REST_REPLAY_QUERIES = 4  # the token (2), the session, its events after seq
