@@ -30,10 +30,11 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.db.models import Max, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -426,19 +427,32 @@ def _user_state(*, app_name: str, user_id: str) -> dict[str, Any]:
 def _scoped_state(
     *, app_name: str, user_id: str
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The app's state and the user's, read in one query (UNION ALL)."""
-    scope = models.CharField()
-    app_rows = AppState.objects.filter(app_name=app_name).values_list(
-        models.Value("app", output_field=scope), "key", "value"
-    )
-    user_rows = UserState.objects.filter(
-        app_name=app_name, user_id=user_id
-    ).values_list(models.Value("user", output_field=scope), "key", "value")
+    """The app's state and the user's, read in one query (UNION ALL, each row
+    tagged with its scope), written here: the ORM's compiler cost more than the
+    query itself, once a turn."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _scoped_state_sql(connection.vendor), [app_name, app_name, user_id]
+        )
+        rows = cursor.fetchall()
+    decode = AppState._meta.get_field("value").from_db_value
     app: dict[str, Any] = {}
     user: dict[str, Any] = {}
-    for which, key, value in app_rows.union(user_rows, all=True):
-        (app if which == "app" else user)[key] = value
+    for which, key, value in rows:
+        (app if which == "app" else user)[key] = decode(value, None, connection)
     return app, user
+
+
+@lru_cache(maxsize=4)
+def _scoped_state_sql(vendor: str) -> str:
+    quote = connection.ops.quote_name
+    app, user = quote(AppState._meta.db_table), quote(UserState._meta.db_table)
+    key, value = quote("key"), quote("value")
+    return (
+        f"SELECT 'app', {key}, {value} FROM {app} WHERE {quote('app_name')} = %s"
+        f" UNION ALL SELECT 'user', {key}, {value} FROM {user}"
+        f" WHERE {quote('app_name')} = %s AND {quote('user_id')} = %s"
+    )
 
 
 def _write_event(
