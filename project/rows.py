@@ -6,13 +6,17 @@
 compiler, which cost more than the database's own work on a small row. The
 statement's text is built once per connection vendor and row count.
 
+A field may be given by an SQL expression instead (`expressions`, by field name):
+its text has one `%s`, which takes the row's value for it as given, unprepared. An
+audit row finds its tool by name that way, inside the INSERT.
+
 Nothing here runs `pre_save` (no `auto_now`), signals or validation: a caller
 gives every value the row needs. Rows are written in batches the backend takes
 (`bulk_batch_size`); more than one batch runs in one transaction, so a refused
 batch leaves none of the rows stored.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -22,9 +26,21 @@ from django.db import connection, models, transaction
 class Insert:
     """The INSERT of `model`'s `fields` (names, in the order values are given)."""
 
-    def __init__(self, model: type[models.Model], fields: Sequence[str]) -> None:
+    def __init__(
+        self,
+        model: type[models.Model],
+        fields: Sequence[str],
+        *,
+        expressions: Mapping[str, str] | None = None,
+    ) -> None:
         self.model = model
         self.fields = [model._meta.get_field(name) for name in fields]
+        expressions = expressions or {}
+        unknown = set(expressions) - set(fields)
+        if unknown:
+            raise ValueError(f"expressions for fields not inserted: {sorted(unknown)}")
+        # Per field, in order: its SQL expression, or None for a prepared value.
+        self.expressions = [expressions.get(name) for name in fields]
 
     def rows(self, rows: Sequence[Sequence[Any]]) -> None:
         """INSERT `rows`, each a sequence of values in `fields`' order."""
@@ -43,8 +59,12 @@ class Insert:
         params: list[Any] = []
         for row in rows:
             params.extend(
-                field.get_db_prep_save(value, connection)
-                for field, value in zip(self.fields, row, strict=True)
+                value
+                if expression is not None
+                else field.get_db_prep_save(value, connection)
+                for field, expression, value in zip(
+                    self.fields, self.expressions, row, strict=True
+                )
             )
         with connection.cursor() as cursor:
             cursor.execute(self._statement(connection.vendor, len(rows)), params)
@@ -53,7 +73,7 @@ class Insert:
     def _statement(self, vendor: str, count: int) -> str:
         quote = connection.ops.quote_name
         columns = ", ".join(quote(field.column) for field in self.fields)
-        one = "(" + ", ".join(["%s"] * len(self.fields)) + ")"
+        one = "(" + ", ".join(sql or "%s" for sql in self.expressions) + ")"
         return (
             f"INSERT INTO {quote(self.model._meta.db_table)} ({columns})"
             f" VALUES {', '.join([one] * count)}"

@@ -47,3 +47,16 @@ def test_no_rows_cost_no_query():
         GROUPS.rows([])
 
     assert len(queries) == 0
+
+
+def test_a_field_given_by_an_expression_takes_the_value_unprepared():
+    shouting = Insert(Group, ["name"], expressions={"name": "UPPER(%s)"})
+
+    shouting.rows([("ops",), ("support",)])
+
+    assert sorted(Group.objects.values_list("name", flat=True)) == ["OPS", "SUPPORT"]
+
+
+def test_an_expression_for_a_field_not_inserted_is_refused():
+    with pytest.raises(ValueError, match="not inserted"):
+        Insert(Group, ["name"], expressions={"id": "%s"})

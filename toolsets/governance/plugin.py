@@ -65,6 +65,7 @@ from agents.events.wire import is_error_response
 from agents.models import Run
 from agents.redaction import redact_secrets
 from project import metrics
+from project.rows import Insert
 from toolsets import access, activation, bindings, catalog
 from toolsets.availability import afirst_call_choice
 from toolsets.bindings import Binding, is_internal
@@ -450,14 +451,62 @@ def _audited(session: AdkSession) -> Audited:
     return Audited(session_id=row[0], run_id=row[1])
 
 
+# The audit row's columns; its Tool is looked up by name within the INSERT itself.
+AUDIT_ROW = Insert(
+    ToolCall,
+    [
+        "user",
+        "session_id",
+        "run_id",
+        "invocation_id",
+        "agent",
+        "adk_agent",
+        "call_id",
+        "tool_name",
+        "tool_full_name",
+        "tool",
+        "args",
+        "result_summary",
+        "status",
+        "access_rule",
+        "started_at",
+        "finished_at",
+        "duration_ms",
+        "attempts",
+    ],
+    expressions={
+        "tool": f"(SELECT id FROM {Tool._meta.db_table} WHERE full_name = %s LIMIT 1)"
+    },
+)
+
+
 @sync_to_async
 def _create_call(*, tool_full_name: str, **fields: Any) -> None:
-    """Insert the row; its Tool is looked up by name within the INSERT itself."""
-    tool = Subquery(Tool.objects.filter(full_name=tool_full_name).values("pk")[:1])
-    ToolCall.objects.create(
-        tool_full_name=tool_full_name,
-        tool_id=tool if tool_full_name else None,
-        **fields,
+    """Insert the audit row (project.rows: no model instance, no ORM compiler);
+    its Tool is the catalog's tool of that full name, if there is one."""
+    AUDIT_ROW.rows(
+        [
+            (
+                fields["user_id"],
+                fields["session_id"],
+                fields["run_id"],
+                fields["invocation_id"],
+                fields["agent"],
+                fields["adk_agent"],
+                fields["call_id"],
+                fields["tool_name"],
+                tool_full_name,
+                tool_full_name or None,
+                fields["args"],
+                fields["result_summary"],
+                fields["status"],
+                fields["access_rule"],
+                fields["started_at"],
+                fields["finished_at"],
+                fields["duration_ms"],
+                fields["attempts"],
+            )
+        ]
     )
     metrics.observe_tool_call(
         tool=tool_full_name or fields["tool_name"],
