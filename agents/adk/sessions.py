@@ -59,6 +59,7 @@ from agents.events.wire import event_kind
 from agents.models import AppState, Event, Session, UserState, new_session_id
 from agents.observability.spans import storing
 from agents.redaction import is_credential_state, redact_state
+from project.prepared import Param, Prepared
 
 STALE_MESSAGE = (
     # ADK's own wording (DatabaseSessionService), which callers may match on.
@@ -258,10 +259,26 @@ def _inserted(row: Session, *, deltas: Mapping[str, Mapping[str, Any]]) -> bool:
     return True
 
 
+def _session_row() -> Prepared:
+    """A session's row by ADK's keys (as _sessions() finds it), compiled once."""
+    field = Session._meta.get_field
+    return Prepared(
+        Session.objects.filter(
+            adk_id=Param("adk_id", field("adk_id")),
+            app_name=Param("app_name", field("app_name")),
+            user_id=Param("user_id", field("user_id")),
+        ).order_by("pk")[:1]
+    )
+
+
+SESSION_ROW = _session_row()
+
+
 def _get_session(
     *, app_name: str, user_id: str, session_id: str, config: GetSessionConfig
 ) -> AdkSession | None:
-    row = _sessions(app_name=app_name, user_id=user_id, session_id=session_id).first()
+    session_id = session_id.strip() if session_id else session_id
+    row = SESSION_ROW.first(adk_id=session_id, app_name=app_name, user_id=user_id)
     if row is None:
         return None
     return _to_adk(row, events=_read_events(row=row, config=config))

@@ -48,6 +48,7 @@ from agents.realtime import streams
 from agents.requests.record import arecord_requests
 from agents.turns import queue, stops
 from agents.usage import BudgetExceeded, acheck_budget
+from project.prepared import Param, Prepared, PreparedUpdate
 
 logger = logging.getLogger(__name__)
 
@@ -79,10 +80,46 @@ def _close_connection() -> None:
     connection.close()
 
 
+def _run_param(name: str) -> Param:
+    return Param(name, Run._meta.get_field(name))
+
+
+# The Run's invocation id, set by its first event.
+SET_INVOCATION = PreparedUpdate(
+    Run.objects.filter(pk=_run_param("id")),
+    {"invocation_id": _run_param("invocation_id")},
+)
+# How a turn ended, stored over a running Run only; its model and counts with it.
+ENDING = [
+    "status",
+    "waiting_for",
+    "finished_at",
+    "error",
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "model",
+    "model_calls",
+    "tool_calls",
+]
+SAVE_END = PreparedUpdate(
+    Run.objects.filter(pk=_run_param("id"), status=Run.Status.RUNNING),
+    {name: _run_param(name) for name in ENDING},
+)
+
+
+# The Run and what a turn reads with it, in one query compiled once a process.
+TURN_RUN = Prepared(
+    Run.objects.select_related("session__agent", "session__owner", "user").filter(
+        pk=_run_param("id")
+    )
+)
+
+
 async def _execute_turn(run_id) -> None:
-    run = await Run.objects.select_related(
-        "session__agent", "session__owner", "user"
-    ).aget(pk=run_id)
+    run = await sync_to_async(TURN_RUN.first)(id=run_id)
+    if run is None:
+        raise Run.DoesNotExist(f"no run {run_id}")
     if not await queue.aclaim(run):
         logger.info("turn skipped run=%s status=%s", run.id, run.status)
         # Delivered again: the turn runs (or ran) elsewhere; fail it if that died.
@@ -231,7 +268,9 @@ async def _on_event(
     True if it paused for a person."""
     if event.invocation_id and not run.invocation_id:
         run.invocation_id = event.invocation_id
-        await Run.objects.filter(pk=run.pk).aupdate(invocation_id=event.invocation_id)
+        await sync_to_async(SET_INVOCATION.run)(
+            id=run.pk, invocation_id=event.invocation_id
+        )
     if event.usage_metadata and not event.partial:
         _add_usage(run, event.usage_metadata)
     if not event.partial and event.content and event.content.role == "model":
@@ -355,15 +394,8 @@ async def _save_end(run: Run) -> bool:
     """Store how the turn ended; False (nothing stored) when the Run had already
     been ended elsewhere, e.g. failed by queue.py because its lease ran out while
     this process was stalled: the first ending stands, and is told only once."""
-    ended = await Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).aupdate(
-        status=run.status,
-        waiting_for=run.waiting_for,
-        finished_at=run.finished_at,
-        error=run.error,
-        prompt_tokens=run.prompt_tokens,
-        completion_tokens=run.completion_tokens,
-        total_tokens=run.total_tokens,
-        **_stats(run),
+    ended = await sync_to_async(SAVE_END.run)(
+        id=run.pk, **{name: getattr(run, name) for name in ENDING}
     )
     if not ended:
         logger.warning("turn ended after its Run was ended elsewhere run=%s", run.pk)

@@ -26,7 +26,7 @@ from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Exists, Q
@@ -36,6 +36,7 @@ from redis.exceptions import RedisError
 from agents.events.log import arecord_and_publish
 from agents.events.wire import run_out
 from agents.models import Run
+from project.prepared import Param, PreparedUpdate
 
 logger = logging.getLogger(__name__)
 
@@ -92,19 +93,37 @@ async def aclaim(run: Run) -> bool:
         return bool(claimed)
 
 
-async def _aclaim_if_first(run: Run) -> bool:
-    """Claim a queued run no earlier unfinished run of its session precedes."""
+def _claim_first() -> PreparedUpdate:
+    """Claim a queued run if no earlier unfinished run of its session precedes it:
+    one UPDATE, compiled once a process."""
+    run = Run._meta
+
+    def param(name: str, field: str) -> Param:
+        return Param(name, run.get_field(field))
+
+    created = param("created_at", "created_at")
     earlier = Run.objects.filter(
-        session_id=run.session_id,
+        session_id=param("session", "session"),
         status__in=[Run.Status.QUEUED, Run.Status.RUNNING],
     ).filter(
-        Q(created_at__lt=run.created_at) | Q(created_at=run.created_at, id__lt=run.pk)
+        Q(created_at__lt=created) | Q(created_at=created, id__lt=param("pk", "id"))
     )
+    return PreparedUpdate(
+        Run.objects.filter(pk=param("pk", "id"), status=Run.Status.QUEUED).filter(
+            ~Exists(earlier)
+        ),
+        {"status": Run.Status.RUNNING, "started_at": param("now", "started_at")},
+    )
+
+
+CLAIM_FIRST = _claim_first()
+
+
+async def _aclaim_if_first(run: Run) -> bool:
+    """Claim a queued run no earlier unfinished run of its session precedes."""
     now = timezone.now()
-    claimed = await (
-        Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED)
-        .filter(~Exists(earlier))
-        .aupdate(status=Run.Status.RUNNING, started_at=now)
+    claimed = await sync_to_async(CLAIM_FIRST.run)(
+        pk=run.pk, session=run.session_id, created_at=run.created_at, now=now
     )
     if claimed:
         run.status, run.started_at = Run.Status.RUNNING, now
