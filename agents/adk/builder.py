@@ -16,6 +16,7 @@ from google.adk.tools.base_toolset import BaseToolset
 from agents.adk.agent_tools import AgentToolError, adopt_agent_tools
 from agents.inputs import parse_history, parse_starters
 from agents.models import HISTORY_DEFAULT, AgentSpec
+from project.prepared import Param, Prepared
 
 logger = logging.getLogger(__name__)
 
@@ -194,8 +195,20 @@ def fingerprint(spec: AgentSpec, depth: int = 0) -> str:
     imported = set(spec.toolsets or ()) - set(code_toolsets)
     if imported:
         parts.append(toolset_source().versions(imported))  # refreshed: a new toolset
-    parts += [fingerprint(sub, depth + 1) for sub in spec.sub_agents.all()]
+    parts += [fingerprint(sub, depth + 1) for sub in sub_agents(spec)]
     return "|".join(parts)
+
+
+# A spec's sub-agents, as spec.sub_agents.all() reads them (by name), in a query
+# compiled once a process: the fingerprint reads them every turn.
+SUB_AGENTS = Prepared(
+    AgentSpec.objects.filter(parents=Param("parent", AgentSpec._meta.pk))
+)
+
+
+def sub_agents(spec: AgentSpec) -> list[AgentSpec]:
+    """The spec's sub-agent specs, in order."""
+    return SUB_AGENTS.fetch(parent=spec.pk)
 
 
 def build_agent(spec: AgentSpec, *, depth: int = 0, as_sub: bool = False) -> BaseAgent:
@@ -211,9 +224,7 @@ def build_agent(spec: AgentSpec, *, depth: int = 0, as_sub: bool = False) -> Bas
         copy = agent.clone()
         _adopt(copy, spec.dotted_path)
         return copy
-    subs = [
-        build_agent(sub, depth=depth + 1, as_sub=True) for sub in spec.sub_agents.all()
-    ]
+    subs = [build_agent(sub, depth=depth + 1, as_sub=True) for sub in sub_agents(spec)]
     agent = _build_row_agent(spec, subs)
     check_tool_names(agent)
     return agent
