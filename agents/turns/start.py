@@ -5,12 +5,13 @@ The Run rows are the queue (see queue.py); drive.py runs a turn to its end.
 """
 
 from collections.abc import Sequence
+from functools import cache, lru_cache
 from uuid import UUID
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import transaction
-from django.db.models import Case, Count, F, Q, Value, When
+from django.db import connection, transaction
+from django.db.models import Case, F, When
 from google.genai import types
 
 from agents.inputs import StoredToolChoice
@@ -18,6 +19,7 @@ from agents.models import Run, Session
 from agents.titles import title_from_message
 from agents.turns import executors
 from project.errors import SessionClosed, TooManyTurns
+from project.prepared import Param, Prepared, PreparedUpdate
 
 UNFINISHED = (Run.Status.QUEUED, Run.Status.RUNNING)
 
@@ -59,22 +61,10 @@ def _lock_for_new_turn(*, session: Session, user, text: str) -> None:
     UPDATE that locks the session also names it by its first message, if it has
     no title yet (agents.titles): no query of its own.
     """
-    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-    locked = Session.objects.filter(pk=session.pk, closed_at__isnull=True).update(
-        title=Case(
-            When(title="", then=Value(title_from_message(text))),
-            default=F("title"),
-        )
-    )
-    if not locked:
+    _lock_user().first(pk=user.pk)
+    if not _lock_session().run(pk=session.pk, title=title_from_message(text)):
         raise SessionClosed()
-    # Both counts in one query.
-    counts = Run.objects.filter(
-        Q(session_id=session.pk) | Q(user_id=user.pk), status__in=UNFINISHED
-    ).aggregate(
-        session=Count("pk", filter=Q(session_id=session.pk)),
-        user=Count("pk", filter=Q(user_id=user.pk)),
-    )
+    counts = _unfinished(session_id=session.pk, user_id=user.pk)
     per_session = settings.TOOLCRIB_MAX_QUEUED_TURNS_PER_SESSION
     if counts["session"] >= per_session:
         raise TooManyTurns(
@@ -87,6 +77,60 @@ def _lock_for_new_turn(*, session: Session, user, text: str) -> None:
             f"You already have {per_user} turns waiting or running;"
             " send your message when one has ended."
         )
+
+
+@cache
+def _lock_user() -> Prepared:
+    """The user's row, locked against another turn's start: FOR NO KEY UPDATE on
+    PostgreSQL, which a row naming the user (a stored event's sender, a Run) does
+    not wait on. FOR UPDATE did: a turn's event write, holding its session's row,
+    waited on this lock, while this transaction waited on the session's row."""
+    users = get_user_model()
+    return Prepared(
+        users.objects.select_for_update(no_key=True)
+        .filter(pk=Param("pk", users._meta.pk))
+        .order_by("pk")[:1]
+    )
+
+
+@cache
+def _lock_session() -> PreparedUpdate:
+    """The UPDATE that locks an open session and names it, if it has no title."""
+    field = Session._meta.get_field
+    return PreparedUpdate(
+        Session.objects.filter(pk=Param("pk", field("id")), closed_at__isnull=True),
+        {
+            "title": Case(
+                When(title="", then=Param("title", field("title"))),
+                default=F("title"),
+            )
+        },
+    )
+
+
+def _unfinished(*, session_id: str, user_id: int) -> dict[str, int]:
+    """The session's and the user's queued or running turns, counted in one query."""
+    statuses = [status.value for status in UNFINISHED]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _unfinished_sql(connection.vendor),
+            [session_id, user_id, session_id, user_id, *statuses],
+        )
+        per_session, per_user = cursor.fetchone()
+    return {"session": per_session, "user": per_user}
+
+
+@lru_cache(maxsize=4)
+def _unfinished_sql(vendor: str) -> str:
+    quote = connection.ops.quote_name
+    session, user = quote("session_id"), quote("user_id")
+    return (
+        f"SELECT COUNT(CASE WHEN {session} = %s THEN 1 END),"
+        f" COUNT(CASE WHEN {user} = %s THEN 1 END)"
+        f" FROM {quote(Run._meta.db_table)}"
+        f" WHERE ({session} = %s OR {user} = %s)"
+        f" AND {quote('status')} IN ({', '.join(['%s'] * len(UNFINISHED))})"
+    )
 
 
 def start_function_response(

@@ -3,8 +3,9 @@ where the suite's own database is SQLite: there an event is stored in one statem
 (agents.adk.event_rows), a path SQLite never takes.
 
 A run of its own (tests/postgresql_run.py) of the session service's tests (seqs,
-stale copies, retried appends, concurrent writers) and of test_turn_queries.py,
-which holds the counts of both databases.
+stale copies, retried appends, concurrent writers), of test_turn_queries.py,
+which holds the counts of both databases, and of test_turn_locks.py (a turn started
+while an event write holds its session: no deadlock).
 """
 
 from pathlib import Path
@@ -12,7 +13,11 @@ from pathlib import Path
 from tests.postgresql_run import pytest_on_postgresql
 
 HERE = Path(__file__).parent
-FILES = [HERE / "adk" / "test_sessions.py", HERE / "test_turn_queries.py"]
+FILES = [
+    HERE / "adk" / "test_sessions.py",
+    HERE / "test_turn_queries.py",
+    HERE / "test_turn_locks.py",
+]
 
 
 def test_event_writes_hold_on_postgresql(tmp_path):
