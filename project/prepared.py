@@ -17,8 +17,8 @@ ORM ten to fifty times what SQLite spends running the query; a turn runs a few
 dozen.
 
 What is not supported is refused when the Prepared is made, never silently: a
-queryset with prefetches, deferred loading or known related objects, values() or
-values_list(). A call must give a value for each Param, and only those.
+queryset with prefetches, deferred loading or known related objects, values(), or
+values_list() with `flat` or `named`. A call must give a value for each Param, and only those.
 """
 
 from collections.abc import Mapping
@@ -27,7 +27,11 @@ from typing import Any
 
 from django.db import connections, models
 from django.db.models import Expression, QuerySet
-from django.db.models.query import ModelIterable, get_related_populators
+from django.db.models.query import (
+    ModelIterable,
+    ValuesListIterable,
+    get_related_populators,
+)
 from django.db.models.sql import UpdateQuery
 
 
@@ -70,11 +74,14 @@ class _Compiled:
 
 
 class Prepared:
-    """A queryset (of model instances) compiled once per database alias."""
+    """A queryset (of model instances, or values_list() tuples) compiled once per
+    database alias."""
 
     def __init__(self, queryset: QuerySet) -> None:
-        if queryset._iterable_class is not ModelIterable:
-            raise ValueError("Prepared takes a queryset of model instances")
+        if queryset._iterable_class not in (ModelIterable, ValuesListIterable):
+            raise ValueError(
+                "Prepared takes a queryset of model instances or values_list() tuples"
+            )
         if queryset._prefetch_related_lookups or queryset._known_related_objects:
             raise ValueError("Prepared cannot prefetch or attach related objects")
         if queryset.query.deferred_loading != (frozenset(), True):
@@ -82,8 +89,9 @@ class Prepared:
         self.queryset = queryset
         self._select: dict[str, _Compiled] = {}
 
-    def fetch(self, **values: Any) -> list[models.Model]:
-        """Every row, as the queryset would return them."""
+    def fetch(self, **values: Any) -> list[Any]:
+        """Every row, as the queryset would return them: model instances, or
+        tuples for a values_list()."""
         alias = self.queryset.db
         compiled = self._select.get(alias)
         if compiled is None:
@@ -91,9 +99,14 @@ class Prepared:
         with connections[alias].cursor() as cursor:
             cursor.execute(compiled.sql, _params(alias, compiled, values))
             rows = cursor.fetchall()
-        return list(_models(self.queryset.query, alias, compiled, rows))
+        if compiled.extra_columns:  # as execute_sql leaves them out
+            rows = [row[: compiled.col_count] for row in rows]
+        compiler = _compiler(self.queryset.query, alias, compiled)
+        if self.queryset._iterable_class is ValuesListIterable:
+            return list(compiler.results_iter(results=[rows], tuple_expected=True))
+        return list(_models(compiler, alias, compiled, rows))
 
-    def first(self, **values: Any) -> models.Model | None:
+    def first(self, **values: Any) -> Any:
         """The first row, or None (the queryset says the order)."""
         found = self.fetch(**values)
         return found[0] if found else None
@@ -133,7 +146,11 @@ def _compile_select(queryset: QuerySet, alias: str) -> _Compiled:
         annotation_col_map=compiler.annotation_col_map,
         col_count=compiler.col_count,
         extra_columns=compiler.has_extra_select,
-        populators=get_related_populators(compiler.klass_info, compiler.select, alias),
+        populators=(
+            get_related_populators(compiler.klass_info, compiler.select, alias)
+            if compiler.klass_info
+            else []
+        ),
     )
 
 
@@ -158,19 +175,22 @@ def _params(alias: str, compiled: _Compiled, values: Mapping[str, Any]) -> list[
     return params
 
 
-def _models(query, alias: str, compiled: _Compiled, rows: list[tuple]):
-    """The rows as model instances, as ModelIterable builds them, with this
-    thread's connection converting the values."""
+def _compiler(query, alias: str, compiled: _Compiled):
+    """A compiler of this thread's connection, set up as the compiled one was: it
+    converts the values of rows already read."""
     compiler = query.get_compiler(using=alias)
     compiler.select, compiler.klass_info = compiled.select, compiled.klass_info
     compiler.annotation_col_map = compiled.annotation_col_map
     compiler.col_count = compiled.col_count
+    return compiler
+
+
+def _models(compiler, alias: str, compiled: _Compiled, rows: list[tuple]):
+    """The rows as model instances, as ModelIterable builds them."""
     model_cls = compiled.klass_info["model"]
     select_fields = compiled.klass_info["select_fields"]
     start, end = select_fields[0], select_fields[-1] + 1
     init_list = [f[0].target.attname for f in compiled.select[start:end]]
-    if compiled.extra_columns:
-        rows = [row[: compiled.col_count] for row in rows]
     for row in compiler.results_iter(results=[rows]):
         obj = model_cls.from_db(alias, init_list, row[start:end])
         for populator in compiled.populators:

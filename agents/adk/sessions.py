@@ -330,7 +330,10 @@ def _read_events(*, row: Session, config: GetSessionConfig) -> list[AdkEvent]:
     if config.num_recent_events is None:
         keys = list(rows.order_by("seq").values_list(*_WINDOWED))
     elif isinstance(config, HistoryWindow):
-        keys = _window(rows, config)
+        newest = None
+        if config.after_timestamp is None and config.num_recent_events:
+            newest = _newest(row, limit=config.num_recent_events)
+        keys = _window(rows, config, newest=newest)
     else:
         newest = rows.order_by("-seq")[: config.num_recent_events]
         keys = list(newest.values_list(*_WINDOWED))[::-1]
@@ -352,13 +355,18 @@ def _parsed(*, rows: QuerySet[Event], keys: list[tuple]) -> list[AdkEvent]:
     return [found[key[-2]] for key in keys]
 
 
-def _window(rows: QuerySet[Event], window: HistoryWindow) -> list[tuple]:
+def _window(
+    rows: QuerySet[Event], window: HistoryWindow, *, newest: list[tuple] | None
+) -> list[tuple]:
     """The newest events, in whole turns, and those of the invocations the turn
     resumes (agents.adk.history), as _WINDOWED tuples: one query with the window
     as its LIMIT, and one more when the newest turn is longer than the window or a
-    turn resumes an invocation."""
+    turn resumes an invocation. `newest`: the first query's rows, if read already
+    (_newest), newest first."""
     limit = window.num_recent_events or 0
-    newest = list(rows.order_by("-seq").values_list(*_WINDOWED)[:limit])[::-1]
+    if newest is None:
+        newest = list(rows.order_by("-seq").values_list(*_WINDOWED)[:limit])
+    newest = newest[::-1]
     if not newest:
         return []
     opening = next((i for i, row in enumerate(newest) if _opens(*row[1:3])), None)
@@ -377,6 +385,23 @@ def _window(rows: QuerySet[Event], window: HistoryWindow) -> list[tuple]:
 # What a read selects of each event: the window's fields, and the row and event
 # ids the parsed events are kept by; the data only for events not kept parsed.
 _WINDOWED = ("seq", "author", "kind", "pk", "event_id")
+
+
+def _newest(row: Session, *, limit: int) -> list[tuple]:
+    """The session's newest `limit` ADK events up to its last_seq, newest first, as
+    _WINDOWED tuples: a window's first query, compiled once a process per limit."""
+    return _newest_query(limit).fetch(session=row.pk, last_seq=row.last_seq)
+
+
+@lru_cache(maxsize=64)
+def _newest_query(limit: int) -> Prepared:
+    field = Event._meta.get_field
+    rows = Event.objects.filter(
+        session=Param("session", field("session")),
+        is_adk=True,
+        seq__lte=Param("last_seq", field("seq")),
+    )
+    return Prepared(rows.order_by("-seq").values_list(*_WINDOWED)[:limit])
 
 
 def _opens(author: str, kind: str) -> bool:

@@ -90,6 +90,25 @@ def test_order_and_several_params_are_kept(runs):
     assert newest_first.fetch(session=runs[0].session_id, since=timezone.now()) == []
 
 
+def test_values_list_rows_read_as_the_queryset_reads_them(runs):
+    newest = Run.objects.filter(
+        session_id=Param("session", Run._meta.get_field("session"))
+    ).order_by("-created_at", "-id")
+    columns = ("id", "text", "created_at", "handoffs")
+    window = Prepared(newest.values_list(*columns)[:2])
+
+    found = window.fetch(session=runs[0].session_id)
+
+    expected = list(
+        Run.objects.filter(session_id=runs[0].session_id)
+        .order_by("-created_at", "-id")
+        .values_list(*columns)[:2]
+    )
+    assert found == expected
+    assert [row[1] for row in found] == ["turn 2", "turn 1"]
+    assert found[0][3] == [{"to": 2}]
+
+
 def test_an_update_changes_the_rows_its_params_pick(runs):
     earlier = Run.objects.filter(
         session_id=OuterRef("session_id"),
@@ -142,6 +161,8 @@ def test_a_call_must_give_each_param_and_only_those(runs):
     "queryset",
     [
         Group.objects.values("name"),
+        Group.objects.values_list("name", flat=True),
+        Group.objects.values_list("name", named=True),
         Group.objects.prefetch_related("permissions"),
         Group.objects.only("name"),
     ],
