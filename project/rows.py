@@ -16,11 +16,48 @@ gives every value the row needs. Rows are written in batches the backend takes
 batch leaves none of the rows stored.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 from django.db import connection, models, transaction
+
+# Field types whose database value is the Python value itself when it has one of
+# these types (or is None): what get_db_prep_save would hand back unchanged.
+AS_IS: dict[str, tuple[type, ...]] = {
+    "CharField": (str,),
+    "TextField": (str,),
+    "SlugField": (str,),
+    "AutoField": (int,),
+    "BigAutoField": (int,),
+    "IntegerField": (int,),
+    "BigIntegerField": (int,),
+    "SmallIntegerField": (int,),
+    "PositiveIntegerField": (int,),
+    "PositiveBigIntegerField": (int,),
+    "PositiveSmallIntegerField": (int,),
+    "FloatField": (float,),
+    "BooleanField": (bool,),
+}
+
+
+def preparer(field: models.Field) -> Callable[[Any, Any], Any]:
+    """How to prepare a value of `field` for a connection, as `get_db_prep_save`
+    does: a value the database takes as it is (AS_IS) is not passed through the
+    field's methods, every other one is."""
+    target = field.target_field if field.is_relation else field
+    kinds = AS_IS.get(target.get_internal_type(), ())
+
+    text = kinds == (str,)  # a str subclass (a TextChoices member) is text too
+
+    def prepare(value: Any, connection) -> Any:
+        if kinds and (
+            value is None or type(value) in kinds or (text and isinstance(value, str))
+        ):
+            return value
+        return field.get_db_prep_save(value, connection)
+
+    return prepare
 
 
 class Insert:
@@ -41,6 +78,10 @@ class Insert:
             raise ValueError(f"expressions for fields not inserted: {sorted(unknown)}")
         # Per field, in order: its SQL expression, or None for a prepared value.
         self.expressions = [expressions.get(name) for name in fields]
+        self.preparers = [
+            None if expressions.get(name) else preparer(field)
+            for name, field in zip(fields, self.fields, strict=True)
+        ]
 
     def rows(self, rows: Sequence[Sequence[Any]]) -> None:
         """INSERT `rows`, each a sequence of values in `fields`' order."""
@@ -59,12 +100,8 @@ class Insert:
         params: list[Any] = []
         for row in rows:
             params.extend(
-                value
-                if expression is not None
-                else field.get_db_prep_save(value, connection)
-                for field, expression, value in zip(
-                    self.fields, self.expressions, row, strict=True
-                )
+                value if prepare is None else prepare(value, connection)
+                for prepare, value in zip(self.preparers, row, strict=True)
             )
         with connection.cursor() as cursor:
             cursor.execute(self._statement(connection.vendor, len(rows)), params)

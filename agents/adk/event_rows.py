@@ -21,11 +21,13 @@ UPDATE that matches no row (a stale or missing session) stores nothing.
 """
 
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from django.db import connection, transaction
 
 from agents.models import Event, Session
+from project.rows import preparer
 
 # The session's columns the UPDATE returns, in this order.
 RETURNED = "RETURNING id, last_seq, revision"
@@ -36,6 +38,8 @@ ROW_FIELDS = [
     for field in Event._meta.concrete_fields
     if field.name not in ("id", "session", "seq")
 ]
+# Each field with how its value is prepared (project.rows.preparer).
+PREPARED_FIELDS = [(field, preparer(field)) for field in ROW_FIELDS]
 
 
 def advance(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
@@ -117,13 +121,18 @@ def _values(row: Event) -> list[Any]:
     """The row's ROW_FIELDS, prepared as the ORM's INSERT prepares them (an
     auto_now_add field is set on the row)."""
     return [
-        field.get_db_prep_save(field.pre_save(row, add=True), connection)
-        for field in ROW_FIELDS
+        prepare(field.pre_save(row, add=True), connection)
+        for field, prepare in PREPARED_FIELDS
     ]
 
 
 def _columns() -> str:
     """The INSERT's columns: the session's id and the seq, then ROW_FIELDS'."""
+    return _columns_of(connection.vendor)
+
+
+@lru_cache(maxsize=4)
+def _columns_of(vendor: str) -> str:
     quote = connection.ops.quote_name
     names = ["session_id", "seq", *(field.column for field in ROW_FIELDS)]
     return ", ".join(quote(name) for name in names)

@@ -1,11 +1,17 @@
 """project.rows.Insert: rows written as the ORM would store them, all or none."""
 
+import uuid
+from datetime import UTC, datetime
+
 import pytest
 from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection
 from django.test.utils import CaptureQueriesContext
 
-from project.rows import Insert
+from agents.models import Run, RunSpan
+from project.rows import Insert, preparer
+from toolsets.models import ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -60,3 +66,43 @@ def test_a_field_given_by_an_expression_takes_the_value_unprepared():
 def test_an_expression_for_a_field_not_inserted_is_refused():
     with pytest.raises(ValueError, match="not inserted"):
         Insert(Group, ["name"], expressions={"id": "%s"})
+
+
+VALUES = [
+    None,
+    "text",
+    "",
+    Run.Status.RUNNING,
+    0,
+    7,
+    True,
+    2.5,
+    uuid.UUID("12345678-1234-5678-1234-567812345678"),
+    datetime(2026, 11, 25, 9, 30, tzinfo=UTC),
+    {"a": [1, 2]},
+    [1, "two"],
+]
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        *[field for field in Run._meta.concrete_fields],
+        *[field for field in ToolCall._meta.concrete_fields],
+        *[field for field in RunSpan._meta.concrete_fields],
+    ],
+    ids=lambda field: f"{field.model.__name__}.{field.name}",
+)
+def test_a_value_is_prepared_as_the_orm_prepares_it(field):
+    prepare = preparer(field)
+    for value in VALUES:
+        try:
+            expected = field.get_db_prep_save(value, connection)
+        except (TypeError, ValueError, ValidationError):
+            continue  # not a value of this field: the ORM refuses it too
+        assert comparable(prepare(value, connection)) == comparable(expected), value
+
+
+def comparable(prepared):
+    """PostgreSQL's JSON values are psycopg Jsonb wrappers, equal only to themselves."""
+    return ("jsonb", prepared.obj) if type(prepared).__name__ == "Jsonb" else prepared
