@@ -71,6 +71,10 @@ class _Compiled:
     col_count: int = 0
     extra_columns: bool = False  # columns past col_count, for the order only
     populators: list[Any] | None = None
+    # By column: the functions that turn its database value into Python's. The
+    # backend's are bound to the compiling thread's connection object, and read
+    # only settings from it (its time zone), never its database connection.
+    converters: list[tuple[int, list[Any], Any]] | None = None
 
 
 class Prepared:
@@ -101,10 +105,10 @@ class Prepared:
             rows = cursor.fetchall()
         if compiled.extra_columns:  # as execute_sql leaves them out
             rows = [row[: compiled.col_count] for row in rows]
-        compiler = _compiler(self.queryset.query, alias, compiled)
+        rows = _converted(connections[alias], compiled.converters, rows)
         if self.queryset._iterable_class is ValuesListIterable:
-            return list(compiler.results_iter(results=[rows], tuple_expected=True))
-        return list(_models(compiler, alias, compiled, rows))
+            return [tuple(row) for row in rows]
+        return list(_models(alias, compiled, rows))
 
     def first(self, **values: Any) -> Any:
         """The first row, or None (the queryset says the order)."""
@@ -138,6 +142,10 @@ class PreparedUpdate:
 def _compile_select(queryset: QuerySet, alias: str) -> _Compiled:
     compiler = queryset.query.get_compiler(using=alias)
     sql, params = compiler.as_sql()
+    columns = [column[0] for column in compiler.select[: compiler.col_count]]
+    if compiler.has_composite_fields(columns):
+        raise ValueError("Prepared cannot read a composite primary key")
+    converters = compiler.get_converters(columns)
     return _Compiled(
         sql,
         list(params),
@@ -151,6 +159,7 @@ def _compile_select(queryset: QuerySet, alias: str) -> _Compiled:
             if compiler.klass_info
             else []
         ),
+        converters=[(at, found, column) for at, (found, column) in converters.items()],
     )
 
 
@@ -175,23 +184,30 @@ def _params(alias: str, compiled: _Compiled, values: Mapping[str, Any]) -> list[
     return params
 
 
-def _compiler(query, alias: str, compiled: _Compiled):
-    """A compiler of this thread's connection, set up as the compiled one was: it
-    converts the values of rows already read."""
-    compiler = query.get_compiler(using=alias)
-    compiler.select, compiler.klass_info = compiled.select, compiled.klass_info
-    compiler.annotation_col_map = compiled.annotation_col_map
-    compiler.col_count = compiled.col_count
-    return compiler
+def _converted(connection, converters, rows: list[tuple]) -> list[Any]:
+    """The rows with each value as Python's, as the compiler's apply_converters
+    makes them: lists, or the rows themselves when no column needs converting."""
+    if not converters:
+        return rows
+    done = []
+    for row in rows:
+        row = list(row)
+        for at, functions, column in converters:
+            value = row[at]
+            for convert in functions:
+                value = convert(value, column, connection)
+            row[at] = value
+        done.append(row)
+    return done
 
 
-def _models(compiler, alias: str, compiled: _Compiled, rows: list[tuple]):
+def _models(alias: str, compiled: _Compiled, rows: list[Any]):
     """The rows as model instances, as ModelIterable builds them."""
     model_cls = compiled.klass_info["model"]
     select_fields = compiled.klass_info["select_fields"]
     start, end = select_fields[0], select_fields[-1] + 1
     init_list = [f[0].target.attname for f in compiled.select[start:end]]
-    for row in compiler.results_iter(results=[rows]):
+    for row in rows:
         obj = model_cls.from_db(alias, init_list, row[start:end])
         for populator in compiled.populators:
             populator.populate(row, obj)
