@@ -10,7 +10,7 @@ import asyncio
 import logging
 from typing import Any
 
-from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
@@ -47,6 +47,7 @@ from agents.plugins import plugins_for
 from agents.realtime import streams
 from agents.requests.record import arecord_requests
 from agents.turns import queue, stops
+from agents.turns.orm_threads import turn_thread
 from agents.usage import BudgetExceeded, acheck_budget
 from project.prepared import Param, Prepared, PreparedUpdate
 
@@ -66,9 +67,9 @@ async def execute_turn(run_id) -> None:
     with a readable error, or stopped (cancelled: agents.turns.cancel).
 
     The turn gets its own thread for the ORM (as Django gives each request one), so
-    a caller blocked waiting for this turn can never starve it.
+    a caller blocked waiting for this turn can never starve it (orm_threads.py).
     """
-    async with ThreadSensitiveContext():
+    async with turn_thread():
         try:
             await _execute_turn(run_id)
         finally:
@@ -76,7 +77,7 @@ async def execute_turn(run_id) -> None:
 
 
 def _close_connection() -> None:
-    # The turn's ORM thread ends with the turn; its connection must not outlive it.
+    # Back to its pool: the thread serves a later turn, which takes one again.
     connection.close()
 
 

@@ -1,0 +1,76 @@
+"""agents.turns.orm_threads: a turn's ORM calls on a thread of its own, kept after."""
+
+import asyncio
+import threading
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from agents.turns import orm_threads
+
+
+def thread_of() -> int:
+    return threading.get_ident()
+
+
+async def one_turn(started: asyncio.Event, go_on: asyncio.Event) -> set[int]:
+    async with orm_threads.turn_thread():
+        first = await sync_to_async(thread_of)()
+        started.set()
+        await go_on.wait()
+        second = await sync_to_async(thread_of)()
+    return {first, second}
+
+
+async def test_turns_running_at_once_each_have_a_thread_of_their_own():
+    go_on = asyncio.Event()
+    started = [asyncio.Event() for _ in range(3)]
+    turns = [asyncio.create_task(one_turn(event, go_on)) for event in started]
+    for event in started:
+        await event.wait()
+    go_on.set()
+
+    threads = await asyncio.gather(*turns)
+
+    assert all(len(used) == 1 for used in threads)  # one thread all through a turn
+    assert len(set().union(*threads)) == 3  # and no two turns share one
+    assert threading.get_ident() not in set().union(*threads)
+
+
+async def test_a_turn_takes_the_thread_an_ended_turn_gave_back():
+    go_on = asyncio.Event()
+    go_on.set()
+    first = await one_turn(asyncio.Event(), go_on)
+    threads_before = threading.active_count()
+
+    second = await one_turn(asyncio.Event(), go_on)
+
+    assert second == first
+    assert threading.active_count() == threads_before
+
+
+async def test_threads_past_the_kept_ones_are_stopped(monkeypatch):
+    monkeypatch.setattr(orm_threads, "KEPT", orm_threads.idle())
+    go_on = asyncio.Event()
+    started = [asyncio.Event() for _ in range(2)]
+    turns = [asyncio.create_task(one_turn(event, go_on)) for event in started]
+    for event in started:
+        await event.wait()
+    kept = orm_threads.idle()
+    go_on.set()
+
+    threads = await asyncio.gather(*turns)
+
+    assert orm_threads.idle() == kept  # none more kept
+    stopped = set().union(*threads) - {t.ident for t in threading.enumerate()}
+    for _ in range(50):  # a stopped thread ends once its executor's queue is read
+        if stopped:
+            break
+        await asyncio.sleep(0.02)
+        stopped = set().union(*threads) - {t.ident for t in threading.enumerate()}
+    assert stopped
+
+
+@pytest.fixture(autouse=True)
+def fresh_threads(monkeypatch):
+    monkeypatch.setattr(orm_threads, "_idle", [])
