@@ -14,6 +14,7 @@ import logging
 from typing import Any
 from urllib.parse import parse_qs
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -112,15 +113,17 @@ class StreamConsumer(AsyncWebsocketConsumer):
         await self.close(code=CLOSE_BAD_REQUEST)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
-        """Channels' dispatch, without its database hop for a doorbell.
+        """Channels' dispatch, without its database hop.
 
         Channels closes stale database connections (a thread hop) before every
-        message; a doorbell's handler touches no database, and a socket gets one
-        per event."""
-        if message["type"] in DOORBELLS:
-            await getattr(self, DOORBELLS[message["type"]])(message)
-            return
-        await super().dispatch(message)
+        message. Here every database call is a database_sync_to_async, which does
+        that itself, in the thread the call runs on; a doorbell's handler touches
+        no database at all, and a socket gets one per event."""
+        name = DOORBELLS.get(message["type"]) or get_handler_name(message)
+        handler = getattr(self, name, None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def join(self, *groups: str) -> None:
         for group in groups:
