@@ -84,6 +84,12 @@ class TurnTrace:
         finally:
             self._end()
 
+    def end(self) -> None:
+        """End the turn span and take its spans from the recorder (once); save()
+        then stores them, before the Run's end is recorded (drive.py), so a trace
+        read on run_finished is whole."""
+        self._end()
+
     def _end(self) -> None:
         if self.ended:
             return
@@ -97,20 +103,19 @@ class TurnTrace:
         if self.recorder is not None:
             self.spans = self.recorder.pop(self.trace_id)
 
-    async def aclose(self) -> None:
-        """End the turn span and store its spans: before the Run's end is
-        recorded, so a trace read on run_finished is whole."""
-        self._end()
-        await self.asave()
-
     async def asave(self) -> None:
+        """See save()."""
+        if not self.saved:
+            await sync_to_async(self.save)()
+
+    def save(self) -> None:
         """Store the turn's spans as RunSpan rows, in one INSERT, once; none
         kept, none written (traces off, or no SDK provider)."""
         if self.saved:
             return
         self.saved = True
         if self.spans:
-            await sync_to_async(store_spans)(self.run.pk, self.spans)
+            store_spans(self.run.pk, self.spans)
 
 
 def turn_attributes(run: Run) -> dict[str, str]:

@@ -41,14 +41,14 @@ from agents.events.wire import (
     wire_from_adk,
 )
 from agents.metrics import observe_run
-from agents.models import Request, Run, Session
+from agents.models import Budget, Request, Run
 from agents.observability.spans import TurnTrace, publishing
 from agents.plugins import plugins_for
 from agents.realtime import streams
 from agents.requests.record import arecord_requests
 from agents.turns import queue, stops
 from agents.turns.orm_threads import turn_thread
-from agents.usage import BudgetExceeded, acheck_budget
+from agents.usage import BudgetExceeded, acheck_budget, budgets_of
 from project.prepared import Param, Prepared, PreparedUpdate
 
 logger = logging.getLogger(__name__)
@@ -117,11 +117,18 @@ TURN_RUN = Prepared(
 )
 
 
-async def _execute_turn(run_id) -> None:
-    run = await sync_to_async(TURN_RUN.first)(id=run_id)
+def _load_and_claim(run_id) -> tuple[Run, bool]:
+    """The Run (TURN_RUN), and whether it was claimed at the head of its session's
+    queue: one thread hop for both, as a turn starts."""
+    run = TURN_RUN.first(id=run_id)
     if run is None:
         raise Run.DoesNotExist(f"no run {run_id}")
-    if not await queue.aclaim(run):
+    return run, queue.claim_if_first(run)
+
+
+async def _execute_turn(run_id) -> None:
+    run, claimed = await sync_to_async(_load_and_claim)(run_id)
+    if not claimed and not await queue.aclaim(run, tried_first=True):
         logger.info("turn skipped run=%s status=%s", run.id, run.status)
         # Delivered again: the turn runs (or ran) elsewhere; fail it if that died.
         await queue.await_run_end(run.id)
@@ -174,13 +181,13 @@ async def _drive(run: Run) -> bool:
     session = run.session
     sender = _sender(run)
     service = DjangoSessionService(sender_id=sender.id if sender else None)
-    root = await _agent_of(session)
+    root, budgets = await sync_to_async(_agent_and_budgets)(run)
     # Refused before anything is stored or any model is called.
     await providers.aprepare_models(root)
     run.model = _model_name(root)
     # With a budget, a running turn's tokens are stored as they come (budgets read
     # them); with none, they are stored once, when the turn ends.
-    budgeted = bool(await acheck_budget(user_id=run.user_id))
+    budgeted = bool(await acheck_budget(user_id=run.user_id, budgets=budgets))
     app = App(
         name=session.app_name,
         root_agent=root,
@@ -233,8 +240,9 @@ async def _drive(run: Run) -> bool:
     return paused
 
 
-async def _agent_of(session: Session):
-    return await sync_to_async(agent_for)(session.agent)
+def _agent_and_budgets(run: Run) -> tuple[BaseAgent, list[Budget]]:
+    """The session's agent tree and the user's budgets: one thread hop for both."""
+    return agent_for(run.session.agent), budgets_of(user_id=run.user_id)
 
 
 def _model_name(agent: BaseAgent) -> str:
@@ -362,15 +370,15 @@ async def _finish(run: Run, turn: TurnTrace, *, waiting_for: str) -> None:
     succeeded."""
     run.status = Run.Status.WAITING if waiting_for else Run.Status.SUCCEEDED
     run.waiting_for, run.finished_at = waiting_for, timezone.now()
-    await turn.aclose()
-    if await _save_end(run):
+    turn.end()
+    if await _save_end(run, turn):
         await _record(run, "run_finished", {"run": run_out(run)})
 
 
 async def _fail(run: Run, turn: TurnTrace, code: str, message: str) -> None:
     run.status, run.finished_at, run.error = Run.Status.FAILED, timezone.now(), message
-    await turn.aclose()
-    if not await _save_end(run):
+    turn.end()
+    if not await _save_end(run, turn):
         return
     await _record(
         run,
@@ -391,18 +399,23 @@ async def _save_tokens(run: Run) -> None:
     )
 
 
-async def _save_end(run: Run) -> bool:
-    """Store how the turn ended; False (nothing stored) when the Run had already
-    been ended elsewhere, e.g. failed by queue.py because its lease ran out while
-    this process was stalled: the first ending stands, and is told only once."""
-    ended = await sync_to_async(SAVE_END.run)(
-        id=run.pk, **{name: getattr(run, name) for name in ENDING}
-    )
+async def _save_end(run: Run, turn: TurnTrace) -> bool:
+    """Store the turn's spans, then how it ended, in one thread hop: the spans
+    first, so a trace read on run_finished is whole. False (the Run's end not
+    stored) when the Run had already been ended elsewhere, e.g. failed by queue.py
+    because its lease ran out while this process was stalled: the first ending
+    stands, and is told only once."""
+    ended = await sync_to_async(_store_end)(run, turn)
     if not ended:
         logger.warning("turn ended after its Run was ended elsewhere run=%s", run.pk)
     else:
         observe_run(run)
     return bool(ended)
+
+
+def _store_end(run: Run, turn: TurnTrace) -> int:
+    turn.save()
+    return SAVE_END.run(id=run.pk, **{name: getattr(run, name) for name in ENDING})
 
 
 def _stats(run: Run) -> dict[str, Any]:

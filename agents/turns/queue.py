@@ -64,15 +64,16 @@ _renewer: threading.Thread | None = None
 _renewer_lock = threading.Lock()
 
 
-async def aclaim(run: Run) -> bool:
+async def aclaim(run: Run, *, tried_first: bool = False) -> bool:
     """Wait until every earlier run of the session has ended, then claim this one.
 
     One turn at a time per session across processes: the Run rows are the queue,
     and the conditional UPDATE is the claim, so a redelivered run never runs twice.
     A run that heads its queue is claimed by that UPDATE alone (one query); one
     that waits, or follows a run that died, looks at the head first.
+    `tried_first`: the caller tried that UPDATE already (claim_if_first), in vain.
     """
-    if await _aclaim_if_first(run):
+    if not tried_first and await sync_to_async(claim_if_first)(run):
         return True
     delay = POLL_START
     while True:
@@ -119,10 +120,10 @@ def _claim_first() -> PreparedUpdate:
 CLAIM_FIRST = _claim_first()
 
 
-async def _aclaim_if_first(run: Run) -> bool:
+def claim_if_first(run: Run) -> bool:
     """Claim a queued run no earlier unfinished run of its session precedes."""
     now = timezone.now()
-    claimed = await sync_to_async(CLAIM_FIRST.run)(
+    claimed = CLAIM_FIRST.run(
         pk=run.pk, session=run.session_id, created_at=run.created_at, now=now
     )
     if claimed:
