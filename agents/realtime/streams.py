@@ -111,31 +111,9 @@ async def asend_to_groups(groups: list[str], message: dict[str, Any]) -> None:
         and home is not current
         and home.is_running()
     ):
-        # Handed over, not waited for: the home loop starts its callbacks in the
-        # order they came, so frames keep their order, and the in-memory layer's
-        # group_send never fails (a full channel drops the message): a wait would
-        # only cost both loops a wake-up per event.
-        home.call_soon_threadsafe(_start_sending, send_all)
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(send_all(), home))
         return
     await send_all()
-
-
-# Sends started on the home loop and not finished: a task only weakly referenced
-# by the loop could be collected before it ran.
-_sending: set[asyncio.Task] = set()
-
-
-def _start_sending(send_all) -> None:
-    task = asyncio.get_running_loop().create_task(send_all())
-    _sending.add(task)
-    task.add_done_callback(_sent)
-
-
-def _sent(task: asyncio.Task) -> None:
-    _sending.discard(task)
-    if not task.cancelled() and task.exception() is not None:
-        metrics.count_publish_failure()
-        logger.warning("publish failed", exc_info=task.exception())
 
 
 def event_message(
