@@ -111,6 +111,9 @@ async def asend_to_groups(groups: list[str], message: dict[str, Any]) -> None:
         and home is not current
         and home.is_running()
     ):
+        # Waited for: a sockets' loop busy writing frames then slows the turn's
+        # publishing down. Not waiting let frames queue up behind it (a p99 of
+        # 60-80 ms from store to socket at 100 subscribers, bench/README.md).
         await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(send_all(), home))
         return
     await send_all()
