@@ -71,6 +71,7 @@ class Insert:
         expressions: Mapping[str, str] | None = None,
     ) -> None:
         self.model = model
+        self.names = list(fields)
         self.fields = [model._meta.get_field(name) for name in fields]
         expressions = expressions or {}
         unknown = set(expressions) - set(fields)
@@ -95,6 +96,11 @@ class Insert:
         with transaction.atomic():
             for batch in batches:
                 self._write(batch)
+
+    def values_of(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
+        """A row given by field name, as the values rows() takes (a KeyError
+        names a field it lacks; names it has beyond `fields` are left out)."""
+        return tuple(row[name] for name in self.names)
 
     def _write(self, rows: Sequence[Sequence[Any]]) -> None:
         params: list[Any] = []

@@ -82,15 +82,12 @@ class TurnTrace:
             with trace.use_span(self.span, end_on_exit=False):
                 yield self.span
         finally:
-            self._end()
+            self.end()
 
     def end(self) -> None:
         """End the turn span and take its spans from the recorder (once); save()
         then stores them, before the Run's end is recorded (drive.py), so a trace
         read on run_finished is whole."""
-        self._end()
-
-    def _end(self) -> None:
         if self.ended:
             return
         self.ended = True

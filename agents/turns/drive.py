@@ -90,6 +90,8 @@ SET_INVOCATION = PreparedUpdate(
     Run.objects.filter(pk=_run_param("id")),
     {"invocation_id": _run_param("invocation_id")},
 )
+# The turn's model and counts, stored with its end (run_out's stats).
+STATS = ("model", "model_calls", "tool_calls")
 # How a turn ended, stored over a running Run only; its model and counts with it.
 ENDING = [
     "status",
@@ -99,9 +101,7 @@ ENDING = [
     "prompt_tokens",
     "completion_tokens",
     "total_tokens",
-    "model",
-    "model_calls",
-    "tool_calls",
+    *STATS,
 ]
 SAVE_END = PreparedUpdate(
     Run.objects.filter(pk=_run_param("id"), status=Run.Status.RUNNING),
@@ -419,12 +419,8 @@ def _store_end(run: Run, turn: TurnTrace) -> int:
 
 
 def _stats(run: Run) -> dict[str, Any]:
-    """The turn's model and counts, stored with its end (run_out's stats)."""
-    return {
-        "model": run.model,
-        "model_calls": run.model_calls,
-        "tool_calls": run.tool_calls,
-    }
+    """The turn's STATS, by name."""
+    return {name: getattr(run, name) for name in STATS}
 
 
 async def _record(run: Run, kind: str, data: dict[str, Any]) -> None:

@@ -106,3 +106,13 @@ def test_a_value_is_prepared_as_the_orm_prepares_it(field):
 def comparable(prepared):
     """PostgreSQL's JSON values are psycopg Jsonb wrappers, equal only to themselves."""
     return ("jsonb", prepared.obj) if type(prepared).__name__ == "Jsonb" else prepared
+
+
+def test_a_row_given_by_name_takes_the_fields_in_order():
+    spans = Insert(RunSpan, ["name", "kind", "duration_ms"])
+
+    assert spans.values_of(
+        {"duration_ms": 1.5, "name": "call", "kind": "tool", "unused": 1}
+    ) == ("call", "tool", 1.5)
+    with pytest.raises(KeyError, match="kind"):
+        spans.values_of({"name": "call", "duration_ms": 1.5})

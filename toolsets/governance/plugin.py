@@ -484,30 +484,9 @@ AUDIT_ROW = Insert(
 def _create_call(*, tool_full_name: str, **fields: Any) -> None:
     """Insert the audit row (project.rows: no model instance, no ORM compiler);
     its Tool is the catalog's tool of that full name, if there is one."""
-    AUDIT_ROW.rows(
-        [
-            (
-                fields["user_id"],
-                fields["session_id"],
-                fields["run_id"],
-                fields["invocation_id"],
-                fields["agent"],
-                fields["adk_agent"],
-                fields["call_id"],
-                fields["tool_name"],
-                tool_full_name,
-                tool_full_name or None,
-                fields["args"],
-                fields["result_summary"],
-                fields["status"],
-                fields["access_rule"],
-                fields["started_at"],
-                fields["finished_at"],
-                fields["duration_ms"],
-                fields["attempts"],
-            )
-        ]
-    )
+    row = {**fields, "user": fields["user_id"], "tool_full_name": tool_full_name}
+    row["tool"] = tool_full_name or None  # AUDIT_ROW's expression finds it by name
+    AUDIT_ROW.rows([AUDIT_ROW.values_of(row)])
     metrics.observe_tool_call(
         tool=tool_full_name or fields["tool_name"],
         outcome=fields["status"],
