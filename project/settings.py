@@ -210,7 +210,10 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # channels' own, its group send in one pass (project/memory_layer.py).
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "project.memory_layer.InMemoryChannelLayer"}
+    }
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # Celery: turns run in workers when a broker is set, inline in the server otherwise.

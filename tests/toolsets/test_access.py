@@ -439,25 +439,29 @@ async def _nothing_more(channel: str) -> bool:
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_change_for_everyone_is_one_send_however_many_users(world):
-    """Disabling a toolset rings every socket with one group send, not one per user."""
+    """Disabling a toolset rings every socket with one group send, not one per user,
+    and a socket of any user hears it."""
     user_model = get_user_model()
     await user_model.objects.abulk_create(
         [user_model(username=f"extra{i}") for i in range(50)]
     )
     layer = get_channel_layer()
-    sent: list[str] = []
-    real_send = layer.group_send
+    socket = await layer.new_channel()
+    await layer.group_add(streams.everyone_group(), socket)
+    sent: list[list[str]] = []
+    real_send = streams.asend_to_groups
 
-    async def counting_send(group, message):
-        sent.append(group)
-        await real_send(group, message)
+    async def counting_send(groups, message):
+        sent.append(list(groups))
+        await real_send(groups, message)
 
-    layer.group_send = counting_send
+    streams.asend_to_groups = counting_send
     try:
         await sync_to_async(access.update_toolset)(toolset=world["ts"], enabled=False)
     finally:
-        layer.group_send = real_send
-    assert sent == [streams.everyone_group()]
+        streams.asend_to_groups = real_send
+    assert sent == [[streams.everyone_group()]]
+    assert (await layer.receive(socket))["type"] == streams.ACCESS_MESSAGE
 
 
 @pytest.mark.django_db(transaction=True)
