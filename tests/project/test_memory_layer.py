@@ -3,6 +3,7 @@ turn's publish handed to the sockets' loop (agents/realtime/streams.py)."""
 
 import asyncio
 import threading
+import time
 
 import pytest
 from channels.layers import get_channel_layer
@@ -144,6 +145,37 @@ async def test_a_publish_from_another_loop_is_delivered_on_the_sockets_loop_befo
 
     assert delivered_on == [threading.main_thread()]
     assert queued_when_it_returned == [2]
+
+
+async def test_a_publish_from_another_loop_returns_after_the_relay_it_woke_has_run():
+    """The sockets' loop sends a frame on before the turn publishes its next one."""
+    layer = get_channel_layer()
+    channel = await joined(layer, "session.y")
+    home, streams._home_loop = streams._home_loop, asyncio.get_running_loop()
+    relayed: list[dict] = []
+
+    async def relay():  # a relay busy writing frames: it holds the loop a while
+        while True:
+            message = await layer.receive(channel)
+            time.sleep(0.05)
+            relayed.append(message)
+
+    async def publish():
+        seen = []
+        for number in range(3):
+            await streams.asend_to_groups(["session.y"], {"type": "e", "n": number})
+            seen.append(len(relayed))
+        return seen
+
+    relaying = asyncio.create_task(relay())
+    try:
+        seen = await asyncio.to_thread(asyncio.run, publish())
+    finally:
+        relaying.cancel()
+        streams._home_loop = home
+        await layer.flush()
+
+    assert seen == [1, 2, 3]
 
 
 async def test_a_failed_delivery_is_raised_to_the_publisher_on_its_own_loop():
