@@ -10,6 +10,8 @@ the next `connect()` of any thread takes it, and Django's own connect() then res
 what it owns (autocommit, the per-connection pragmas run again below). A connection
 closed inside an atomic block, an in-memory database's, or one whose file was
 replaced since it was opened is really closed.
+
+Its cursors convert each statement's placeholders once (cursor.py).
 """
 
 import os
@@ -18,6 +20,8 @@ from typing import Any
 
 from django.db.backends.sqlite3 import base
 from django.db.backends.sqlite3.creation import DatabaseCreation as SQLiteCreation
+
+from project.sqlite_pool.cursor import CursorWrapper
 
 MAX_IDLE = 8  # connections kept open per database file, per process
 
@@ -56,6 +60,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
                 return conn
             conn.close()  # the file was replaced: that connection reads the old one
         return super().get_new_connection(conn_params)
+
+    def create_cursor(self, name=None):
+        return self.connection.cursor(factory=CursorWrapper)
 
     def _close(self):
         conn = self.connection

@@ -183,3 +183,36 @@ def _is_open(raw) -> bool:
     except Exception:  # noqa: BLE001 - sqlite3.ProgrammingError once closed
         return False
     return True
+
+
+def test_statements_run_as_written_whether_their_conversion_is_kept_or_not(database):
+    from project.sqlite_pool import cursor as kept
+
+    db = wrapper(database)
+    kept._qmark_kept.cache_clear()
+    long_text = "x" * kept.LONGEST
+    with db.cursor() as cursor:
+        # A literal percent sign ("%%"), a placeholder, and both in one statement.
+        for text in ["50%", "a %s b", long_text]:
+            for _ in range(2):  # the second run uses the kept conversion
+                cursor.execute(
+                    "INSERT INTO notes (text) VALUES (%s || '%%' || %s)",
+                    [text, "!"],
+                )
+        cursor.execute(
+            "SELECT text FROM notes WHERE text LIKE %s AND text NOT LIKE '%%zz%%'",
+            ["%!"],
+        )
+        rows = [row[0] for row in cursor.fetchall()]
+        # A statement longer than LONGEST (a bulk INSERT, say) is converted each
+        # time and not kept; it still runs.
+        cursor.execute(
+            "SELECT COUNT(*) FROM notes WHERE text = %s" + " " * kept.LONGEST,
+            [long_text + "%!"],
+        )
+        (long_rows,) = cursor.fetchone()
+    db.close()
+    assert rows == [t + "%!" for t in ["50%", "a %s b", long_text] for _ in range(2)]
+    assert long_rows == 2
+    info = kept._qmark_kept.cache_info()
+    assert (info.hits, info.currsize) == (5, 2)  # the INSERT kept; the long one not
