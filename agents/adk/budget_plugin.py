@@ -8,9 +8,10 @@ a budget is used up, the model is not called and the turn ends with an error.
 
 One instance per turn (agents/plugins.py builds it with for_run() for every Run),
 so the count it keeps on itself belongs to that turn alone. Which budgets apply is
-read once, at the turn's first model call: a budget an admin adds mid-turn holds
-from the user's next turn; what other runs used is read before every call, and
-only when a budget applies (a user with none costs no query after the first).
+read once a turn: the drive hands over those it read as the turn started
+(`budgets`), else they are read at the turn's first model call. A budget an admin
+adds mid-turn holds from the user's next turn; what other runs used is read before
+every call, and only when a budget applies (a user with none costs no query).
 """
 
 from typing import Any, Self
@@ -31,7 +32,8 @@ class BudgetPlugin(BasePlugin):
         self.run_id = run_id
         self.user_id = user_id
         self.tokens = 0
-        self.budgets: list[Budget] | None = None  # read at the first model call
+        # Handed over by the drive; None: read at the first model call.
+        self.budgets: list[Budget] | None = None
 
     @classmethod
     def for_run(cls, *, run: Run) -> Self:

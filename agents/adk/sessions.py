@@ -189,7 +189,27 @@ async def record_event(
     `session_id` is the row's own id (Session.pk), not an ADK id. The revision is
     left alone, so an ADK session held by a running turn stays fresh.
     """
-    return await sync_to_async(_record_event, thread_sensitive=True)(
+    return await sync_to_async(record_event_here, thread_sensitive=True)(
+        session_id=session_id,
+        kind=kind,
+        author=author,
+        invocation_id=invocation_id,
+        data=data,
+        timestamp=timestamp,
+    )
+
+
+def record_event_here(
+    *,
+    session_id: str,
+    kind: str,
+    author: str,
+    invocation_id: str,
+    data: dict[str, Any],
+    timestamp: float | None = None,
+) -> Event:
+    """See record_event(): in this thread, for a caller already on the ORM's."""
+    return _record_event(
         session_id=session_id,
         kind=kind,
         author=author,

@@ -15,7 +15,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 
-from agents.adk.sessions import record_event
+from agents.adk.sessions import record_event, record_event_here
 from agents.events.wire import frame_from_row, frame_json
 from agents.models import Event, Session
 from agents.realtime.streams import apublish_frame
@@ -45,8 +45,33 @@ async def arecord_and_publish(
         invocation_id=invocation_id,
         data=data,
     )
-    await apublish_frame(session, frame_json(frame_from_row(row)))
+    await apublish_row(session, row)
     return row
+
+
+def record(
+    *,
+    session: Session,
+    kind: str,
+    data: dict[str, Any],
+    invocation_id: str = "",
+    author: str = "system",
+) -> Event:
+    """The store half of arecord_and_publish(), in this thread: for a caller on the
+    ORM's thread that stores more in the same hop. Publish the row with
+    apublish_row() once it is committed."""
+    return record_event_here(
+        session_id=session.id,
+        kind=kind,
+        author=author,
+        invocation_id=invocation_id,
+        data=data,
+    )
+
+
+async def apublish_row(session: Session, row: Event) -> None:
+    """Ring the doorbell for a stored, committed event of the session."""
+    await apublish_frame(session, frame_json(frame_from_row(row)))
 
 
 def record_and_publish(

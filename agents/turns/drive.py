@@ -12,7 +12,6 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 from google.adk.agents import BaseAgent, LlmAgent
 from google.adk.agents.run_config import RunConfig, StreamingMode, ToolThreadPoolConfig
@@ -23,12 +22,13 @@ from google.genai import types
 
 from agents.adk import history, providers
 from agents.adk.artifacts import DjangoArtifactService
+from agents.adk.budget_plugin import BudgetPlugin
 from agents.adk.builder import agent_for
 from agents.adk.credentials import DjangoCredentialService, ahydrate_message
 from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService
 from agents.adk.telemetry import turn_telemetry
-from agents.events.log import arecord_and_publish
+from agents.events.log import apublish_row, arecord_and_publish, record
 from agents.events.wire import (
     EventFrame,
     Handoff,
@@ -41,7 +41,7 @@ from agents.events.wire import (
     wire_from_adk,
 )
 from agents.metrics import observe_run
-from agents.models import Budget, Request, Run
+from agents.models import Budget, Event, Request, Run
 from agents.observability.spans import TurnTrace, publishing
 from agents.plugins import plugins_for
 from agents.realtime import streams
@@ -67,18 +67,11 @@ async def execute_turn(run_id) -> None:
     with a readable error, or stopped (cancelled: agents.turns.cancel).
 
     The turn gets its own thread for the ORM (as Django gives each request one), so
-    a caller blocked waiting for this turn can never starve it (orm_threads.py).
+    a caller blocked waiting for this turn can never starve it (orm_threads.py),
+    and that thread closes its connection when the turn gives it back.
     """
     async with turn_thread():
-        try:
-            await _execute_turn(run_id)
-        finally:
-            await sync_to_async(_close_connection)()
-
-
-def _close_connection() -> None:
-    # Back to its pool: the thread serves a later turn, which takes one again.
-    connection.close()
+        await _execute_turn(run_id)
 
 
 def _run_param(name: str) -> Param:
@@ -188,11 +181,11 @@ async def _drive(run: Run) -> bool:
     # With a budget, a running turn's tokens are stored as they come (budgets read
     # them); with none, they are stored once, when the turn ends.
     budgeted = bool(await acheck_budget(user_id=run.user_id, budgets=budgets))
-    app = App(
-        name=session.app_name,
-        root_agent=root,
-        plugins=plugins_for(run=run),
-    )
+    plugins = plugins_for(run=run)
+    for plugin in plugins:
+        if isinstance(plugin, BudgetPlugin):
+            plugin.budgets = budgets  # read once a turn: here, with the agent
+    app = App(name=session.app_name, root_agent=root, plugins=plugins)
     runner = Runner(
         app=app,
         session_service=service,
@@ -371,21 +364,14 @@ async def _finish(run: Run, turn: TurnTrace, *, waiting_for: str) -> None:
     run.status = Run.Status.WAITING if waiting_for else Run.Status.SUCCEEDED
     run.waiting_for, run.finished_at = waiting_for, timezone.now()
     turn.end()
-    if await _save_end(run, turn):
-        await _record(run, "run_finished", {"run": run_out(run)})
+    await _end(run, turn, [("run_finished", {"run": run_out(run)})])
 
 
 async def _fail(run: Run, turn: TurnTrace, code: str, message: str) -> None:
     run.status, run.finished_at, run.error = Run.Status.FAILED, timezone.now(), message
     turn.end()
-    if not await _save_end(run, turn):
-        return
-    await _record(
-        run,
-        "error",
-        {"error": {"code": code, "message": message}, "run": run_out(run)},
-    )
-    await _record(run, "run_finished", {"run": run_out(run)})
+    error = {"error": {"code": code, "message": message}, "run": run_out(run)}
+    await _end(run, turn, [("error", error), ("run_finished", {"run": run_out(run)})])
 
 
 async def _save_tokens(run: Run) -> None:
@@ -399,23 +385,37 @@ async def _save_tokens(run: Run) -> None:
     )
 
 
-async def _save_end(run: Run, turn: TurnTrace) -> bool:
-    """Store the turn's spans, then how it ended, in one thread hop: the spans
-    first, so a trace read on run_finished is whole. False (the Run's end not
-    stored) when the Run had already been ended elsewhere, e.g. failed by queue.py
+async def _end(run: Run, turn: TurnTrace, told: list[tuple[str, dict]]) -> None:
+    """Store the turn's spans, how it ended and the events that tell it (`told`:
+    kind and data, in order), in one thread hop, then publish those events. The
+    spans first, so a trace read on run_finished is whole. Nothing is stored or
+    told when the Run had already been ended elsewhere, e.g. failed by queue.py
     because its lease ran out while this process was stalled: the first ending
     stands, and is told only once."""
-    ended = await sync_to_async(_store_end)(run, turn)
-    if not ended:
+    rows = await sync_to_async(_store_end)(run, turn, told)
+    if rows is None:
         logger.warning("turn ended after its Run was ended elsewhere run=%s", run.pk)
-    else:
-        observe_run(run)
-    return bool(ended)
+        return
+    observe_run(run)
+    for row in rows:
+        await apublish_row(run.session, row)
 
 
-def _store_end(run: Run, turn: TurnTrace) -> int:
+def _store_end(
+    run: Run, turn: TurnTrace, told: list[tuple[str, dict]]
+) -> list[Event] | None:
     turn.save()
-    return SAVE_END.run(id=run.pk, **{name: getattr(run, name) for name in ENDING})
+    if not SAVE_END.run(id=run.pk, **{name: getattr(run, name) for name in ENDING}):
+        return None
+    return [
+        record(
+            session=run.session,
+            kind=kind,
+            invocation_id=run.invocation_id,
+            data=data,
+        )
+        for kind, data in told
+    ]
 
 
 def _stats(run: Run) -> dict[str, Any]:

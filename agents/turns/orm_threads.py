@@ -7,14 +7,22 @@ thread for every turn and joining it at the end cost the turn loop a thread star
 and a join each turn; here a turn borrows an idle one (asgiref's
 `ThreadSensitiveContext(executor=...)`) and gives it back when it ends. Threads
 beyond `KEPT` idle ones are stopped when given back.
+
+A thread given back closes its database connection (back to its pool) as the
+first thing it does after the turn, on that thread, before any later turn's call:
+the turn does not wait for it.
 """
 
 import contextlib
+import logging
 import threading
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from asgiref.sync import ThreadSensitiveContext
+from django.db import connection
+
+logger = logging.getLogger(__name__)
 
 KEPT = 64  # idle threads kept for later turns; the rest are stopped
 
@@ -38,11 +46,21 @@ async def turn_thread() -> AsyncIterator[None]:
 
 
 def _give_back(executor: ThreadPoolExecutor) -> None:
+    executor.submit(_close_connection).add_done_callback(_closed)
     with _lock:
         if len(_idle) < KEPT:
             _idle.append(executor)
             return
     executor.shutdown(wait=False)
+
+
+def _close_connection() -> None:
+    connection.close()  # this thread's: read on the thread itself
+
+
+def _closed(future: Future) -> None:
+    if future.exception() is not None:
+        logger.error("closing a turn's connection failed", exc_info=future.exception())
 
 
 def idle() -> int:

@@ -71,6 +71,36 @@ async def test_threads_past_the_kept_ones_are_stopped(monkeypatch):
     assert stopped
 
 
+async def test_a_thread_given_back_closes_its_connection_before_the_next_turn_runs(
+    monkeypatch,
+):
+    """Closed on the turn's own thread (connections are per thread), after the
+    turn's last call and before a later turn's first one, without the turn
+    waiting for it."""
+    done: list[tuple[str, int]] = []
+
+    class Connection:
+        """As django.db.connection: the thread that reads `close` is the one
+        whose connection is closed."""
+
+        @property
+        def close(self):
+            thread = threading.get_ident()
+            return lambda: done.append(("close", thread))
+
+    def call() -> None:
+        done.append(("call", threading.get_ident()))
+
+    monkeypatch.setattr(orm_threads, "connection", Connection())
+    for _ in range(2):
+        async with orm_threads.turn_thread():
+            await sync_to_async(call)()
+
+    await asyncio.to_thread(orm_threads._idle[0].submit(lambda: None).result)
+    assert [what for what, _ in done] == ["call", "close", "call", "close"]
+    assert len({thread for _, thread in done}) == 1
+
+
 @pytest.fixture(autouse=True)
 def fresh_threads(monkeypatch):
     monkeypatch.setattr(orm_threads, "_idle", [])

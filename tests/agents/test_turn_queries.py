@@ -42,7 +42,7 @@ QUESTION = "weather in london?"  # one get_weather_report call, then an answer
 EVENTS_OF_A_TURN = 6  # run_started … run_finished, as tests/agents/api/test_turns.py
 REQUEST_THREAD = "MainThread"
 
-# A turn, read in order, is the request's 9 and the turn's 33:
+# A turn, read in order, is the request's 9 and the turn's 32:
 # - request: the token (2), the session, BEGIN IMMEDIATE, the user, the session
 #   again (one UPDATE that locks it and, on the first message, names it: no query
 #   of its own for the title), the session's and the user's unfinished runs
@@ -51,8 +51,9 @@ REQUEST_THREAD = "MainThread"
 # - turn: the Run, then claim it at the head of its session's queue (1: one
 #   conditional UPDATE); record run_started (3: BEGIN, one UPDATE ... RETURNING
 #   that takes the seq, INSERT); load the agent, the session, its events and its
-#   app's and user's state (4: both states in one UNION ALL); the budgets, once at the start and once for the turn's model calls
-#   (2: a user with no budget costs nothing more per call); store each of ADK's 4
+#   app's and user's state (4: both states in one UNION ALL); the budgets, once a
+#   turn, handed to the budget plugin (1: a user with no budget costs nothing more
+#   per model call); store each of ADK's 4
 #   events (3 each: BEGIN, one UPDATE ... RETURNING that checks the session is
 #   fresh and takes the seq and revision, INSERT); the Run's invocation id (1: the
 #   token counts are written with the Run's end when no budget applies); access
@@ -69,8 +70,8 @@ REQUEST_THREAD = "MainThread"
 # its seq and its INSERT together, outside any transaction (agents.adk.event_rows),
 # so the turn's 6 events cost 6 statements instead of 18.
 TURN_QUERIES = {
-    "sqlite": {"request": 9, "turn": 33},
-    "postgresql": {"request": 8, "turn": 21},
+    "sqlite": {"request": 9, "turn": 32},
+    "postgresql": {"request": 8, "turn": 20},
 }[connection.vendor]
 REST_REPLAY_QUERIES = 4  # the token (2), the session, its events after seq
 REST_PAGE_QUERIES = 4  # the token (2), the session, its events before seq (?before=)
