@@ -68,13 +68,32 @@ def _select_one() -> str:
 
 
 async def _check_channel_layer() -> dict[str, Any]:
-    """Send a message through the layer and receive it back."""
+    """Send a message through the layer to a group and receive it back, as a
+    socket would: its channel receives until it is done with (cancelled)."""
     layer = get_channel_layer()
     if layer is None:
         return {"status": "off"}
-    channel = f"healthz.{uuid.uuid4().hex}"
-    await layer.send(channel, {"type": "healthz"})
-    await layer.receive(channel)
+    channel = await layer.new_channel()
+    group = f"healthz.{uuid.uuid4().hex}"
+    await layer.group_add(group, channel)
+    got = asyncio.get_running_loop().create_future()
+
+    async def listen() -> None:
+        try:
+            got.set_result(await layer.receive(channel))
+        except Exception as error:  # noqa: BLE001 - handed to the check
+            got.set_exception(error)
+            return
+        await layer.receive(channel)
+
+    listener = asyncio.create_task(listen())
+    try:
+        await layer.group_send(group, {"type": "healthz"})
+        await got
+    finally:
+        listener.cancel()
+        await asyncio.gather(listener, return_exceptions=True)
+        await layer.group_discard(group, channel)
     return {"status": "ok", "backend": type(layer).__name__}
 
 

@@ -1,239 +1,389 @@
-"""The Redis channel layer, made to survive a Redis restart.
+"""The Redis channel layer: Redis Pub/Sub as the doorbell.
 
-Redis holds channels_redis's group memberships. A restarted Redis has forgotten
-them, and a receiver that reconnects without a word would never hear its groups
-again. Only one receiver of a process sees the connection drop (the one blocked
-on Redis for everyone), so here that one wakes every other receive of the process
-with the same error: each websocket closes (1011), and its client reconnects with
-`?after=<seq>` and replays what it missed from the database (docs/events.md).
+Toolcrib's layer is only a doorbell: an event is in the database with its seq
+before it is rung, and a socket that misses one replays it (docs/events.md). So
+the layer need not keep a message in Redis for whoever is not listening, as
+channels_redis's core layer does (a sorted set per channel, a script to send, a
+script and a backup to receive, a blocking pop per process): a message is
+PUBLISHed to who listens now, and Redis pushes it to them. A frame rung on its
+session's, agent's and firehose groups is one round trip, and receiving it costs
+no command at all.
 
-A group send costs two round trips, whatever the group's size, and group sends
-started together (a frame rung on its session's, agent's and firehose groups) share
-them: one script reads (and trims) every group's members, one script delivers to
-every member's channel. channels_redis's own takes two round trips per group plus
-three per group with members. A message to this process's own channel is received in
-one round trip while messages wait (channels_redis's takes four: restore script,
-BZPOPMIN, backup ZADD, backup ZPOPMIN).
+- A group is a Pub/Sub channel (`<prefix>:g:<group>`). A process subscribes to it
+  while a channel of its own is in the group, and `group_add` returns once Redis
+  has confirmed the subscription: what is published after that reaches the member.
+- A process's channels (`new_channel()`: `specific.<bus>!<id>`) share one Pub/Sub
+  channel, `<prefix>:c:specific.<bus>!`, and the message names its channel. A send to
+  a channel of this process and event loop skips Redis. Another name is a Pub/Sub
+  channel of its own, subscribed to while something receives on it.
+- `send_to_groups` sends one message to several groups in one pipeline, encoded once.
+- A channel holds at most its capacity; a full one misses a message, as channels'
+  layers do (a socket finds the gap by seq and replays it).
+- A lost connection (Redis restarted, failed over) ends every receive of that
+  process and event loop with ConnectionError, and every later receive on a channel
+  made before it: each socket closes (1011), its client reconnects with
+  `?after=<seq>` and replays what it missed. The next call connects afresh.
+- A message sent to a group or channel nobody listens to is dropped.
+
+Pub/Sub channel names are global to a Redis server (database numbers do not part
+them): deployments sharing one Redis need prefixes of their own
+(TOOLCRIB_REDIS_PREFIX).
 """
 
 import asyncio
-import time
+import math
+import types
+import uuid
+from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
-from channels_redis.core import RedisChannelLayer as BaseRedisChannelLayer
+from channels.layers import BaseChannelLayer
+from channels_redis.serializers import registry
+from channels_redis.utils import create_pool, decode_hosts
+from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 LOST_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
-
-# KEYS: group keys; ARGV[1]: a membership older than this score has expired.
-# Trims each group, then returns its members.
-GROUP_MEMBERS = """
-local members = {}
-for i = 1, #KEYS do
-    redis.call('ZREMRANGEBYSCORE', KEYS[i], 0, ARGV[1])
-    members[i] = redis.call('ZRANGE', KEYS[i], 0, -1)
-end
-return members
-"""
-# KEYS: channel keys (one may repeat); ARGV: a message, a capacity and a score per
-# key (the send's time, a microsecond apart each so that the messages of a batch keep
-# their order), then: a message older than this score has expired, the key's expiry.
-# channels_redis's group send, for all its keys at once: expired messages go, and
-# a full channel misses the message. Returns how many channels were full.
-GROUP_DELIVER = """
-local n = #KEYS
-local expired, expiry = ARGV[3 * n + 1], ARGV[3 * n + 2]
-local over_capacity = 0
-for i = 1, n do
-    redis.call('ZREMRANGEBYSCORE', KEYS[i], 0, expired)
-    if redis.call('ZCOUNT', KEYS[i], '-inf', '+inf') < tonumber(ARGV[n + i]) then
-        redis.call('ZADD', KEYS[i], ARGV[2 * n + i], ARGV[i])
-        redis.call('EXPIRE', KEYS[i], expiry)
-    else
-        over_capacity = over_capacity + 1
-    end
-end
-return over_capacity
-"""
+CHANNEL_KEY = "__asgi_channel__"
 
 
-# ARGV[1]: a channel's key, ARGV[2]: its backup, ARGV[3...]: messages this process
-# has delivered from it. Forgets those, puts back what is left in the backup (a
-# receive cut short), then pops the next message into the backup; nil if none.
-RECEIVE = """
-for i = 3, #ARGV do
-    redis.call('ZREM', ARGV[2], ARGV[i])
-end
-local backed_up = redis.call('ZRANGE', ARGV[2], 0, -1, 'WITHSCORES')
-for i = #backed_up, 1, -2 do
-    redis.call('ZADD', ARGV[1], backed_up[i], backed_up[i - 1])
-end
-redis.call('DEL', ARGV[2])
-local popped = redis.call('ZPOPMIN', ARGV[1])
-if popped[1] then
-    redis.call('ZADD', ARGV[2], popped[2], popped[1])
-    return popped[1]
-end
-return false
-"""
+class _Lost:
+    """Put on every queue of a bus whose connection was lost."""
 
 
-class RedisChannelLayer(BaseRedisChannelLayer):
-    """channels_redis's layer; a lost Redis connection ends every receiver."""
+LOST = _Lost()
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._lost: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
-        # Group sends waiting for this loop's next batch: (group, message, future).
-        self._pending: dict[asyncio.AbstractEventLoop, list[tuple]] = {}
-        # This process's channel: the message being received, and those delivered
-        # but still in its backup (forgotten by the next receive's script).
-        self._popped: dict[str, bytes] = {}
-        self._delivered: dict[str, list[bytes]] = {}
 
-    async def _brpop_with_clean(self, index, channel, timeout):
-        """channels_redis's, in one round trip while messages wait (RECEIVE); and
-        the backup of the process's own channel is cleaned by the next receive
-        instead of a ZPOPMIN of its own. Other channels: channels_redis's."""
-        if "!" not in channel:
-            return await super()._brpop_with_clean(index, channel, timeout)
-        connection = self.connection(index)
-        backup = self._backup_channel_name(channel)
-        delivered = self._delivered.get(channel, [])
-        member = await connection.eval(RECEIVE, 0, channel, backup, *delivered)
-        # Forgotten in Redis: a later receive need not say them again.
-        self._delivered[channel] = self._delivered.get(channel, [])[len(delivered) :]
-        if member is None:
-            result = await connection.bzpopmin(channel, timeout=timeout)
-            if result is None:
-                return None
-            _, member, timestamp = result
-            await connection.zadd(backup, {member: float(timestamp)})
-        self._popped[channel] = member
-        return member
+class RedisChannelLayer(BaseChannelLayer):
+    """A channel layer on Redis Pub/Sub: one subscriber connection per process and
+    event loop (a `_Bus`), pushed to; sends published."""
 
-    async def _clean_receive_backup(self, index, channel):
-        """The message was delivered: the next receive's script forgets it."""
-        if "!" not in channel:
-            await super()._clean_receive_backup(index, channel)
-            return
-        member = self._popped.pop(channel, None)
-        if member is not None:
-            self._delivered.setdefault(channel, []).append(member)
+    extensions = ["groups", "flush"]
 
-    async def group_send(self, group: str, message: dict[str, Any]) -> None:
-        """Send to every channel of a group, in a batch with the group sends
-        started in the same turn of the event loop (see the module's docstring)."""
-        if self.ring_size != 1:  # sharded: channels_redis's own, per host
-            await super().group_send(group, message)
-            return
-        assert self.require_valid_group_name(group), "Group name not valid"
-        loop = asyncio.get_running_loop()
-        done = loop.create_future()
-        batch = self._pending.setdefault(loop, [])
-        if not batch:
-            loop.call_soon(self._start_batch, loop)
-        batch.append((group, message, done))
-        await done
-
-    def _start_batch(self, loop: asyncio.AbstractEventLoop) -> None:
-        batch = self._pending.pop(loop, [])
-        if batch:
-            loop.create_task(self._send_batch(batch))
-
-    async def _send_batch(self, batch: list[tuple]) -> None:
-        try:
-            await self._deliver(batch)
-        except asyncio.CancelledError:
-            for _, _, done in batch:
-                done.cancel()
-            raise
-        except Exception as error:  # each sender raises what the batch did
-            for _, _, done in batch:
-                if not done.done():
-                    done.set_exception(error)
-        else:
-            for _, _, done in batch:
-                if not done.done():
-                    done.set_result(None)
-
-    async def _deliver(self, batch: list[tuple]) -> None:
-        connection = self.connection(0)
-        members = await connection.eval(
-            GROUP_MEMBERS,
-            len(batch),
-            *(self._group_key(group) for group, _, _ in batch),
-            int(time.time()) - self.group_expiry,
+    def __init__(
+        self,
+        hosts: Iterable[Any] | None = None,
+        prefix: str = "asgi",
+        expiry: int = 60,
+        capacity: int = 100,
+        channel_capacity: dict | None = None,
+        symmetric_encryption_keys: Iterable[str] | None = None,
+        serializer_format: str = "msgpack",
+        **_ignored: Any,  # channels_redis's group_expiry and the like: no use here
+    ) -> None:
+        super().__init__(
+            expiry=expiry, capacity=capacity, channel_capacity=channel_capacity
         )
-        keys: list[str] = []
-        messages: list[bytes] = []
-        capacities: list[int] = []
-        for (_, message, _), names in zip(batch, members, strict=True):
-            channels = [name.decode("utf8") for name in names]
-            _, to_send, capacity = self._map_channel_keys_to_connection(
-                channels, message
-            )
-            for key, data in to_send.items():
-                keys.append(key)
-                messages.append(data)
-                capacities.append(capacity[key])
-        if not keys:
-            return
-        now = time.time()
-        await connection.eval(
-            GROUP_DELIVER,
-            len(keys),
-            *keys,
-            *messages,
-            *capacities,
-            *(now + index / 1e6 for index in range(len(keys))),
-            int(now) - int(self.expiry),
-            self.expiry,
+        decoded = decode_hosts(hosts)
+        if len(decoded) != 1:
+            raise ValueError("RedisChannelLayer takes exactly one Redis host.")
+        self.host = decoded[0]
+        self.prefix = prefix
+        self.serializer = registry.get_serializer(
+            serializer_format, symmetric_encryption_keys=symmetric_encryption_keys
         )
+        self._buses: dict[asyncio.AbstractEventLoop, _Bus] = {}
 
-    def _lost_event(self) -> asyncio.Event:
-        """The event of this loop that the next lost connection sets."""
+    # Names in Redis.
+
+    def group_key(self, group: str) -> str:
+        return f"{self.prefix}:g:{group}"
+
+    def channel_key(self, channel: str) -> str:
+        """A process channel's key is its process's; any other name its own."""
+        if "!" in channel:
+            channel = channel[: channel.index("!") + 1]
+        return f"{self.prefix}:c:{channel}"
+
+    def _bus(self) -> "_Bus":
         loop = asyncio.get_running_loop()
-        if self._lost is None or self._lost[0] is not loop:
-            self._lost = (loop, asyncio.Event())
-        return self._lost[1]
+        bus = self._buses.get(loop)
+        if bus is None or bus.lost:
+            bus = self._buses[loop] = _Bus(self, loop)
+            _close_with(loop, self)
+        return bus
 
-    def _signal_lost(self) -> None:
-        event = self._lost_event()
-        self._lost = None  # Receives that start from now on wait on a fresh event.
-        event.set()
+    # The channel layer API.
+
+    async def new_channel(self, prefix: str = "specific.") -> str:
+        bus = self._bus()
+        await bus.listen_as_process()
+        channel = f"{prefix}{bus.id}!{uuid.uuid4().hex}"
+        bus.queues[channel] = asyncio.Queue()  # holds what comes before a receive
+        return channel
+
+    async def send(self, channel: str, message: dict[str, Any]) -> None:
+        assert isinstance(message, dict), "message is not a dict"
+        assert self.require_valid_channel_name(channel), "Channel name not valid"
+        bus = self._bus()
+        if bus.owns(channel):  # as it would arrive: a copy of its own, or refused
+            bus.put(channel, self.deserialize(self.serialize(message)))
+            return
+        if "!" in channel:
+            message = {**message, CHANNEL_KEY: channel}
+        await bus.client.publish(self.channel_key(channel), self.serialize(message))
 
     async def receive(self, channel: str) -> dict[str, Any]:
-        """channels_redis's receive, or the error that ended another receiver's."""
-        lost = self._lost_event()
-        receiving = asyncio.ensure_future(super().receive(channel))
-        waiting = asyncio.ensure_future(lost.wait())
+        assert self.require_valid_channel_name(channel), "Channel name not valid"
+        bus = self._bus()
+        queue = await bus.queue_of(channel)
         try:
-            await asyncio.wait(
-                {receiving, waiting}, return_when=asyncio.FIRST_COMPLETED
-            )
+            message = await queue.get()
         except asyncio.CancelledError:
-            _abandon(receiving)
+            await bus.forget(channel)
             raise
-        finally:
-            waiting.cancel()
-        if receiving.done():
-            return receiving.result()
-        _abandon(receiving)
-        raise RedisConnectionError(
-            "The connection to Redis was lost; group memberships may be gone."
-        )
+        if message is LOST:
+            raise RedisConnectionError(
+                "The connection to Redis was lost; group memberships may be gone."
+            )
+        return message
 
-    async def receive_single(self, channel: str) -> tuple[Any, Any]:
+    async def group_add(self, group: str, channel: str) -> None:
+        assert self.require_valid_group_name(group), "Group name not valid"
+        assert self.require_valid_channel_name(channel), "Channel name not valid"
+        await self._bus().join(group, channel)
+
+    async def group_discard(self, group: str, channel: str) -> None:
+        assert self.require_valid_group_name(group), "Group name not valid"
+        assert self.require_valid_channel_name(channel), "Channel name not valid"
+        await self._bus().leave(group, channel)
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        await self.send_to_groups([group], message)
+
+    async def send_to_groups(
+        self, groups: Iterable[str], message: dict[str, Any]
+    ) -> None:
+        """Send `message` to every member of each group: one round trip."""
+        assert isinstance(message, dict), "message is not a dict"
+        keys = []
+        for group in groups:
+            assert self.require_valid_group_name(group), "Group name not valid"
+            keys.append(self.group_key(group))
+        data = self.serialize(message)
+        client = self._bus().client
+        if len(keys) == 1:
+            await client.publish(keys[0], data)
+            return
+        async with client.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.publish(key, data)
+            await pipe.execute()
+
+    async def flush(self) -> None:
+        """Forget this loop's channels and groups and close its connections."""
+        bus = self._buses.pop(asyncio.get_running_loop(), None)
+        if bus is not None:
+            await bus.close()
+
+    def serialize(self, message: dict[str, Any]) -> bytes:
+        return self.serializer.serialize(message)
+
+    def deserialize(self, data: bytes) -> dict[str, Any]:
+        return self.serializer.deserialize(data)
+
+
+class _Bus:
+    """One event loop's side of the layer: its publishing client, its subscriber
+    connection and reader, and the queues and groups of its channels."""
+
+    def __init__(self, layer: RedisChannelLayer, loop: asyncio.AbstractEventLoop):
+        self.layer = layer
+        self.loop = loop
+        self.id = uuid.uuid4().hex
+        self.client = Redis(connection_pool=create_pool(layer.host))
+        self.queues: dict[str, asyncio.Queue] = {}
+        self.groups: dict[str, set[str]] = {}  # group -> this bus's member channels
+        # Pub/Sub channels subscribed to, by key: the last SUBSCRIBE's confirmation.
+        self.subscribed: dict[str, asyncio.Future] = {}
+        # Every SUBSCRIBE sent and not confirmed yet, by key, oldest first: Redis
+        # confirms them in order, even past an UNSUBSCRIBE in between.
+        self.confirming: dict[str, deque[asyncio.Future]] = {}
+        self.lost = False
+        self._connection = None
+        self._connecting: asyncio.Future | None = None
+        self._reader: asyncio.Task | None = None
+
+    def owns(self, channel: str) -> bool:
+        """A process channel made by this bus."""
+        return channel.partition("!")[0].endswith(self.id) and "!" in channel
+
+    def put(self, channel: str, message: dict[str, Any] | _Lost) -> None:
+        queue = self.queues.get(channel)
+        if queue is None:
+            return  # nobody receives on it: dropped
+        if message is not LOST and queue.qsize() >= self.layer.get_capacity(channel):
+            return  # full: it misses this one
+        queue.put_nowait(message)
+
+    async def queue_of(self, channel: str) -> asyncio.Queue:
+        """The channel's queue; a general channel is subscribed to first. A process
+        channel of another bus (one lost since) answers LOST at once."""
+        queue = self.queues.get(channel)
+        if queue is not None:
+            return queue
+        queue = self.queues[channel] = asyncio.Queue()
+        if "!" in channel and not self.owns(channel):
+            queue.put_nowait(LOST)
+        elif "!" not in channel:
+            await self.subscribe(self.layer.channel_key(channel))
+        return queue
+
+    async def forget(self, channel: str) -> None:
+        """The channel's receiver went: its queue and memberships go with it."""
+        self.queues.pop(channel, None)
+        for group in [g for g, members in self.groups.items() if channel in members]:
+            await self.leave(group, channel)
+        if "!" not in channel:
+            await self.unsubscribe(self.layer.channel_key(channel))
+
+    async def listen_as_process(self) -> None:
+        await self.subscribe(self.layer.channel_key(f"specific.{self.id}!"))
+
+    async def join(self, group: str, channel: str) -> None:
+        if channel not in self.queues:
+            await self.queue_of(channel)
+        self.groups.setdefault(group, set()).add(channel)
+        await self.subscribe(self.layer.group_key(group))
+
+    async def leave(self, group: str, channel: str) -> None:
+        members = self.groups.get(group)
+        if members is None or channel not in members:
+            return
+        members.discard(channel)
+        if not members:
+            del self.groups[group]
+            await self.unsubscribe(self.layer.group_key(group))
+
+    async def subscribe(self, key: str) -> None:
+        """Subscribe to `key` and wait until Redis confirms it."""
+        confirmed = self.subscribed.get(key)
+        if confirmed is None:
+            confirmed = self.subscribed[key] = self.loop.create_future()
+            try:
+                connection = await self._connect()
+                # Waiting before it is sent: the reader may see the reply first.
+                self.confirming.setdefault(key, deque()).append(confirmed)
+                await connection.send_command("SUBSCRIBE", key, check_health=False)
+            except BaseException:
+                if self.subscribed.get(key) is confirmed:
+                    del self.subscribed[key]
+                raise
+        await asyncio.shield(confirmed)
+
+    async def unsubscribe(self, key: str) -> None:
+        if self.subscribed.pop(key, None) is None or self.lost:
+            return
+        connection = await self._connect()
         try:
-            return await super().receive_single(channel)
+            await connection.send_command("UNSUBSCRIBE", key, check_health=False)
         except LOST_ERRORS:
-            self._signal_lost()
+            self._lose()
+
+    async def _connect(self):
+        """The subscriber connection, and its reader started."""
+        if self._connection is not None:
+            return self._connection
+        if self._connecting is None:
+            self._connecting = self.loop.create_future()
+            try:
+                connection = await self.client.connection_pool.get_connection()
+            except BaseException as error:
+                self._connecting.set_exception(error)
+                self._connecting.exception()  # read: others raise it themselves
+                self._connecting = None
+                raise
+            self._connection = connection
+            self._reader = self.loop.create_task(self._read())
+            self._connecting.set_result(connection)
+        return await asyncio.shield(self._connecting)
+
+    async def _read(self) -> None:
+        connection = self._connection
+        try:
+            while True:
+                reply = await connection.read_response(
+                    timeout=math.inf, push_request=True
+                )
+                self._on_reply(reply)
+        except asyncio.CancelledError:
             raise
+        except Exception:  # noqa: BLE001 - any failure of the connection ends it
+            self._lose()
+
+    def _on_reply(self, reply: list) -> None:
+        kind, key = reply[0], reply[1].decode()
+        if kind == b"message":
+            self._dispatch(key, reply[2])
+        elif kind == b"subscribe":
+            waiting = self.confirming.get(key)
+            if waiting:
+                confirmed = waiting.popleft()
+                if not waiting:
+                    del self.confirming[key]
+                if not confirmed.done():
+                    confirmed.set_result(None)
+
+    def _dispatch(self, key: str, data: bytes) -> None:
+        layer = self.layer
+        prefix = f"{layer.prefix}:g:"
+        if key.startswith(prefix):
+            for channel in list(self.groups.get(key[len(prefix) :], ())):
+                self.put(channel, layer.deserialize(data))
+            return
+        message = layer.deserialize(data)
+        channel = message.pop(CHANNEL_KEY, None) or key.removeprefix(
+            f"{layer.prefix}:c:"
+        )
+        self.put(channel, message)
+
+    def _lose(self) -> None:
+        """The subscriber connection is gone: every receive ends, and the layer
+        makes a new bus for the next call on this loop."""
+        if self.lost:
+            return
+        self.lost = True
+        for queue in self.queues.values():
+            queue.put_nowait(LOST)
+        for confirmed in {*self.subscribed.values()} | {
+            future for waiting in self.confirming.values() for future in waiting
+        }:
+            if not confirmed.done():
+                confirmed.set_exception(
+                    RedisConnectionError("The connection to Redis was lost.")
+                )
+                confirmed.exception()  # read here: a waiter may have gone
+        self.loop.create_task(self._disconnect())
+
+    async def _disconnect(self) -> None:
+        if self._connection is not None:
+            await self._connection.disconnect()
+        await self.client.aclose(close_connection_pool=True)
+
+    async def close(self) -> None:
+        self.lost = True
+        if self._reader is not None:
+            self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)
+        await self._disconnect()
 
 
-def _abandon(task: asyncio.Future) -> None:
-    """Cancel a receive nobody waits for; whatever it ends with is read, not logged."""
-    task.cancel()
-    task.add_done_callback(lambda done: done.cancelled() or done.exception())
+def _close_with(loop: asyncio.AbstractEventLoop, layer: RedisChannelLayer) -> None:
+    """Close the loop's bus when the loop closes (asgiref's async_to_sync makes and
+    closes loops)."""
+    if getattr(loop, "_toolcrib_layers", None) is None:
+        loop._toolcrib_layers = set()
+        original = loop.close
+
+        def close(self, *args: Any, **kwargs: Any) -> None:
+            for each in self._toolcrib_layers:
+                bus = each._buses.pop(self, None)
+                if bus is not None and not self.is_running():
+                    self.run_until_complete(bus.close())
+            self.close = original
+            original(*args, **kwargs)
+
+        loop.close = types.MethodType(close, loop)
+    loop._toolcrib_layers.add(layer)

@@ -173,12 +173,12 @@ if REDIS_URL and not REDIS_URL.startswith(_REDIS_SCHEMES):
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            # channels_redis, made to close sockets when Redis restarts (see there).
+            # Redis Pub/Sub: a doorbell pushed to who listens, sockets closed when
+            # Redis restarts (project/layers.py).
             "BACKEND": "project.layers.RedisChannelLayer",
             "CONFIG": {
-                # redis-py 8 reads with a 5 s timeout by default, as long as the
-                # layer's blocking pop waits: under load an idle socket's receive
-                # timed out and closed it. A dead Redis still ends receives.
+                # Commands time out after 30 s; the subscriber connection reads
+                # without a timeout, and a dead Redis still ends its receives.
                 "hosts": [
                     {
                         "address": REDIS_URL,
@@ -187,9 +187,10 @@ if REDIS_URL:
                         "socket_keepalive": True,
                     }
                 ],
+                # Pub/Sub names are global to a Redis server: one prefix each.
                 "prefix": f"{TOOLCRIB_REDIS_PREFIX}:asgi",
+                # Messages a channel holds for its socket before it misses one.
                 "capacity": 1000,
-                "expiry": 30,
             },
         }
     }

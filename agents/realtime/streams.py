@@ -26,6 +26,7 @@ from redis.exceptions import RedisError
 
 from agents.models import Session
 from project import metrics
+from project.layers import RedisChannelLayer
 from project.memory_layer import InMemoryChannelLayer
 
 logger = logging.getLogger(__name__)
@@ -102,7 +103,9 @@ async def asend_to_groups(groups: list[str], message: dict[str, Any]) -> None:
     if isinstance(layer, InMemoryChannelLayer):
         await _deliver_in_memory(layer, groups, message)
         return
-    # At once: with Redis, each group_send is a few round trips of its own.
+    if isinstance(layer, RedisChannelLayer):  # every group in one round trip
+        await layer.send_to_groups(groups, message)
+        return
     await asyncio.gather(*(layer.group_send(group, message) for group in groups))
 
 
