@@ -89,10 +89,18 @@ def bind_home_loop(loop: asyncio.AbstractEventLoop) -> None:
     """Record the loop the consumers of this process run on.
 
     The in-memory layer's queues belong to that loop; a turn running on another
-    loop (the inline executor's thread) must hand its sends over to it.
+    loop (a Celery worker's, or before any socket bound this one) must hand its
+    sends over to it. Inline turns run on it once it is bound
+    (agents.turns.loop.turn_loop).
     """
     global _home_loop
     _home_loop = loop
+
+
+def home_loop() -> asyncio.AbstractEventLoop | None:
+    """The sockets' loop, while it runs; None before a socket bound one."""
+    loop = _home_loop
+    return loop if loop is not None and loop.is_running() else None
 
 
 async def asend_to_groups(groups: list[str], message: dict[str, Any]) -> None:
@@ -127,10 +135,15 @@ async def _deliver_in_memory(
     behind it. Resuming as soon as the message was queued put the store-to-socket
     p99 at 100 subscribers at 40-140 ms; not waiting at all, at 60-80 ms
     (bench/README.md)."""
-    home = _home_loop
+    home = home_loop()
     current = asyncio.get_running_loop()
-    if home is None or home is current or not home.is_running():
+    if home is None:
         layer.deliver(groups, message)
+        return
+    if home is current:  # a turn on the sockets' loop: the same wait, in place
+        layer.deliver(groups, message)
+        for _ in range(SENT_ON):
+            await asyncio.sleep(0)
         return
     delivered = current.create_future()
 

@@ -1,9 +1,15 @@
-"""The process's turn loop: one event loop, in a daemon thread, that runs every turn.
+"""The process's turn loop: the event loop that runs its turns.
 
-Inline turns (executors.py) and a Celery worker's turns (tasks.py) both run here,
-so what a turn leaves open for the next one in this process (an MCP import's
-session, its stdio server) stays on a loop that is still running: a loop per turn
-(asyncio.run) would strand it on a closed one.
+In a web server, once a socket has bound its loop (agents.realtime.streams), inline
+turns run on that loop, the sockets' own: a turn's frames then reach its sockets
+without crossing threads (each crossing wakes the other loop's thread and hands the
+interpreter over, twice a frame). Elsewhere (a Celery worker, a web server before
+any socket connected, a management command) turns run on one event loop of their
+own, in a daemon thread.
+
+Either way the loop outlives the turn, so what a turn leaves open for the next one
+in this process (an MCP import's session, its stdio server) stays on a loop that is
+still running: a loop per turn (asyncio.run) would strand it on a closed one.
 """
 
 import asyncio
@@ -12,6 +18,8 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from agents.realtime import streams
+
 T = TypeVar("T")
 
 _loop: asyncio.AbstractEventLoop | None = None
@@ -19,7 +27,15 @@ _loop_lock = threading.Lock()
 
 
 def turn_loop() -> asyncio.AbstractEventLoop:
-    """The process's turn loop, started on first use in a daemon thread."""
+    """The loop turns start on: the sockets' loop while one is bound and runs,
+    else the process's own, started on first use in a daemon thread."""
+    home = streams.home_loop()
+    if home is not None:
+        return home
+    return _own_loop()
+
+
+def _own_loop() -> asyncio.AbstractEventLoop:
     global _loop
     with _loop_lock:
         if _loop is None or not _loop.is_running():
@@ -43,7 +59,16 @@ def run_on_turn_loop(coroutine: Coroutine[Any, Any, T]) -> T:
     In an empty context: the caller's context variables must not leak into it.
     """
     loop = turn_loop()
+    if _running_loop() is loop:
+        raise RuntimeError("a turn cannot be waited for on the loop it runs on")
     future = contextvars.Context().run(
         asyncio.run_coroutine_threadsafe, coroutine, loop
     )
     return future.result()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

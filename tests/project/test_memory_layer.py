@@ -178,6 +178,31 @@ async def test_a_publish_from_another_loop_returns_after_the_relay_it_woke_has_r
     assert seen == [1, 2, 3]
 
 
+async def test_a_publish_on_the_sockets_loop_returns_after_the_relay_it_woke_has_run():
+    """A turn on the sockets' loop itself waits for its frames to be sent on too."""
+    layer = get_channel_layer()
+    channel = await joined(layer, "session.z")
+    home, streams._home_loop = streams._home_loop, asyncio.get_running_loop()
+    relayed: list[dict] = []
+
+    async def relay():
+        while True:
+            relayed.append(await layer.receive(channel))
+
+    relaying = asyncio.create_task(relay())
+    seen = []
+    try:
+        for number in range(3):
+            await streams.asend_to_groups(["session.z"], {"type": "e", "n": number})
+            seen.append(len(relayed))
+    finally:
+        relaying.cancel()
+        streams._home_loop = home
+        await layer.flush()
+
+    assert seen == [1, 2, 3]
+
+
 async def test_a_failed_delivery_is_raised_to_the_publisher_on_its_own_loop():
     layer = get_channel_layer()
     home, streams._home_loop = streams._home_loop, asyncio.get_running_loop()
