@@ -16,7 +16,12 @@ no command at all.
   channel, `<prefix>:c:specific.<bus>!`, and the message names its channel. A send to
   a channel of this process and event loop skips Redis. Another name is a Pub/Sub
   channel of its own, subscribed to while something receives on it.
-- `send_to_groups` sends one message to several groups in one pipeline, encoded once.
+- `send_to_groups` sends one message to several groups in one write, encoded once.
+  Publishes go out on a connection of their own and wait for no reply (a reader
+  takes the replies off, in order): a turn publishing a frame pays for a write, not
+  a round trip. One written to a Redis that then died is counted as a failed publish
+  (`toolcrib_publish_failures_total`) and logged; one to a Redis that is gone raises,
+  as a command would.
 - A channel holds at most its capacity; a full one misses a message, as channels'
   layers do (a socket finds the gap by seq and replays it).
 - A lost connection (Redis restarted, failed over) ends every receive of that
@@ -31,11 +36,12 @@ them): deployments sharing one Redis need prefixes of their own
 """
 
 import asyncio
+import logging
 import math
 import types
 import uuid
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from channels.layers import BaseChannelLayer
@@ -43,7 +49,12 @@ from channels_redis.serializers import registry
 from channels_redis.utils import create_pool, decode_hosts
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from project import metrics
+
+logger = logging.getLogger(__name__)
 
 LOST_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
 CHANNEL_KEY = "__asgi_channel__"
@@ -123,7 +134,7 @@ class RedisChannelLayer(BaseChannelLayer):
             return
         if "!" in channel:
             message = {**message, CHANNEL_KEY: channel}
-        await bus.client.publish(self.channel_key(channel), self.serialize(message))
+        await bus.publish([self.channel_key(channel)], self.serialize(message))
 
     async def receive(self, channel: str) -> dict[str, Any]:
         assert self.require_valid_channel_name(channel), "Channel name not valid"
@@ -156,21 +167,13 @@ class RedisChannelLayer(BaseChannelLayer):
     async def send_to_groups(
         self, groups: Iterable[str], message: dict[str, Any]
     ) -> None:
-        """Send `message` to every member of each group: one round trip."""
+        """Send `message` to every member of each group, encoded once, in one write."""
         assert isinstance(message, dict), "message is not a dict"
         keys = []
         for group in groups:
             assert self.require_valid_group_name(group), "Group name not valid"
             keys.append(self.group_key(group))
-        data = self.serialize(message)
-        client = self._bus().client
-        if len(keys) == 1:
-            await client.publish(keys[0], data)
-            return
-        async with client.pipeline(transaction=False) as pipe:
-            for key in keys:
-                pipe.publish(key, data)
-            await pipe.execute()
+        await self._bus().publish(keys, self.serialize(message))
 
     async def flush(self) -> None:
         """Forget this loop's channels and groups and close its connections."""
@@ -205,6 +208,10 @@ class _Bus:
         self._connection = None
         self._connecting: asyncio.Future | None = None
         self._reader: asyncio.Task | None = None
+        self._publisher = _Publisher(self.client)
+
+    async def publish(self, keys: list[str], data: bytes) -> None:
+        await self._publisher.publish(keys, data)
 
     def owns(self, channel: str) -> bool:
         """A process channel made by this bus."""
@@ -367,7 +374,80 @@ class _Bus:
         if self._reader is not None:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)
+        await self._publisher.close()
         await self._disconnect()
+
+
+class _Publisher:
+    """A connection that PUBLISHes without waiting for Redis' replies: a publish is
+    written (and the write drained) and returns; a reader takes the replies off in
+    order. One connection keeps one loop's messages in the order they were sent.
+
+    A publish on a connection that is gone raises, as a command would; one lost
+    after it was written is counted and logged (`publish_lost`), as a doorbell
+    that failed: the events are stored, and clients replay them by seq."""
+
+    def __init__(self, client: Redis) -> None:
+        self.client = client
+        self._connection = None
+        self._reader: asyncio.Task | None = None
+        self._lock = asyncio.Lock()
+        self._unanswered = 0  # replies the connection owes
+
+    async def publish(self, keys: Sequence[str], data: bytes) -> None:
+        connection = self._connection or await self._connect()
+        packed = connection.pack_commands([("PUBLISH", key, data) for key in keys])
+        self._unanswered += len(keys)
+        try:
+            await connection.send_packed_command(packed, check_health=False)
+        except BaseException:
+            self._forget(connection)
+            raise
+
+    async def _connect(self):
+        async with self._lock:  # one connection, however many publish at once
+            if self._connection is None:
+                connection = await self.client.connection_pool.get_connection()
+                self._connection = connection
+                self._reader = asyncio.get_running_loop().create_task(
+                    self._read(connection)
+                )
+            return self._connection
+
+    async def _read(self, connection) -> None:
+        while True:
+            try:
+                await connection.read_response(timeout=math.inf)
+            except asyncio.CancelledError:
+                raise
+            except ResponseError:
+                publish_lost("refused by Redis")
+            except Exception:  # noqa: BLE001 - the connection is gone
+                if self._connection is connection and self._unanswered:
+                    publish_lost("connection lost")
+                self._forget(connection)
+                return
+            self._unanswered -= 1
+
+    def _forget(self, connection) -> None:
+        if self._connection is connection:
+            self._connection = None
+            self._unanswered = 0
+            asyncio.get_running_loop().create_task(connection.disconnect())
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)
+        if self._connection is not None:
+            await self._connection.disconnect()
+            self._connection = None
+
+
+def publish_lost(why: str) -> None:
+    """A message written to Redis that may not have been published."""
+    metrics.count_publish_failure()
+    logger.warning("publish lost: %s", why)
 
 
 def _close_with(loop: asyncio.AbstractEventLoop, layer: RedisChannelLayer) -> None:

@@ -2,13 +2,15 @@
 (two layers stand for two processes), and a lost connection ends every receive."""
 
 import asyncio
+import signal
 from collections.abc import AsyncIterator
 
 import pytest
 import redis as redis_py
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from project.layers import RedisChannelLayer
+from project import metrics
+from project.layers import LOST_ERRORS, RedisChannelLayer
 from tests.integration import services
 
 pytestmark = pytest.mark.integration
@@ -169,3 +171,37 @@ async def test_losing_redis_ends_every_receive_of_the_process(lose, redis_server
 
     assert [type(error) for error in ended] == [RedisConnectionError] * 3
     assert received == {"type": "after.outage"}
+
+
+def publish_failures() -> float:
+    return metrics.REGISTRY.get_sample_value("toolcrib_publish_failures_total") or 0.0
+
+
+async def test_publishing_while_redis_is_away_is_never_silent(redis_server):
+    """A publish waits for no reply: those written to a Redis that then dies are
+    counted lost, a publish to a Redis that is gone raises, and once Redis is back
+    publishing works again."""
+    web = RedisChannelLayer(hosts=[redis_server.url], prefix="test")
+    worker = RedisChannelLayer(hosts=[redis_server.url], prefix="test")
+    await worker.group_send("session.1", {"type": "warm"})  # the connection is open
+    before = publish_failures()
+
+    redis_server.process.send_signal(signal.SIGSTOP)  # it takes, but never answers
+    for number in range(3):
+        await worker.group_send("session.1", {"type": "lost", "n": number})
+    redis_server.process.kill()
+    await asyncio.to_thread(redis_server.process.wait)
+    await asyncio.sleep(0.2)
+    counted = publish_failures() - before
+    with pytest.raises(LOST_ERRORS):
+        await worker.group_send("session.1", {"type": "gone"})
+    await asyncio.to_thread(redis_server.start)
+    channel = await web.new_channel()
+    await web.group_add("session.1", channel)
+    await worker.group_send("session.1", {"type": "after"})
+    received = await receive(web, channel)
+    for layer in (web, worker):
+        await layer.flush()
+
+    assert counted >= 1
+    assert received == {"type": "after"}
