@@ -59,6 +59,7 @@ POLL_MAX = 0.5
 
 _held: set[UUID] = set()
 _fresh: set[UUID] = set()  # held, not yet written
+_released: set[UUID] = set()  # given up, not yet deleted
 _wake = threading.Event()
 _renewer: threading.Thread | None = None
 _renewer_lock = threading.Lock()
@@ -192,16 +193,16 @@ async def ahold_lease(run_id: UUID) -> None:
 
 
 async def arelease_lease(run_id: UUID) -> None:
-    """Give up a run's lease: the turn has ended."""
+    """Give up a run's lease: the turn has ended. It is no longer renewed at once;
+    the renewer thread deletes it (with any other given up meanwhile), so the turn
+    waits for no cache call. A lease not deleted (Redis away) expires by itself."""
     with _renewer_lock:
         if run_id not in _held:
             return
         _held.discard(run_id)
         _fresh.discard(run_id)
-    try:
-        await cache.adelete(lease_key(run_id))
-    except CACHE_ERRORS:
-        logger.warning("lease not deleted run=%s", run_id, exc_info=True)
+        _released.add(run_id)
+    _wake.set()
 
 
 def _hold(run_id: UUID) -> None:
@@ -211,6 +212,7 @@ def _hold(run_id: UUID) -> None:
     with _renewer_lock:
         _held.add(run_id)
         _fresh.add(run_id)
+        _released.discard(run_id)
         if _renewer is None or not _renewer.is_alive():
             _renewer = threading.Thread(
                 target=_renew_while_held, name="toolcrib-leases", daemon=True
@@ -229,13 +231,18 @@ def _renew_while_held() -> None:
         _wake.clear()
         renew = time.monotonic() >= renew_at
         with _renewer_lock:
-            if renew and not _held:
+            released = list(_released)
+            _released.clear()
+            stop = renew and not _held
+            if stop:
                 _renewer = None
-                return
             due = list(_held if renew else _fresh)
             _fresh.clear()
         if renew:
             renew_at = time.monotonic() + max(_renew_every(), 0.05)
+        _delete_leases(released)
+        if stop:
+            return
         if not due:
             continue
         try:
@@ -244,6 +251,15 @@ def _renew_while_held() -> None:
             )
         except CACHE_ERRORS:
             logger.warning("leases not written count=%s", len(due), exc_info=True)
+
+
+def _delete_leases(released: list[UUID]) -> None:
+    if not released:
+        return
+    try:
+        cache.delete_many([lease_key(run_id) for run_id in released])
+    except CACHE_ERRORS:
+        logger.warning("leases not deleted count=%s", len(released), exc_info=True)
 
 
 async def _ais_held(run_id: UUID) -> bool:

@@ -5,6 +5,7 @@ from uuid import UUID
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.core.cache import cache
 from django.utils import timezone
 
 from agents.events.wire import run_stats
@@ -85,6 +86,24 @@ def test_a_held_lease_outlives_its_duration_while_renewed(leases, session):
             await queue.arelease_lease(run.id)
 
     assert async_to_sync(lost_after_holding)() is False
+
+
+def test_a_lease_given_up_is_deleted_soon_after(leases, session):
+    run = running_run(session)
+
+    async def hold_then_release() -> bool:
+        await queue.ahold_lease(run.id)
+        while cache.get(queue.lease_key(run.id)) is None:  # written by the renewer
+            await asyncio.sleep(0.01)
+        await queue.arelease_lease(run.id)
+        for _ in range(100):  # well within a lease (0.3 s)
+            if cache.get(queue.lease_key(run.id)) is None:
+                return True
+            await asyncio.sleep(0.002)
+        return False
+
+    assert async_to_sync(hold_then_release)() is True
+    assert async_to_sync(queue.ais_lost)(run.id) is True
 
 
 def test_the_next_turn_fails_a_lost_run_first_and_then_runs(
