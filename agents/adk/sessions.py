@@ -78,10 +78,24 @@ class DjangoSessionService(BaseSessionService):
     def __init__(self, *, sender_id: int | None = None) -> None:
         self._seqs: dict[str, int] = {}
         self._sender_id = sender_id
+        # A session read ahead (read_ahead), by its keys and config: the next
+        # get_session() of exactly those takes it instead of reading again.
+        self._ahead: tuple[tuple[str, str, str, GetSessionConfig], Any] | None = None
 
     def seq_of(self, event_id: str) -> int | None:
         """The seq this instance stored an event under, or None if it did not."""
         return self._seqs.get(event_id)
+
+    def read_ahead(
+        self, *, app_name: str, user_id: str, session_id: str, config: GetSessionConfig
+    ) -> None:
+        """Read a session now, in this thread, for the next get_session() with the
+        same keys and config: a turn reads it in the thread hop that loads its agent,
+        before ADK's Runner asks. A later get_session() reads again."""
+        found = _get_session(
+            app_name=app_name, user_id=user_id, session_id=session_id, config=config
+        )
+        self._ahead = ((app_name, user_id, session_id, config), found)
 
     async def create_session(
         self,
@@ -105,11 +119,12 @@ class DjangoSessionService(BaseSessionService):
         config: GetSessionConfig | None = None,
     ) -> AdkSession | None:
         """The session with its ADK events and merged state, or None if not found."""
+        config = config or GetSessionConfig()
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[0] == (app_name, user_id, session_id, config):
+            return ahead[1]
         return await sync_to_async(_get_session, thread_sensitive=True)(
-            app_name=app_name,
-            user_id=user_id,
-            session_id=session_id,
-            config=config or GetSessionConfig(),
+            app_name=app_name, user_id=user_id, session_id=session_id, config=config
         )
 
     async def list_sessions(

@@ -18,6 +18,7 @@ from google.adk.agents.run_config import RunConfig, StreamingMode, ToolThreadPoo
 from google.adk.apps import App
 from google.adk.events import Event as AdkEvent
 from google.adk.runners import Runner
+from google.adk.sessions.base_session_service import GetSessionConfig
 from google.genai import types
 
 from agents.adk import history, providers
@@ -28,7 +29,7 @@ from agents.adk.credentials import DjangoCredentialService, ahydrate_message
 from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService
 from agents.adk.telemetry import turn_telemetry
-from agents.events.log import apublish_row, arecord_and_publish, record
+from agents.events.log import apublish_row, record
 from agents.events.wire import (
     EventFrame,
     Handoff,
@@ -110,40 +111,53 @@ TURN_RUN = Prepared(
 )
 
 
-def _load_and_claim(run_id) -> tuple[Run, bool]:
-    """The Run (TURN_RUN), and whether it was claimed at the head of its session's
-    queue: one thread hop for both, as a turn starts."""
+def _load_and_claim(run_id) -> tuple[Run, Event | None]:
+    """The Run (TURN_RUN), claimed if it heads its session's queue, and then its
+    run_started event stored (else None): one thread hop for all, as a turn starts."""
     run = TURN_RUN.first(id=run_id)
     if run is None:
         raise Run.DoesNotExist(f"no run {run_id}")
-    return run, queue.claim_if_first(run)
+    return run, _started(run) if queue.claim_if_first(run) else None
+
+
+def _started(run: Run) -> Event:
+    """Store the claimed turn's run_started event (published by _run_claimed)."""
+    return record(
+        session=run.session,
+        kind="run_started",
+        invocation_id=run.invocation_id,
+        data={"run": run_out(run)},
+    )
 
 
 async def _execute_turn(run_id) -> None:
-    run, claimed = await sync_to_async(_load_and_claim)(run_id)
-    if not claimed and not await queue.aclaim(run, tried_first=True):
-        logger.info("turn skipped run=%s status=%s", run.id, run.status)
-        # Delivered again: the turn runs (or ran) elsewhere; fail it if that died.
-        await queue.await_run_end(run.id)
-        return
+    run, started = await sync_to_async(_load_and_claim)(run_id)
+    if started is None:
+        if not await queue.aclaim(run, tried_first=True):
+            logger.info("turn skipped run=%s status=%s", run.id, run.status)
+            # Delivered again: the turn runs (or ran) elsewhere; fail it if that
+            # died.
+            await queue.await_run_end(run.id)
+            return
+        started = await sync_to_async(_started)(run)
     await queue.ahold_lease(run.id)
     turn = TurnTrace(run)
     try:
         with turn.active():
-            await _run_claimed(run, turn)
+            await _run_claimed(run, turn, started)
     finally:
         await queue.arelease_lease(run.id)
         # Also for a failed, cancelled or waiting turn: its spans are its story.
         await turn.asave()
 
 
-async def _run_claimed(run: Run, turn: TurnTrace) -> None:
+async def _run_claimed(run: Run, turn: TurnTrace, started: Event) -> None:
     """Drive a claimed turn and end its Run, however the turn ends."""
     try:
         async with asyncio.timeout(settings.TOOLCRIB_TURN_TIMEOUT):
             # A stop cancels the turn where it is; who stopped it ended the Run.
             async with stops.watching(run):
-                await _record(run, "run_started", {"run": run_out(run)})
+                await apublish_row(run.session, started)
                 paused = await _drive(run)
     except stops.TurnStopped:
         logger.info("turn stopped run=%s", run.id)
@@ -174,7 +188,9 @@ async def _drive(run: Run) -> bool:
     session = run.session
     sender = _sender(run)
     service = DjangoSessionService(sender_id=sender.id if sender else None)
-    root, budgets = await sync_to_async(_agent_and_budgets)(run)
+    # What the turn reads of the session, and so what the model is sent.
+    window = await history.aturn_window(agent=session.agent, run=run)
+    root, budgets = await sync_to_async(_set_up)(run, service, window)
     # Refused before anything is stored or any model is called.
     await providers.aprepare_models(root)
     run.model = _model_name(root)
@@ -198,8 +214,7 @@ async def _drive(run: Run) -> bool:
         tool_thread_pool_config=ToolThreadPoolConfig(
             max_workers=settings.TOOLCRIB_TOOL_THREADS
         ),
-        # What the turn reads of the session, and so what the model is sent.
-        get_session_config=await history.aturn_window(agent=session.agent, run=run),
+        get_session_config=window,
         # ADK's telemetry without the whole model request in span attributes.
         telemetry=turn_telemetry(),
     )
@@ -233,9 +248,19 @@ async def _drive(run: Run) -> bool:
     return paused
 
 
-def _agent_and_budgets(run: Run) -> tuple[BaseAgent, list[Budget]]:
-    """The session's agent tree and the user's budgets: one thread hop for both."""
-    return agent_for(run.session.agent), budgets_of(user_id=run.user_id)
+def _set_up(
+    run: Run, service: DjangoSessionService, window: GetSessionConfig | None
+) -> tuple[BaseAgent, list[Budget]]:
+    """The session's agent tree and the user's budgets, and the session read
+    ahead for ADK's Runner (the turn's window of it): one thread hop for all."""
+    session = run.session
+    service.read_ahead(
+        app_name=session.app_name,
+        user_id=session.user_id,
+        session_id=session.adk_id,
+        config=window or GetSessionConfig(),
+    )
+    return agent_for(session.agent), budgets_of(user_id=run.user_id)
 
 
 def _model_name(agent: BaseAgent) -> str:
@@ -421,9 +446,3 @@ def _store_end(
 def _stats(run: Run) -> dict[str, Any]:
     """The turn's STATS, by name."""
     return {name: getattr(run, name) for name in STATS}
-
-
-async def _record(run: Run, kind: str, data: dict[str, Any]) -> None:
-    await arecord_and_publish(
-        session=run.session, kind=kind, invocation_id=run.invocation_id, data=data
-    )

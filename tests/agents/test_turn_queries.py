@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterator, Sequence
 
 import pytest
+from asgiref.sync import SyncToAsync
 from asgiref.sync import sync_to_async as sync
 from channels.testing import WebsocketCommunicator
 from django.db import connection
@@ -41,6 +42,7 @@ AGENT = "weather_sentiment"
 QUESTION = "weather in london?"  # one get_weather_report call, then an answer
 EVENTS_OF_A_TURN = 6  # run_started … run_finished, as tests/agents/api/test_turns.py
 REQUEST_THREAD = "MainThread"
+TURN_THREAD = "toolcrib-turns"  # the process's own turn loop: no socket bound one
 
 # A turn, read in order, is the request's 9 and the turn's 32:
 # - request: the token (2), the session, BEGIN IMMEDIATE, the user, the session
@@ -69,6 +71,14 @@ REQUEST_THREAD = "MainThread"
 # has no BEGIN IMMEDIATE, and each event is one statement: the UPDATE that takes
 # its seq and its INSERT together, outside any transaction (agents.adk.event_rows),
 # so the turn's 6 events cost 6 statements instead of 18.
+# The turn's hops to its ORM thread, each a wake-up of that thread and of the turn's
+# loop (about 0.17 ms of CPU on a busy 2-core server, bench/README.md): the Run
+# claimed and its run_started stored (1); the agent tree, the budgets and the
+# session read ahead for ADK's Runner (1); each of ADK's 4 events (4); the Run's
+# invocation id (1); access, cold here: the catalog, the decisions, the session's
+# toolset choices (3; none once warm); the audit row (1); the end, with its spans
+# and run_finished (1).
+TURN_HOPS = 12
 TURN_QUERIES = {
     "sqlite": {"request": 9, "turn": 32},
     "postgresql": {"request": 8, "turn": 20},
@@ -114,6 +124,34 @@ def listing(queries: Sequence[tuple[str, str]]) -> str:
 def by_side(queries: Sequence[tuple[str, str]]) -> dict[str, int]:
     request = sum(1 for thread, _ in queries if thread == REQUEST_THREAD)
     return {"request": request, "turn": len(queries) - request}
+
+
+@pytest.fixture
+def turn_hops(monkeypatch) -> list[str]:
+    """Each thread-sensitive hop the turn's loop makes to its ORM thread, by name."""
+    seen: list[str] = []
+    plain = SyncToAsync.__call__
+
+    async def counted(self, *args, **kwargs):
+        if self._thread_sensitive and threading.current_thread().name == TURN_THREAD:
+            seen.append(getattr(self.func, "__qualname__", repr(self.func)))
+        return await plain(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncToAsync, "__call__", counted)
+    return seen
+
+
+def test_a_turn_with_one_tool_call_makes_its_pinned_thread_hops(
+    alice, api_for, weather_session, turn_hops
+):
+    response = api_for(alice).post(
+        f"/api/sessions/{weather_session}/messages/?wait=1",
+        {"text": QUESTION},
+        format="json",
+    )
+
+    assert response.json()["status"] == "succeeded", response.content
+    assert len(turn_hops) == TURN_HOPS, "\n".join(turn_hops)
 
 
 def test_a_turn_with_one_tool_call_costs_its_pinned_queries(
