@@ -7,22 +7,18 @@ start, so the file counts the sessions the worker opened. The worker and the web
 process are this module's own, so stopping the worker is part of the test.
 """
 
-import shlex
-import sys
 from contextlib import ExitStack
-from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.integration import services
 from tests.integration.clients import Client
-from tests.live.server import LiveServer, celery_worker, daphne, stop
+from tests.live.mcp_imports import register, started_by
+from tests.live.server import celery_worker, daphne, stop
 from tests.processes import has_exited
 
 pytestmark = pytest.mark.integration
 
-MCP_SERVER = Path(__file__).parents[1] / "toolsets" / "builtin" / "mcp_server.py"
 IMPORT = "kept_calc"
 AGENT = "kept_calc_agent"
 NOT_CLEAN = "did not close cleanly"
@@ -43,29 +39,6 @@ def processes(integration_env, tmp_path_factory):
         yield web, worker
 
 
-def register(web: LiveServer, starts: Path, tools: Path) -> None:
-    """An MCP import whose server logs each start, and an agent that uses it."""
-    server = shlex.join([sys.executable, str(MCP_SERVER), "stdio", str(tools)])
-    script = f"echo $$ $PPID >> {shlex.quote(str(starts))}; exec {server}"
-    admin = {"Authorization": f"Token {web.token('admin', 'admin')}"}
-    with httpx.Client(base_url=web.url, headers=admin, timeout=30) as http:
-        imported = http.post(
-            "/api/imports/",
-            json={"kind": "mcp", "name": IMPORT, "command": ["/bin/sh", "-c", script]},
-        )
-        assert imported.status_code == 201, imported.text
-        agent = http.post(
-            "/api/agents/",
-            json={
-                "name": AGENT,
-                "model": "offline/demo",
-                "instruction": f"To add two numbers, use {IMPORT}_add.",
-                "toolsets": [IMPORT],
-            },
-        )
-        assert agent.status_code == 201, agent.text
-
-
 async def add_numbers(client: Client, session: str) -> str:
     run = await client.wait_for_run(await client.say(session, "add a=2 b=3"))
     assert run["status"] == "succeeded", run
@@ -77,18 +50,12 @@ async def add_numbers(client: Client, session: str) -> str:
     return responses[-1]["content"][0]["text"]
 
 
-def started_by(starts: Path, parent: int | None) -> list[int]:
-    """The servers started (one "pid parent-pid" line each) by `parent` (None: all)."""
-    lines = [line.split() for line in starts.read_text().splitlines() if line]
-    return [int(pid) for pid, ppid in lines if parent is None or int(ppid) == parent]
-
-
 async def test_two_turns_on_a_worker_share_one_mcp_session(processes, tmp_path):
     web, worker = processes
     starts, tools = tmp_path / "starts.txt", tmp_path / "tools.txt"
     starts.touch()
     tools.write_text("add echo")
-    register(web, starts, tools)
+    register(web, name=IMPORT, agent=AGENT, starts=starts, tools=tools)
     client = Client.sign_in(web, "alice")
 
     answers = [

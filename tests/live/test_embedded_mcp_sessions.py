@@ -7,18 +7,15 @@ per start. The Daphne is this module's own, so stopping it is part of the test.
 """
 
 import json
-import shlex
-import sys
-from pathlib import Path
 
 import httpx
 import pytest
 import websockets
 
+from tests.live.mcp_imports import register, started_by
 from tests.live.server import LiveServer, daphne, stop
 from tests.processes import has_exited
 
-MCP_SERVER = Path(__file__).parents[1] / "toolsets" / "builtin" / "mcp_server.py"
 IMPORT = "socket_calc"
 AGENT = "socket_calc_agent"
 NOT_CLEAN = "did not close cleanly"
@@ -29,29 +26,6 @@ TIMEOUT = 30
 def web(live_env, tmp_path):
     with daphne(live_env, tmp_path / "daphne.log") as server:
         yield server
-
-
-def register(web: LiveServer, starts: Path, tools: Path) -> None:
-    """An MCP import whose server logs each start, and an agent that uses it."""
-    server = shlex.join([sys.executable, str(MCP_SERVER), "stdio", str(tools)])
-    script = f"echo $$ $PPID >> {shlex.quote(str(starts))}; exec {server}"
-    admin = {"Authorization": f"Token {web.token('admin', 'admin')}"}
-    with httpx.Client(base_url=web.url, headers=admin, timeout=TIMEOUT) as http:
-        imported = http.post(
-            "/api/imports/",
-            json={"kind": "mcp", "name": IMPORT, "command": ["/bin/sh", "-c", script]},
-        )
-        assert imported.status_code == 201, imported.text
-        agent = http.post(
-            "/api/agents/",
-            json={
-                "name": AGENT,
-                "model": "offline/demo",
-                "instruction": f"To add two numbers, use {IMPORT}_add.",
-                "toolsets": [IMPORT],
-            },
-        )
-        assert agent.status_code == 201, agent.text
 
 
 async def add_over_a_socket(web: LiveServer, headers: dict[str, str]) -> str:
@@ -72,18 +46,13 @@ async def add_over_a_socket(web: LiveServer, headers: dict[str, str]) -> str:
                 return answer
 
 
-def started_by(starts: Path, parent: int) -> list[int]:
-    lines = [line.split() for line in starts.read_text().splitlines() if line]
-    return [int(pid) for pid, ppid in lines if int(ppid) == parent]
-
-
 async def test_socket_turns_share_one_mcp_session_closed_when_the_server_stops(
     web, tmp_path
 ):
     starts, tools = tmp_path / "starts.txt", tmp_path / "tools.txt"
     starts.touch()
     tools.write_text("add echo")
-    register(web, starts, tools)
+    register(web, name=IMPORT, agent=AGENT, starts=starts, tools=tools)
     headers = {"Authorization": f"Token {web.token('alice', 'alice')}"}
 
     answers = [await add_over_a_socket(web, headers) for _ in range(2)]
