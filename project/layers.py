@@ -6,8 +6,8 @@ the layer need not keep a message in Redis for whoever is not listening, as
 channels_redis's core layer does (a sorted set per channel, a script to send, a
 script and a backup to receive, a blocking pop per process): a message is
 PUBLISHed to who listens now, and Redis pushes it to them. A frame rung on its
-session's, agent's and firehose groups is one round trip, and receiving it costs
-no command at all.
+session's, agent's and firehose groups is one write, and receiving it costs no
+command at all.
 
 - A group is a Pub/Sub channel (`<prefix>:g:<group>`). A process subscribes to it
   while a channel of its own is in the group, and `group_add` returns once Redis
@@ -146,6 +146,7 @@ class RedisChannelLayer(BaseChannelLayer):
             await bus.forget(channel)
             raise
         if message is LOST:
+            queue.put_nowait(LOST)  # and for every later receive on it
             raise RedisConnectionError(
                 "The connection to Redis was lost; group memberships may be gone."
             )

@@ -161,8 +161,9 @@ async def test_losing_redis_ends_every_receive_of_the_process(lose, redis_server
         asyncio.gather(*receives, return_exceptions=True), 10
     )
     # A channel made before the loss stays dead: its socket must reconnect.
-    with pytest.raises(RedisConnectionError):
-        await receive(layer, channels[1])
+    for _ in range(2):
+        with pytest.raises(RedisConnectionError):
+            await receive(layer, channels[1])
     fresh = await layer.new_channel()
     await layer.group_add("session.1", fresh)
     await layer.group_send("session.1", {"type": "after.outage"})
