@@ -111,7 +111,7 @@ async def asend_to_groups(groups: list[str], message: dict[str, Any]) -> None:
     if isinstance(layer, InMemoryChannelLayer):
         await _deliver_in_memory(layer, groups, message)
         return
-    if isinstance(layer, RedisChannelLayer):  # every group in one round trip
+    if isinstance(layer, RedisChannelLayer):  # every group in one write
         await layer.send_to_groups(groups, message)
         return
     await asyncio.gather(*(layer.group_send(group, message) for group in groups))
