@@ -24,8 +24,9 @@ turns), the server's CPU ms per turn (its processes and their children, from
 errors, and turns/s as a multiple of adk-sqlite's. Servers run on other cores than
 this driver where the machine has more than one.
 
---history instead runs one session of --history-turns turns on each configuration
-and compares turns 1-10 with the last ten (server CPU ms and latency per turn).
+--history instead compares, on each configuration, turns 1-10 of a session with
+turns N-9 to N of one grown to --history-turns N (server CPU ms and latency per
+turn), the two measured turn about after --warmup turns of a third session.
 
     .venv/bin/python -m bench.vs_adk [--clients 1 8 32] [--turns 30] [--reps 3]
         [--warmup 2] [--configs adk-memory adk-sqlite embedded production-1
@@ -489,25 +490,40 @@ def run_load(args: argparse.Namespace, targets: dict[str, Target]) -> None:
     print_table(args, results)
 
 
-async def one_history(target: Target, turns: int, window: int) -> dict:
-    """One session, `turns` turns; CPU and latency of the first and last `window`."""
-    cpu: list[float] = []
-    latencies: list[float] = []
-    async with http_client(target, 1) as http:
-        client = make_client(target, http, 0)
-        await client.open()
-        for _ in range(turns):
-            before, started = target.cpu_seconds(), time.perf_counter()
-            await asyncio.wait_for(client.turn(), TURN_TIMEOUT)
-            latencies.append(time.perf_counter() - started)
-            cpu.append(target.cpu_seconds() - before)
-        await client.close()
-    first, last = slice(0, window), slice(turns - window, turns)
+async def one_history(target: Target, turns: int, window: int, warmup: int) -> dict:
+    """CPU and latency of a session's first `window` turns and of its turns
+    `turns - window + 1` to `turns`, measured in alternation.
+
+    `warmup` turns on a session of their own come first, so the first turns pay
+    for their history, not for the server's first requests (imports, caches). A
+    long session is then grown to `turns - window` turns, and the two are measured
+    turn about: a turn of a fresh session, then one of the long session, `window`
+    times. Measured in alternation, a drift in the machine's speed meets both."""
+    cpu: dict[str, list[float]] = {"first": [], "last": []}
+    latencies: dict[str, list[float]] = {"first": [], "last": []}
+    async with http_client(target, 3) as http:
+        warming = make_client(target, http, 2)
+        await warming.open()
+        await timed_turns(warming, warmup, Outcome())
+        await warming.close()
+        long, fresh = make_client(target, http, 0), make_client(target, http, 1)
+        await long.open()
+        await fresh.open()
+        for _ in range(turns - window):
+            await asyncio.wait_for(long.turn(), TURN_TIMEOUT)
+        for _ in range(window):
+            for key, client in (("first", fresh), ("last", long)):
+                before, started = target.cpu_seconds(), time.perf_counter()
+                await asyncio.wait_for(client.turn(), TURN_TIMEOUT)
+                latencies[key].append(time.perf_counter() - started)
+                cpu[key].append(target.cpu_seconds() - before)
+        await long.close()
+        await fresh.close()
     return {
-        "first_cpu": statistics.mean(cpu[first]) * 1000,
-        "last_cpu": statistics.mean(cpu[last]) * 1000,
-        "first_ms": statistics.median(latencies[first]) * 1000,
-        "last_ms": statistics.median(latencies[last]) * 1000,
+        "first_cpu": statistics.mean(cpu["first"]) * 1000,
+        "last_cpu": statistics.mean(cpu["last"]) * 1000,
+        "first_ms": statistics.median(latencies["first"]) * 1000,
+        "last_ms": statistics.median(latencies["last"]) * 1000,
     }
 
 
@@ -518,7 +534,7 @@ def run_history(args: argparse.Namespace, targets: dict[str, Target]) -> None:
         f" {'x':>5} {'p50 ms 1-10':>12} {'p50 ms last 10':>15} {'x':>5}"
     )
     for key in interleaved(args.configs):
-        row = asyncio.run(one_history(targets[key], turns, window))
+        row = asyncio.run(one_history(targets[key], turns, window, args.warmup))
         print(
             f"{key:<14} {row['first_cpu']:>12.1f} {row['last_cpu']:>15.1f}"
             f" {row['last_cpu'] / max(row['first_cpu'], 1e-9):>5.2f}"
@@ -559,7 +575,8 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1, 5 min)")
     with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
-        targets = start_all(stack, Path(name), args.configs, max(args.clients))
+        users = max(*args.clients, 3 if args.history else 1)
+        targets = start_all(stack, Path(name), args.configs, users)
         if args.history:
             run_history(args, targets)
         else:
