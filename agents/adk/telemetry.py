@@ -11,6 +11,7 @@ metrics from the request's shape alone.
 """
 
 import os
+from functools import cached_property
 
 from google.adk.telemetry.context import ContentCapturingMode, TelemetryConfig
 
@@ -28,7 +29,35 @@ def turn_telemetry() -> TelemetryConfig | None:
     return LEAN
 
 
-LEAN = TelemetryConfig(
+class ResolvedTelemetry(TelemetryConfig):
+    """ADK's TelemetryConfig, each of its answers worked out once.
+
+    ADK asks a turn's config the same questions for every content of every model
+    request (whether content goes on log records, which semconv), and each answer
+    reads private attributes through pydantic's `__getattr__`. The config is
+    frozen and reads the environment once, at construction, so each answer is
+    the same every time: this keeps the first, worked out at construction (so
+    the config's hash, taken over its attributes, never changes).
+    """
+
+    def model_post_init(self, context, /) -> None:
+        super().model_post_init(context)
+        for name in ANSWERS:
+            getattr(self, name)
+
+
+ANSWERS = [
+    name
+    for name, answer in vars(TelemetryConfig).items()
+    if isinstance(answer, property)
+]
+for _name in ANSWERS:
+    _kept = cached_property(vars(TelemetryConfig)[_name].fget)
+    _kept.__set_name__(ResolvedTelemetry, _name)
+    setattr(ResolvedTelemetry, _name, _kept)
+
+
+LEAN = ResolvedTelemetry(
     genai_semconv_stability_opt_in="stable",
     capture_message_content=ContentCapturingMode.NO_CONTENT,
 )
