@@ -12,8 +12,13 @@ metrics from the request's shape alone.
 
 import os
 from functools import cached_property
+from typing import get_args
 
-from google.adk.telemetry.context import ContentCapturingMode, TelemetryConfig
+from google.adk.telemetry.context import (
+    ContentCapturingMode,
+    TelemetryConfig,
+    _ExperimentalFeature,
+)
 
 OPERATOR_KNOBS = (
     "OTEL_SEMCONV_STABILITY_OPT_IN",
@@ -44,8 +49,21 @@ class ResolvedTelemetry(TelemetryConfig):
         super().model_post_init(context)
         for name in ANSWERS:
             getattr(self, name)
+        self.enabled_features  # noqa: B018 - worked out now, as the answers
+
+    @cached_property
+    def enabled_features(self) -> frozenset[str]:
+        """The experimental features ADK's own answer enables."""
+        ask = TelemetryConfig._experimental_feature_enabled
+        return frozenset(name for name in FEATURES if ask(self, name))
+
+    def _experimental_feature_enabled(self, feature) -> bool:
+        if feature in FEATURES:
+            return feature in self.enabled_features
+        return super()._experimental_feature_enabled(feature)
 
 
+FEATURES = frozenset(get_args(_ExperimentalFeature))
 ANSWERS = [
     name
     for name, answer in vars(TelemetryConfig).items()

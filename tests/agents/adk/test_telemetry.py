@@ -6,6 +6,7 @@ from google.adk.telemetry.context import ContentCapturingMode, TelemetryConfig
 
 from agents.adk.telemetry import (
     ANSWERS,
+    FEATURES,
     OPERATOR_KNOBS,
     ResolvedTelemetry,
     turn_telemetry,
@@ -42,6 +43,7 @@ def test_an_operators_opentelemetry_knob_leaves_the_choice_to_adk(monkeypatch, n
             "adk_experimental_telemetry_opt_in": True,
         },
         {"capture_message_content": ContentCapturingMode.EVENT_ONLY},
+        {"experimental_features_opt_in": frozenset({"mcp", "token_usage"})},
     ],
 )
 @pytest.mark.parametrize("locked", [False, True])
@@ -61,5 +63,9 @@ def test_a_resolved_config_answers_as_adks_own(monkeypatch, fields, locked):
     assert len(ANSWERS) >= 8
     assert {name: getattr(resolved, name) for name in ANSWERS} == {
         name: getattr(adks, name) for name in ANSWERS
+    }
+    assert {"mcp", "workflow"} <= FEATURES
+    assert {f: resolved._experimental_feature_enabled(f) for f in FEATURES} == {
+        f: adks._experimental_feature_enabled(f) for f in FEATURES
     }
     assert hash(resolved) == hash(resolved.model_copy())
