@@ -251,9 +251,13 @@ def latest_user_text(contents: Sequence[types.Content]) -> str:
 
 def step_index(contents: Sequence[types.Content]) -> int:
     """How many model turns came after the last user text: the script step to play."""
-    starts = [i for i, content in enumerate(contents) if is_user_text(content)]
-    after = contents[starts[-1] + 1 :] if starts else contents
-    return sum(1 for content in after if content.role == "model")
+    steps = 0
+    for content in reversed(contents):  # back to the last user text: this turn's
+        if content.role == "model":
+            steps += 1
+        elif is_user_text(content):
+            break
+    return steps
 
 
 def trailing_function_responses(
