@@ -11,7 +11,7 @@ def new_session_id() -> str:
 
 
 # A turn's history, in events, unless its agent says otherwise (agents.adk.history).
-HISTORY_DEFAULT = 100
+HISTORY_DEFAULT = 50
 
 
 class AgentSpec(models.Model):

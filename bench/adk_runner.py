@@ -1,7 +1,7 @@
 """ADK's own Runner alone: the floor under any server that runs it.
 
     .venv/bin/python -m bench.adk_runner [--sessions 20] [--turns 3 12 30]
-        [--window 0 100] [--telemetry adk lean]
+        [--window 0 50] [--telemetry adk lean]
 
 The vs_adk agent (`bench/adk_app/weather/agent.py`) on ADK's `Runner` with its
 `InMemorySessionService`, in this process, on one event loop: no server, no HTTP, no
@@ -83,8 +83,8 @@ def main() -> None:
         "--window",
         type=int,
         nargs="+",
-        default=[0, 100],
-        help="recent events read a turn (0: all, ADK's server's default; 100: Toolcrib's)",
+        default=[0, 50],
+        help="recent events read a turn (0: all, ADK's server's default; 50: Toolcrib's)",
     )
     parser.add_argument(
         "--telemetry",
