@@ -116,23 +116,24 @@ class Insert:
             ]
             for row in rows
         ]
-        if self._by_column(connection.vendor, len(rows)):
+        vendor = connection.vendor
+        if vendor == "postgresql" and len(rows) > 1 and not any(self.expressions):
+            # One array a column (PostgreSQL's unnest), one statement for any count.
             params: list[Any] = [list(col) for col in zip(*prepared, strict=True)]
+            statement = self._statement(vendor, None)
         else:
             params = [value for row in prepared for value in row]
+            statement = self._statement(vendor, len(rows))
         with connection.cursor() as cursor:
-            cursor.execute(self._statement(connection.vendor, len(rows)), params)
-
-    def _by_column(self, vendor: str, count: int) -> bool:
-        """Whether the rows go as one array a column (PostgreSQL's unnest)."""
-        return vendor == "postgresql" and count > 1 and not any(self.expressions)
+            cursor.execute(statement, params)
 
     @lru_cache(maxsize=64)  # noqa: B019 - a few Inserts, each kept for the process
-    def _statement(self, vendor: str, count: int) -> str:
+    def _statement(self, vendor: str, count: int | None) -> str:
+        """The INSERT of `count` rows of values, or (None) of one array a column."""
         quote = connection.ops.quote_name
         columns = ", ".join(quote(field.column) for field in self.fields)
         into = f"INSERT INTO {quote(self.model._meta.db_table)} ({columns})"
-        if self._by_column(vendor, count):
+        if count is None:
             arrays = ", ".join(
                 f"%s::{field.db_type(connection)}[]" for field in self.fields
             )

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection
 from django.test.utils import CaptureQueriesContext
 
-from agents.models import Run, RunSpan
+from agents.models import Run, RunSpan, Session
 from project.rows import Insert, preparer
 from toolsets.models import ToolCall
 
@@ -184,7 +184,5 @@ def test_many_rows_are_one_statement_whatever_their_count(run_for_spans):
 
 @pytest.fixture
 def run_for_spans(alice, demo_agents, start_session):
-    from agents.models import Session
-
     session = Session.objects.get(pk=start_session(alice, "weather_sentiment"))
     return Run.objects.create(session=session, user=alice, text="hi")
