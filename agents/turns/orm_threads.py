@@ -8,9 +8,11 @@ and a join each turn; here a turn borrows an idle one (asgiref's
 `ThreadSensitiveContext(executor=...)`) and gives it back when it ends. Threads
 beyond `KEPT` idle ones are stopped when given back.
 
-A thread given back closes its database connection (back to its pool) as the
-first thing it does after the turn, on that thread, before any later turn's call:
-the turn does not wait for it.
+A thread given back releases its database connection as the first thing it does
+after the turn, on that thread, before any later turn's call (the turn does not
+wait for it): a SQLite connection the turn left clean stays open on the thread for
+its next turn (project/sqlite_pool's `release`), any other is closed (back to its
+pool). A thread stopped closes its connection first.
 """
 
 import contextlib
@@ -46,12 +48,23 @@ async def turn_thread() -> AsyncIterator[None]:
 
 
 def _give_back(executor: ThreadPoolExecutor) -> None:
-    executor.submit(_close_connection).add_done_callback(_closed)
     with _lock:
-        if len(_idle) < KEPT:
+        kept = len(_idle) < KEPT
+        if kept:  # queued before the thread is lent again
+            executor.submit(_release_connection).add_done_callback(_closed)
             _idle.append(executor)
-            return
-    executor.shutdown(wait=False)
+    if not kept:
+        executor.submit(_close_connection).add_done_callback(_closed)
+        executor.shutdown(wait=False)
+
+
+def _release_connection() -> None:
+    """This thread's connection (read on the thread itself), between two turns."""
+    release = getattr(connection, "release", None)  # project.sqlite_pool's
+    if release is None:
+        connection.close()
+    else:
+        release()
 
 
 def _close_connection() -> None:
@@ -60,7 +73,9 @@ def _close_connection() -> None:
 
 def _closed(future: Future) -> None:
     if future.exception() is not None:
-        logger.error("closing a turn's connection failed", exc_info=future.exception())
+        logger.error(
+            "releasing a turn's connection failed", exc_info=future.exception()
+        )
 
 
 def idle() -> int:

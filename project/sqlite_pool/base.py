@@ -11,6 +11,13 @@ what it owns (autocommit, the per-connection pragmas run again below). A connect
 closed inside an atomic block, an in-memory database's, or one whose file was
 replaced since it was opened is really closed.
 
+A thread that lives on for more units of work of the same kind (a turn's ORM
+thread, agents/turns/orm_threads.py) `release()`s its connection between them
+instead: kept open on that thread when the unit left nothing behind on it (no
+transaction, no error) and its file is the one it opened, closed as above when not.
+Lending it to the pool and taking it back cost a turn about 5% of its CPU
+(bench/README.md).
+
 Its cursors convert each statement's placeholders once (cursor.py).
 """
 
@@ -61,6 +68,28 @@ class DatabaseWrapper(base.DatabaseWrapper):
             conn.close()  # the file was replaced: that connection reads the old one
         return super().get_new_connection(conn_params)
 
+    def release(self) -> None:
+        """The end of one unit of a long-lived thread's work: its connection stays
+        open on the thread for the next one, what it left uncommitted rolled back,
+        unless it is not one to keep (see `_close`), sits inside an atomic block,
+        saw an error, or its file was replaced; then it is closed as close() does."""
+        conn = self.connection
+        if conn is None:
+            return
+        pool = self._pool
+        if (
+            pool is None
+            or self.in_atomic_block
+            or self.needs_rollback
+            or self.errors_occurred
+            or _file_inode(pool[0][0]) != pool[1]
+        ):
+            self.close()
+            return
+        with self.wrap_database_errors:
+            if conn.in_transaction:
+                conn.rollback()
+
     def create_cursor(self, name=None):
         return self.connection.cursor(factory=CursorWrapper)
 
@@ -92,9 +121,15 @@ def _key(conn_params: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def _inode(conn_params: dict[str, Any]) -> int | None:
+    if "database" not in conn_params:
+        return None
+    return _file_inode(str(conn_params["database"]))
+
+
+def _file_inode(name: str) -> int | None:
     try:
-        return os.stat(str(conn_params["database"])).st_ino
-    except (KeyError, OSError):
+        return os.stat(name).st_ino
+    except OSError:
         return None
 
 

@@ -71,34 +71,71 @@ async def test_threads_past_the_kept_ones_are_stopped(monkeypatch):
     assert stopped
 
 
-async def test_a_thread_given_back_closes_its_connection_before_the_next_turn_runs(
-    monkeypatch,
-):
-    """Closed on the turn's own thread (connections are per thread), after the
-    turn's last call and before a later turn's first one, without the turn
-    waiting for it."""
-    done: list[tuple[str, int]] = []
+class Connection:
+    """As django.db.connection: the thread that reads `release` or `close` is the
+    one whose connection is released or closed. Without `release` (PostgreSQL's
+    wrapper has none), as Django's own."""
 
-    class Connection:
-        """As django.db.connection: the thread that reads `close` is the one
-        whose connection is closed."""
+    def __init__(self, done: list[tuple[str, int]], *, releases: bool = True):
+        self.done, self.releases = done, releases
 
-        @property
-        def close(self):
-            thread = threading.get_ident()
-            return lambda: done.append(("close", thread))
+    def __getattr__(self, name):
+        if name == "release" and not self.releases:
+            raise AttributeError(name)
+        if name not in ("release", "close"):
+            raise AttributeError(name)
+        thread = threading.get_ident()
+        return lambda: self.done.append((name, thread))
 
+
+async def turns_on(done: list[tuple[str, int]], count: int) -> None:
     def call() -> None:
         done.append(("call", threading.get_ident()))
 
-    monkeypatch.setattr(orm_threads, "connection", Connection())
-    for _ in range(2):
+    for _ in range(count):
         async with orm_threads.turn_thread():
             await sync_to_async(call)()
 
-    await asyncio.to_thread(orm_threads._idle[0].submit(lambda: None).result)
-    assert [what for what, _ in done] == ["call", "close", "call", "close"]
+
+async def settled(executor) -> None:
+    await asyncio.to_thread(executor.submit(lambda: None).result)
+
+
+@pytest.mark.parametrize(
+    "releases, after_a_turn", [(True, "release"), (False, "close")]
+)
+async def test_a_thread_given_back_releases_its_connection_before_the_next_turn_runs(
+    monkeypatch, releases, after_a_turn
+):
+    """Released on the turn's own thread (connections are per thread), after the
+    turn's last call and before a later turn's first one, without the turn
+    waiting for it: project.sqlite_pool's `release` keeps a clean one open for the
+    thread's next turn; a backend without it closes (back to its pool)."""
+    done: list[tuple[str, int]] = []
+    monkeypatch.setattr(orm_threads, "connection", Connection(done, releases=releases))
+
+    await turns_on(done, 2)
+
+    await settled(orm_threads._idle[0])
+    assert [what for what, _ in done] == ["call", after_a_turn] * 2
     assert len({thread for _, thread in done}) == 1
+
+
+async def test_a_thread_stopped_closes_its_connection_first(monkeypatch):
+    """A thread past the kept ones holds no connection open when it ends."""
+    done: list[tuple[str, int]] = []
+    monkeypatch.setattr(orm_threads, "connection", Connection(done))
+    monkeypatch.setattr(orm_threads, "KEPT", 0)
+
+    await turns_on(done, 1)
+
+    (turn_thread,) = {thread for what, thread in done if what == "call"}
+    for _ in range(50):
+        if turn_thread not in {t.ident for t in threading.enumerate()}:
+            break
+        await asyncio.sleep(0.02)
+    assert [what for what, _ in done] == ["call", "close"]
+    assert turn_thread not in {t.ident for t in threading.enumerate()}
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from django.db.utils import load_backend
+from django.db.utils import OperationalError, load_backend
 
 from project.sqlite_pool import base as pool
 
@@ -175,6 +175,103 @@ def test_an_in_memory_database_is_not_pooled(tmp_path):
     raw = db.connection
     db._close()  # Django never closes an in-memory database; its _close is real
     assert not _is_open(raw)
+
+
+def count_notes(path: Path) -> int:
+    reader = wrapper(path)
+    with reader.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM notes")
+        (count,) = cursor.fetchone()
+    reader.close()
+    return count
+
+
+def test_a_released_connection_stays_open_on_its_thread_for_its_next_use(database):
+    """A turn's thread releases between turns: the same connection serves the
+    next, not lent to another thread meanwhile, what was written committed."""
+    db = wrapper(database)
+    with db.cursor() as cursor:
+        cursor.execute("INSERT INTO notes (text) VALUES ('one turn')")
+    raw = db.connection
+
+    db.release()
+
+    assert db.connection is raw and _is_open(raw)
+    assert pool._idle.get(pool._key(db.get_connection_params())) is None
+    with db.cursor() as cursor:
+        cursor.execute("INSERT INTO notes (text) VALUES ('the next')")
+    assert db.connection is raw
+    assert count_notes(database) == 2
+
+
+def test_what_a_unit_left_uncommitted_is_rolled_back_on_release(database):
+    db = wrapper(database)
+    db.set_autocommit(False)
+    with db.cursor() as cursor:
+        cursor.execute("INSERT INTO notes (text) VALUES ('half done')")
+    raw = db.connection
+    assert raw.in_transaction
+
+    db.release()
+
+    assert db.connection is raw and not raw.in_transaction
+    assert count_notes(database) == 0
+    # And another writer can write: the lock the half-done write took is gone.
+    other = wrapper(database)
+    other.settings_dict["OPTIONS"]["timeout"] = 0.1
+    with other.cursor() as cursor:
+        cursor.execute("INSERT INTO notes (text) VALUES ('next')")
+
+
+def test_a_connection_released_inside_an_atomic_block_is_closed(database):
+    db = wrapper(database)
+    db.ensure_connection()
+    raw = db.connection
+    db.set_autocommit(False)
+    db.in_atomic_block = True  # as transaction.atomic leaves it mid-block
+
+    db.release()
+
+    assert not _is_open(raw)  # not kept, not lent
+    db.in_atomic_block = False
+
+
+@pytest.mark.parametrize("left", ["needs rollback", "an error"])
+def test_a_connection_released_after_an_error_is_given_up_as_close_does(database, left):
+    """Not kept on the thread: closed as after a request, the pool's checks
+    deciding whether another thread may have it."""
+    db = wrapper(database)
+    db.ensure_connection()
+    if left == "needs rollback":
+        db.needs_rollback = True
+    else:
+        with pytest.raises(OperationalError), db.cursor() as cursor:
+            cursor.execute("SELECT * FROM no_such_table")
+        assert db.errors_occurred
+
+    db.release()
+
+    assert db.connection is None
+
+
+def test_a_released_connection_whose_file_was_replaced_is_closed(database, tmp_path):
+    db = wrapper(database)
+    with db.cursor() as cursor:
+        cursor.execute("INSERT INTO notes (text) VALUES ('old file')")
+    fresh = tmp_path / "fresh.sqlite3"
+    other = wrapper(fresh)
+    with other.cursor() as cursor:
+        cursor.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+    other.connection.close()
+    other.connection = None
+    fresh.replace(database)
+
+    db.release()
+
+    assert db.connection is None
+    with db.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM notes")
+        assert cursor.fetchone() == (0,)
 
 
 def _is_open(raw) -> bool:
