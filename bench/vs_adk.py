@@ -16,7 +16,10 @@ here as real processes:
 
 C clients at once, each with its own session, send N turns one after another
 (after --warmup turns that are not counted): ADK over POST /run_sse, Toolcrib over
-the session websocket until the turn's run_finished frame. The configurations take
+the session websocket until the turn's run_finished frame. Toolcrib's socket always
+streams the answer's text in partial events; ADK's /run_sse is asked to stream it
+too (`"streaming": true`), so both deliver the same events, unless
+--adk-streaming off. The configurations take
 turns (adk, toolcrib, adk, ...) for --reps repetitions. Prints per configuration and
 C: turns/s (median of the repetitions), p50/p95/p99 latency (all repetitions'
 turns), the server's CPU ms per turn (its processes and their children, from
@@ -30,7 +33,7 @@ turn), the two measured turn about after --warmup turns of a third session.
 
     .venv/bin/python -m bench.vs_adk [--clients 1 8 32] [--turns 30] [--reps 3]
         [--warmup 2] [--configs adk-memory adk-sqlite embedded production-1
-        production-2] [--history [--history-turns 500]]
+        production-2] [--history [--history-turns 500]] [--adk-streaming on|off]
 """
 
 import argparse
@@ -305,10 +308,13 @@ CONFIGS: dict[str, tuple[str, Callable[[ExitStack, str, Path, int], Target]]] = 
 
 
 class AdkClient:
-    """One user of ADK's server: a session of its own, turns over /run_sse."""
+    """One user of ADK's server: a session of its own, turns over /run_sse,
+    streamed (the answer's text in partial events, as Toolcrib's socket gets it)
+    unless `streaming` is off."""
 
-    def __init__(self, http: httpx.AsyncClient, user: str) -> None:
+    def __init__(self, http: httpx.AsyncClient, user: str, streaming: bool) -> None:
         self.http, self.user, self.session = http, user, ""
+        self.streaming = streaming
 
     async def open(self) -> None:
         created = await self.http.post(f"/apps/{ADK_APP}/users/{self.user}/sessions")
@@ -321,19 +327,25 @@ class AdkClient:
             "user_id": self.user,
             "session_id": self.session,
             "new_message": {"role": "user", "parts": [{"text": MESSAGE}]},
-            "streaming": False,
+            "streaming": self.streaming,
         }
-        events = 0
+        events = partials = 0
         async with self.http.stream("POST", "/run_sse", json=body) as response:
             response.raise_for_status()
             async for line in response.aiter_lines():
                 if not line.startswith("data:"):
                     continue
-                if "error" in json.loads(line[5:]):
+                event = json.loads(line[5:])
+                if "error" in event:
                     raise RuntimeError(f"ADK error: {line[:200]}")
-                events += 1
+                if event.get("partial"):
+                    partials += 1
+                else:
+                    events += 1
         if events != EVENTS_PER_TURN:
             raise RuntimeError(f"ADK turn had {events} events")
+        if self.streaming and not partials:
+            raise RuntimeError("ADK streamed no partial event")
 
     async def close(self) -> None:
         return None
@@ -395,9 +407,13 @@ def http_client(target: Target, clients: int) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=target.url, timeout=TURN_TIMEOUT, limits=limits)
 
 
+# Whether ADK's clients ask for the answer streamed (main() sets it).
+ADK_STREAMING = True
+
+
 def make_client(target: Target, http: httpx.AsyncClient, index: int):
     if target.kind == "adk":
-        return AdkClient(http, f"user{index}")
+        return AdkClient(http, f"user{index}", ADK_STREAMING)
     return ToolcribClient(target, http, index)
 
 
@@ -572,8 +588,18 @@ def main() -> None:
     )
     parser.add_argument("--history", action="store_true")
     parser.add_argument("--history-turns", type=int, default=500)
+    parser.add_argument(
+        "--adk-streaming",
+        choices=["on", "off"],
+        default="on",
+        help="ADK's /run_sse streams the answer in partial events, as Toolcrib's"
+        " socket always does (on), or sends only whole events (off)",
+    )
     args = parser.parse_args()
+    global ADK_STREAMING
+    ADK_STREAMING = args.adk_streaming == "on"
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1, 5 min)")
+    print(f"ADK's answers streamed: {args.adk_streaming}")
     with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
         users = max(*args.clients, 3 if args.history else 1)
         targets = start_all(stack, Path(name), args.configs, users)
