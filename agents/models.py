@@ -142,8 +142,10 @@ class Event(models.Model):
     events (run_started, run_finished, error) are Toolcrib's own and only go to clients.
     """
 
+    # No index of its own: both unique constraints below start with it, and serve
+    # every read by session (and its cascade) while each insert updates one fewer.
     session = models.ForeignKey(
-        Session, on_delete=models.CASCADE, related_name="events"
+        Session, on_delete=models.CASCADE, related_name="events", db_index=False
     )
     seq = models.PositiveBigIntegerField()
     event_id = models.CharField(max_length=64)
@@ -337,7 +339,10 @@ class RunSpan(models.Model):
         OK = "ok"
         ERROR = "error"
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="spans")
+    # No index of its own: the (run, start) index starts with it.
+    run = models.ForeignKey(
+        Run, on_delete=models.CASCADE, related_name="spans", db_index=False
+    )
     span_id = models.CharField(max_length=16)
     parent_id = models.CharField(max_length=16, blank=True)
     name = models.CharField(max_length=200)

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from django.db import connection, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 
 # Field types whose database value is the Python value itself when it has one of
 # these types (or is None): what get_db_prep_save would hand back unchanged.
@@ -109,14 +109,17 @@ class Insert:
         return tuple(row[name] for name in self.names)
 
     def _write(self, rows: Sequence[Sequence[Any]]) -> None:
+        # The thread's own connection, looked up once: `connection` is a proxy
+        # that finds it again on every attribute the fields' methods read.
+        db = connections[DEFAULT_DB_ALIAS]
         prepared = [
             [
-                value if prepare is None else prepare(value, connection)
+                value if prepare is None else prepare(value, db)
                 for prepare, value in zip(self.preparers, row, strict=True)
             ]
             for row in rows
         ]
-        vendor = connection.vendor
+        vendor = db.vendor
         if vendor == "postgresql" and len(rows) > 1 and not any(self.expressions):
             # One array a column (PostgreSQL's unnest), one statement for any count.
             params: list[Any] = [list(col) for col in zip(*prepared, strict=True)]
@@ -124,7 +127,7 @@ class Insert:
         else:
             params = [value for row in prepared for value in row]
             statement = self._statement(vendor, len(rows))
-        with connection.cursor() as cursor:
+        with db.cursor() as cursor:
             cursor.execute(statement, params)
 
     @lru_cache(maxsize=64)  # noqa: B019 - a few Inserts, each kept for the process

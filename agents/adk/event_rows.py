@@ -24,7 +24,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 
 from agents.models import Event, Session
 from project.rows import preparer
@@ -120,9 +120,9 @@ def _saved(row: Event) -> None:
 def _values(row: Event) -> list[Any]:
     """The row's ROW_FIELDS, prepared as the ORM's INSERT prepares them (an
     auto_now_add field is set on the row)."""
+    db = connections[DEFAULT_DB_ALIAS]  # once: the proxy finds it on every read
     return [
-        prepare(field.pre_save(row, add=True), connection)
-        for field, prepare in PREPARED_FIELDS
+        prepare(field.pre_save(row, add=True), db) for field, prepare in PREPARED_FIELDS
     ]
 
 
