@@ -101,6 +101,13 @@ async def settled(executor) -> None:
     await asyncio.to_thread(executor.submit(lambda: None).result)
 
 
+def on_turn_threads(done: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """What the threads this test's turns ran on did: an earlier test's stopped
+    thread may still close its connection while the fake is in place."""
+    threads = {thread for what, thread in done if what == "call"}
+    return [(what, thread) for what, thread in done if thread in threads]
+
+
 @pytest.mark.parametrize(
     "releases, after_a_turn", [(True, "release"), (False, "close")]
 )
@@ -117,8 +124,9 @@ async def test_a_thread_given_back_releases_its_connection_before_the_next_turn_
     await turns_on(done, 2)
 
     await settled(orm_threads._idle[0])
-    assert [what for what, _ in done] == ["call", after_a_turn] * 2
-    assert len({thread for _, thread in done}) == 1
+    ours = on_turn_threads(done)
+    assert [what for what, _ in ours] == ["call", after_a_turn] * 2
+    assert len({thread for _, thread in ours}) == 1
 
 
 async def test_a_thread_stopped_closes_its_connection_first(monkeypatch):
@@ -134,7 +142,7 @@ async def test_a_thread_stopped_closes_its_connection_first(monkeypatch):
         if turn_thread not in {t.ident for t in threading.enumerate()}:
             break
         await asyncio.sleep(0.02)
-    assert [what for what, _ in done] == ["call", "close"]
+    assert [what for what, _ in on_turn_threads(done)] == ["call", "close"]
     assert turn_thread not in {t.ident for t in threading.enumerate()}
 
 
