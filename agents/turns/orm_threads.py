@@ -12,7 +12,9 @@ A thread given back releases its database connection as the first thing it does
 after the turn, on that thread, before any later turn's call (the turn does not
 wait for it): a SQLite connection the turn left clean stays open on the thread for
 its next turn (project/sqlite_pool's `release`), any other is closed (back to its
-pool). A thread stopped closes its connection first.
+pool). A kept one is checked again the same way when the thread is lent, before
+the turn's first call (its file may have been replaced meanwhile). A thread stopped
+closes its connection first.
 """
 
 import contextlib
@@ -40,6 +42,10 @@ async def turn_thread() -> AsyncIterator[None]:
         executor = _idle.pop() if _idle else None
     if executor is None:
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolcrib-orm")
+    else:
+        # Before the turn's first call: a connection kept since the last turn is
+        # checked again (its file may have been replaced since).
+        executor.submit(_check_connection).add_done_callback(_closed)
     try:
         async with ThreadSensitiveContext(executor=executor):
             yield
@@ -64,6 +70,13 @@ def _release_connection() -> None:
     if release is None:
         connection.close()
     else:
+        release()
+
+
+def _check_connection() -> None:
+    """A kept connection, checked on its thread before a turn uses it."""
+    release = getattr(connection, "release", None)  # project.sqlite_pool's
+    if release is not None:
         release()
 
 

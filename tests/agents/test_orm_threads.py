@@ -109,15 +109,22 @@ def on_turn_threads(done: list[tuple[str, int]]) -> list[tuple[str, int]]:
 
 
 @pytest.mark.parametrize(
-    "releases, after_a_turn", [(True, "release"), (False, "close")]
+    "releases, expected",
+    [
+        # Released after each turn, and checked again before the next one's call.
+        (True, ["call", "release", "release", "call", "release"]),
+        # A backend without `release` (PostgreSQL's pool): closed after each turn.
+        (False, ["call", "close", "call", "close"]),
+    ],
 )
 async def test_a_thread_given_back_releases_its_connection_before_the_next_turn_runs(
-    monkeypatch, releases, after_a_turn
+    monkeypatch, releases, expected
 ):
     """Released on the turn's own thread (connections are per thread), after the
     turn's last call and before a later turn's first one, without the turn
     waiting for it: project.sqlite_pool's `release` keeps a clean one open for the
-    thread's next turn; a backend without it closes (back to its pool)."""
+    thread's next turn, and checks it again when the thread is lent (its file may
+    have been replaced meanwhile); a backend without it closes (back to its pool)."""
     done: list[tuple[str, int]] = []
     monkeypatch.setattr(orm_threads, "connection", Connection(done, releases=releases))
 
@@ -125,7 +132,7 @@ async def test_a_thread_given_back_releases_its_connection_before_the_next_turn_
 
     await settled(orm_threads._idle[0])
     ours = on_turn_threads(done)
-    assert [what for what, _ in ours] == ["call", after_a_turn] * 2
+    assert [what for what, _ in ours] == expected
     assert len({thread for _, thread in ours}) == 1
 
 
