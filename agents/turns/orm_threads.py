@@ -19,6 +19,7 @@ closes its connection first.
 
 import contextlib
 import logging
+import os
 import threading
 from collections.abc import AsyncIterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -41,7 +42,9 @@ async def turn_thread() -> AsyncIterator[None]:
     with _lock:
         executor = _idle.pop() if _idle else None
     if executor is None:
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolcrib-orm")
+        executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="toolcrib-orm", initializer=_as_batch
+        )
     else:
         # Before the turn's first call: a connection kept since the last turn is
         # checked again (its file may have been replaced since).
@@ -71,6 +74,19 @@ def _release_connection() -> None:
         connection.close()
     else:
         release()
+
+
+def _as_batch() -> None:
+    """A turn's thread is batch work to Linux's scheduler (SCHED_BATCH): woken by a
+    call, it does not preempt the event loop's thread, whose GIL it would wait for
+    at once; it runs when the loop waits or its slice ends. At one client that
+    ping-pong was two context switches a hop, 36 a turn (bench/README.md)."""
+    if not hasattr(os, "SCHED_BATCH"):
+        return  # not Linux: the default policy
+    try:
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except OSError:
+        logger.debug("SCHED_BATCH refused; the turn thread keeps the default policy")
 
 
 def _check_connection() -> None:

@@ -1,6 +1,7 @@
 """agents.turns.orm_threads: a turn's ORM calls on a thread of its own, kept after."""
 
 import asyncio
+import os
 import threading
 
 import pytest
@@ -151,6 +152,16 @@ async def test_a_thread_stopped_closes_its_connection_first(monkeypatch):
         await asyncio.sleep(0.02)
     assert [what for what, _ in on_turn_threads(done)] == ["call", "close"]
     assert turn_thread not in {t.ident for t in threading.enumerate()}
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux's policy")
+async def test_a_turn_thread_is_batch_work_to_the_scheduler():
+    """Its wake-up for a call does not preempt the event loop's thread."""
+    async with orm_threads.turn_thread():
+        policy = await sync_to_async(os.sched_getscheduler)(0)
+
+    assert policy == os.SCHED_BATCH
+    assert os.sched_getscheduler(0) != os.SCHED_BATCH  # the loop's own is left alone
 
 
 @pytest.fixture(autouse=True)
