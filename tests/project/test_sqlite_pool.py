@@ -58,6 +58,14 @@ def in_a_thread(fn):
     return out["value"]
 
 
+def another_writer_writes(path: Path) -> None:
+    """A write on another connection, failing fast if a lock is still held."""
+    other = wrapper(path)
+    other.settings_dict["OPTIONS"]["timeout"] = 0.1
+    with other.cursor() as cursor:
+        cursor.execute("INSERT INTO notes (text) VALUES ('next')")
+
+
 @pytest.fixture
 def database(tmp_path):
     path = tmp_path / "pool.sqlite3"
@@ -104,10 +112,7 @@ def test_what_a_borrower_left_uncommitted_is_rolled_back_not_handed_on(database)
     assert db.get_autocommit()  # Django's own state, reset on connect
     assert not db.connection.in_transaction
     # And another writer can write: the lock the half-done write took is gone.
-    other = wrapper(database)
-    other.settings_dict["OPTIONS"]["timeout"] = 0.1
-    with other.cursor() as cursor:
-        cursor.execute("INSERT INTO notes (text) VALUES ('next')")
+    another_writer_writes(database)
 
 
 def test_a_connection_closed_inside_an_atomic_block_is_not_lent(database):
@@ -217,10 +222,7 @@ def test_what_a_unit_left_uncommitted_is_rolled_back_on_release(database):
     assert db.connection is raw and not raw.in_transaction
     assert count_notes(database) == 0
     # And another writer can write: the lock the half-done write took is gone.
-    other = wrapper(database)
-    other.settings_dict["OPTIONS"]["timeout"] = 0.1
-    with other.cursor() as cursor:
-        cursor.execute("INSERT INTO notes (text) VALUES ('next')")
+    another_writer_writes(database)
 
 
 def test_a_connection_released_inside_an_atomic_block_is_closed(database):
