@@ -3,8 +3,10 @@ stops at a click (and at Escape in the composer), the next message runs, the las
 message is edited and sent again, and the last answer regenerated, each as a new
 run with the earlier events still in the timeline."""
 
+import time
+
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from tests.browser.pages import finished_runs, send, start_session
 
@@ -61,6 +63,30 @@ def test_stop_then_edit_and_regenerate(sign_in, shoot):
     expect(user_messages(page).first).to_contain_text("boil the kettle")
     expect(page.locator(".regenerate")).to_have_count(1)
     shoot(page, "session-regenerated")
+
+
+def test_a_late_answer_never_takes_a_finished_run_back(sign_in):
+    """Regenerate's REST answer (202, the run queued) held until the socket has
+    brought the run's end: the run stays ended, Stop hidden, the actions back."""
+    page = sign_in("alice")
+    start_session(page, "kettle")
+    send(page, "hello there")
+    expect(finished_runs(page)).to_have_count(1)
+
+    def answer_late(route: Route) -> None:
+        response = route.fetch()  # the turn starts now; its frames go on the socket
+        time.sleep(1.5)  # the browser draws them, run_finished too, meanwhile
+        route.fulfill(response=response)
+
+    page.route("**/regenerate/", answer_late)
+    with page.expect_response("**/regenerate/") as answered:
+        page.locator(".regenerate").click()
+    assert answered.value.json()["status"] in ("queued", "running")
+
+    expect(finished_runs(page)).to_have_count(2)
+    expect(page.locator("#stop-turn")).to_be_hidden()
+    expect(page.locator(".regenerate")).to_have_count(1)
+    expect(page.locator(".edit-message")).to_have_count(1)
 
 
 def test_escape_in_the_composer_stops_the_turn(sign_in):

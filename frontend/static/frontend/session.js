@@ -193,11 +193,19 @@ function onFrame(frame) {
 
 const WAITING_FOR = { approval: "Waiting for approval", credential: "Waiting for a credential", result: "Waiting for a result" };
 
-/** Keep a run's latest state, moved to the end: the newest run is the last one. */
+// How far along a run is: an ended run (succeeded, failed, waiting, cancelled) is
+// never queued or running again (a person's answer starts a new run).
+const RUN_STAGE = { queued: 0, running: 1 };
+const stageOf = (status) => RUN_STAGE[status] ?? 2;
+
+/** Keep a run's latest state, moved to the end: the newest run is the last one. A
+ * REST answer (a regenerate's 202, say) may come after the socket's run_finished
+ * for the same run: its older status never takes the run back. */
 function noteRun(run) {
   const known = runs.get(run.id);
   runs.delete(run.id);
-  runs.set(run.id, { ...known, ...run });
+  const older = known && stageOf(run.status) < stageOf(known.status);
+  runs.set(run.id, older ? { ...run, ...known } : { ...known, ...run });
 }
 
 function renderRunStatus() {
