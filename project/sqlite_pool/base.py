@@ -15,7 +15,7 @@ A thread that lives on for more units of work of the same kind (a turn's ORM
 thread, agents/turns/orm_threads.py) `release()`s its connection between them
 instead: kept open on that thread when the unit left nothing behind on it (no
 transaction, no error) and its file is the one it opened, closed as above when not.
-Lending it to the pool and taking it back cost a turn about 5% of its CPU
+Lending it to the pool and taking it back cost a turn 5 to 10% of its CPU
 (bench/README.md).
 
 Its cursors convert each statement's placeholders once (cursor.py).
@@ -71,14 +71,16 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def release(self) -> None:
         """The end of one unit of a long-lived thread's work: its connection stays
         open on the thread for the next one, what it left uncommitted rolled back,
-        unless it is not one to keep (see `_close`), sits inside an atomic block,
-        saw an error, or its file was replaced; then it is closed as close() does."""
+        unless it is not one to keep (see `_close`), was left out of autocommit or
+        inside an atomic block, saw an error, or its file was replaced; then it is
+        closed as close() does (the pool resets what Django owns when it lends it)."""
         conn = self.connection
         if conn is None:
             return
         pool = self._pool
         if (
             pool is None
+            or not self.autocommit  # left so by set_autocommit(False)
             or self.in_atomic_block
             or self.needs_rollback
             or self.errors_occurred

@@ -211,18 +211,35 @@ def test_a_released_connection_stays_open_on_its_thread_for_its_next_use(databas
 
 def test_what_a_unit_left_uncommitted_is_rolled_back_on_release(database):
     db = wrapper(database)
-    db.set_autocommit(False)
-    with db.cursor() as cursor:
-        cursor.execute("INSERT INTO notes (text) VALUES ('half done')")
+    db.ensure_connection()
     raw = db.connection
-    assert raw.in_transaction
+    raw.execute("BEGIN")  # a transaction Django was not told of
+    raw.execute("INSERT INTO notes (text) VALUES ('half done')")
 
     db.release()
 
     assert db.connection is raw and not raw.in_transaction
+    assert db.get_autocommit()
     assert count_notes(database) == 0
     # And another writer can write: the lock the half-done write took is gone.
     another_writer_writes(database)
+
+
+def test_a_connection_left_out_of_autocommit_is_given_up_on_release(database):
+    """Not kept in a state the next turn did not ask for: closed as close() does,
+    what it wrote rolled back, and lent again with Django's autocommit reset."""
+    db = wrapper(database)
+    db.set_autocommit(False)
+    with db.cursor() as cursor:
+        cursor.execute("INSERT INTO notes (text) VALUES ('half done')")
+
+    db.release()
+
+    assert db.connection is None
+    assert count_notes(database) == 0
+    again = wrapper(database)
+    again.ensure_connection()
+    assert again.get_autocommit()
 
 
 def test_a_connection_released_inside_an_atomic_block_is_closed(database):
