@@ -68,12 +68,10 @@ def _give_back(executor: ThreadPoolExecutor) -> None:
 
 
 def _release_connection() -> None:
-    """This thread's connection (read on the thread itself), between two turns."""
-    release = getattr(connection, "release", None)  # project.sqlite_pool's
-    if release is None:
+    """This thread's connection (read on the thread itself), between two turns:
+    kept by a backend that can (project.sqlite_pool), else closed."""
+    if not _check_connection():
         connection.close()
-    else:
-        release()
 
 
 def _as_batch() -> None:
@@ -89,11 +87,14 @@ def _as_batch() -> None:
         logger.debug("SCHED_BATCH refused; the turn thread keeps the default policy")
 
 
-def _check_connection() -> None:
-    """A kept connection, checked on its thread before a turn uses it."""
-    release = getattr(connection, "release", None)  # project.sqlite_pool's
-    if release is not None:
-        release()
+def _check_connection() -> bool:
+    """A kept connection, checked on its thread (project.sqlite_pool's `release`:
+    kept if still clean, closed if not); False for a backend that keeps none."""
+    release = getattr(connection, "release", None)
+    if release is None:
+        return False
+    release()
+    return True
 
 
 def _close_connection() -> None:

@@ -66,6 +66,14 @@ def another_writer_writes(path: Path) -> None:
         cursor.execute("INSERT INTO notes (text) VALUES ('next')")
 
 
+def mid_atomic_block(db):
+    """Leave `db` as transaction.atomic leaves it mid-block; its raw connection."""
+    db.ensure_connection()
+    db.set_autocommit(False)
+    db.in_atomic_block = True
+    return db.connection
+
+
 @pytest.fixture
 def database(tmp_path):
     path = tmp_path / "pool.sqlite3"
@@ -117,10 +125,7 @@ def test_what_a_borrower_left_uncommitted_is_rolled_back_not_handed_on(database)
 
 def test_a_connection_closed_inside_an_atomic_block_is_not_lent(database):
     db = wrapper(database)
-    db.ensure_connection()
-    raw = db.connection
-    db.set_autocommit(False)
-    db.in_atomic_block = True  # as transaction.atomic leaves it mid-block
+    raw = mid_atomic_block(db)
     db.close()
     db.in_atomic_block = False
     other = wrapper(database)
@@ -244,10 +249,7 @@ def test_a_connection_left_out_of_autocommit_is_given_up_on_release(database):
 
 def test_a_connection_released_inside_an_atomic_block_is_closed(database):
     db = wrapper(database)
-    db.ensure_connection()
-    raw = db.connection
-    db.set_autocommit(False)
-    db.in_atomic_block = True  # as transaction.atomic leaves it mid-block
+    raw = mid_atomic_block(db)
 
     db.release()
 
