@@ -17,13 +17,16 @@ parameters as columns, whatever the row count, which psycopg keeps converted
 server parses as fast as a one-row INSERT.
 
 Nothing here runs `pre_save` (no `auto_now`), signals or validation: a caller
-gives every value the row needs. Rows are written in batches the backend takes
+gives every value the row needs. `create(instance)` is the one exception: a new
+model instance (its primary key set by a default, as a UUID is), every concrete
+field written as `save(force_insert=True)` writes it, `auto_now_add` included, and
+still no signals: for a model none are connected to (a Run). Rows are written in batches the backend takes
 (`bulk_batch_size`); more than one batch runs in one transaction, so a refused
 batch leaves none of the rows stored.
 """
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
@@ -143,3 +146,25 @@ class Insert:
             return f"{into} SELECT * FROM unnest({arrays})"
         one = "(" + ", ".join(sql or "%s" for sql in self.expressions) + ")"
         return f"{into} VALUES {', '.join([one] * count)}"
+
+
+def create(instance: models.Model) -> models.Model:
+    """INSERT a new `instance` as `save(force_insert=True)` would, without the
+    ORM's save machinery (its SQL compiler): every concrete field, each through
+    its `pre_save(add=True)` (an `auto_now_add` field is set on the instance).
+
+    The primary key must already be set (a default such as uuid4 sets it when the
+    instance is made): nothing is read back. No signal is sent."""
+    model = type(instance)
+    if instance.pk is None:
+        raise ValueError(f"{model.__name__}: create() needs the primary key set")
+    insert, fields = _all_fields(model)
+    insert.rows([[field.pre_save(instance, add=True) for field in fields]])
+    instance._state.adding, instance._state.db = False, DEFAULT_DB_ALIAS
+    return instance
+
+
+@cache
+def _all_fields(model: type[models.Model]) -> tuple[Insert, list[models.Field]]:
+    fields = list(model._meta.concrete_fields)
+    return Insert(model, [field.name for field in fields]), fields

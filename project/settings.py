@@ -159,6 +159,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "max_size": int(env("TOOLCRIB_DB_POOL_SIZE", "20")),
         "timeout": 30,
     }
+    # Parameters sent apart from the statement (PostgreSQL binds them), not quoted
+    # into its text by psycopg in Python; and a statement run twice on a connection
+    # is prepared there, parsed and planned once. A turn runs the same ~20
+    # statements each time: ~10% of a worker's CPU a turn (bench/README.md).
+    # TOOLCRIB_DB_PREPARE_THRESHOLD=off behind a pooler that cannot keep prepared
+    # statements (PgBouncer's transaction mode before 1.21).
+    if env_bool("TOOLCRIB_DB_SERVER_BINDING", True):
+        DATABASES["default"]["OPTIONS"]["server_side_binding"] = True
+    _prepare = env("TOOLCRIB_DB_PREPARE_THRESHOLD", "2").strip().lower()
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = (
+        None if _prepare in {"off", "none", ""} else int(_prepare)
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis: channel layer and cache when set; in-memory otherwise. Every key starts

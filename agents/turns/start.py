@@ -18,6 +18,7 @@ from agents.inputs import StoredToolChoice
 from agents.models import Run, Session
 from agents.titles import title_from_message
 from agents.turns import executors
+from project import rows
 from project.errors import SessionClosed, TooManyTurns
 from project.prepared import Param, Prepared, PreparedUpdate
 
@@ -43,11 +44,8 @@ def start_turn(
     """
     with transaction.atomic():
         _lock_for_new_turn(session=session, user=user, text=text)
-        run = Run.objects.create(
-            session=session,
-            user=user,
-            text=text,
-            tool_choice=tool_choice,
+        run = rows.create(
+            Run(session=session, user=user, text=text, tool_choice=tool_choice)
         )
         executors.submit(run_id=run.id)
     return run

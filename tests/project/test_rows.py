@@ -1,4 +1,5 @@
-"""project.rows.Insert: rows written as the ORM would store them, all or none."""
+"""project.rows.Insert: rows written as the ORM would store them, all or none;
+project.rows.create: a new instance written as save() would write it."""
 
 import uuid
 from datetime import UTC, datetime
@@ -10,7 +11,7 @@ from django.db import IntegrityError, connection
 from django.test.utils import CaptureQueriesContext
 
 from agents.models import Run, RunSpan, Session
-from project.rows import Insert, preparer
+from project.rows import Insert, create, preparer
 from toolsets.models import ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -180,6 +181,58 @@ def test_many_rows_are_one_statement_whatever_their_count(run_for_spans):
 
     assert RunSpan.objects.filter(run=run_for_spans).count() == 33
     assert statements[0] == statements[1]
+
+
+def test_a_created_instance_reads_back_as_the_orms_own(
+    alice, demo_agents, start_session
+):
+    """Every field as Run.objects.create would store it: defaults (a list, zeros,
+    the queued status), JSON, a foreign key, auto_now_add set on the instance."""
+    session = Session.objects.get(pk=start_session(alice, "weather_sentiment"))
+    choice = {"mode": "any", "tools": ["get_weather"]}
+    before = datetime.now(UTC)
+
+    with CaptureQueriesContext(connection) as queries:
+        made = create(Run(session=session, user=alice, text="hi", tool_choice=choice))
+    by_orm = Run.objects.create(
+        session=session, user=alice, text="hi", tool_choice=choice
+    )
+
+    assert len(queries) == 1
+    assert made.created_at >= before and not made._state.adding
+    fields = [
+        f.attname
+        for f in Run._meta.concrete_fields
+        if f.name not in ("id", "created_at")
+    ]
+    stored, expected = (
+        Run.objects.values(*fields).get(pk=pk) for pk in (made.pk, by_orm.pk)
+    )
+    assert stored == expected
+    assert stored["tool_choice"] == choice and stored["handoffs"] == []
+    assert Run.objects.get(pk=made.pk).created_at == made.created_at
+
+
+def test_create_needs_the_primary_key_set():
+    with pytest.raises(ValueError, match="primary key"):
+        create(Group(name="team"))
+    assert not Group.objects.exists()
+
+
+def test_a_statement_run_again_is_prepared_with_its_parameters_bound_apart():
+    """On PostgreSQL (settings: server-side binding, prepare threshold 2) a
+    statement a turn repeats is parsed and planned once on its connection."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite has no prepared statements to read")
+    for index in range(3):
+        GROUPS.rows([(f"team {index}",)])
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [statement for (statement,) in cursor.fetchall()]
+
+    assert [s for s in prepared if 'INTO "auth_group"' in s and "$1" in s], prepared
+    assert Group.objects.count() == 3
 
 
 @pytest.fixture
