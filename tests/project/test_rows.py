@@ -1,6 +1,7 @@
 """project.rows.Insert: rows written as the ORM would store them, all or none;
 project.rows.create: a new instance written as save() would write it."""
 
+import math
 import uuid
 from datetime import UTC, datetime
 
@@ -143,6 +144,34 @@ def test_rows_of_every_kind_of_value_read_back_as_given(run_for_spans):
         (s.span_id, s.parent_id, s.name, s.start, s.duration_ms, s.attributes)
         for s in stored
     ] == given
+
+
+def test_floats_beyond_json_read_back_as_given(run_for_spans):
+    """The infinities and (PostgreSQL) NaN, which JSON cannot carry (PostgreSQL
+    takes many rows as one JSON document), are stored as the ORM stores them."""
+    spans = Insert(
+        RunSpan,
+        ["run", "span_id", "parent_id", "name", "start", "duration_ms", "attributes"]
+        + ["kind", "status"],
+    )
+    when = datetime(2026, 11, 29, tzinfo=UTC)
+    given = {"b": float("inf"), "c": float("-inf"), "d": 0.1}
+    if connection.vendor == "postgresql":  # SQLite stores NaN as NULL
+        given["a"] = float("nan")
+
+    spans.rows(
+        [
+            (run_for_spans.pk, key, "", "s", when, value, {}, "tool", "ok")
+            for key, value in given.items()
+        ]
+    )
+
+    stored = dict(
+        RunSpan.objects.filter(run=run_for_spans).values_list("span_id", "duration_ms")
+    )
+    if given.pop("a", None):
+        assert math.isnan(stored.pop("a"))
+    assert stored == given
 
 
 def test_many_rows_are_one_statement_whatever_their_count(run_for_spans):
