@@ -246,7 +246,10 @@ class Run(models.Model):
     TERMINAL = (Status.SUCCEEDED, Status.FAILED, Status.WAITING, Status.CANCELLED)
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="runs")
+    # No index of its own: (session, status, created_at) below starts with it.
+    session = models.ForeignKey(
+        Session, on_delete=models.CASCADE, related_name="runs", db_index=False
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs"
     )
