@@ -12,6 +12,10 @@ does both, one of two ways:
   `insert`, in `transaction.atomic()`. A caller that writes more in the same
   transaction (an event's state delta) runs those two itself.
 
+Toolcrib's own events (`fresh`: a new uuid4 for an id, no INSERT of it refused)
+need no savepoint: in a caller's transaction (a turn's end, agents.turns.drive)
+they are written as outside one.
+
 Both INSERTs are written here, not by the ORM's `save()`: the row's fields are
 prepared as the ORM prepares them, without the rest of a save's machinery, which
 cost more than SQLite's own work on an event. No signal is connected to Event.
@@ -52,25 +56,41 @@ def advance(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
         return cursor.fetchone()
 
 
-def store(sql: str, params: list[Any], row: Event) -> int | None:
+def store(
+    sql: str, params: list[Any], row: Event, *, fresh: bool = False
+) -> int | None:
     """Take the session's next seq by the UPDATE `sql` (ending in RETURNED) and
     insert `row` under it, atomically. The session's new revision, with the row's
     pk, session and seq set; or None, with nothing stored, when the UPDATE matched
-    no row."""
-    if one_statement():
+    no row.
+
+    `fresh`: the row's event id is new (one of Toolcrib's own events, a uuid4), so
+    its INSERT cannot be refused as a duplicate and needs no savepoint to hold the
+    refusal: inside a caller's transaction it is written as outside one (on
+    PostgreSQL in one statement), without a transaction of its own."""
+    if one_statement(fresh=fresh):
         return insert_in_one(sql, params, row)
+    if fresh and connection.in_atomic_block:
+        return _advance_and_insert(sql, params, row)
     with transaction.atomic():
-        taken = advance(sql, params)
-        if taken is None:
-            return None
-        row.session_id, row.seq, revision = taken
-        insert(row)
+        return _advance_and_insert(sql, params, row)
+
+
+def _advance_and_insert(sql: str, params: list[Any], row: Event) -> int | None:
+    taken = advance(sql, params)
+    if taken is None:
+        return None
+    row.session_id, row.seq, revision = taken
+    insert(row)
     return revision
 
 
-def one_statement() -> bool:
-    """Whether this connection stores an event in one statement (insert_in_one)."""
-    return connection.vendor == "postgresql" and not connection.in_atomic_block
+def one_statement(*, fresh: bool = False) -> bool:
+    """Whether this connection stores an event in one statement (insert_in_one):
+    on PostgreSQL, outside a transaction, or for a `fresh` row (see store)."""
+    return connection.vendor == "postgresql" and (
+        fresh or not connection.in_atomic_block
+    )
 
 
 def insert_in_one(sql: str, params: list[Any], row: Event) -> int | None:

@@ -29,7 +29,7 @@ dropped at the session's next write of session state.
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -73,11 +73,21 @@ class DjangoSessionService(BaseSessionService):
 
     `sender_id`: the user whose message the turn carries; the events it stores by
     `user` (the message) record them as their sender. None: no person sent it.
+    `on_stored`: called with each event this instance stores, on the ORM's thread
+    right after the event's write, in the same thread hop: what the caller stores
+    because of an event costs no hop of its own (a turn's Run notes its
+    invocation id there, agents.turns.drive).
     """
 
-    def __init__(self, *, sender_id: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        sender_id: int | None = None,
+        on_stored: Callable[[AdkEvent], None] | None = None,
+    ) -> None:
         self._seqs: dict[str, int] = {}
         self._sender_id = sender_id
+        self._on_stored = on_stored
         # A session read ahead (read_ahead), by its keys and config: the next
         # get_session() of exactly those takes it instead of reading again.
         self._ahead: tuple[tuple[str, str, str, GetSessionConfig], Any] | None = None
@@ -164,7 +174,7 @@ class DjangoSessionService(BaseSessionService):
         _keep_credentials_in_memory(session, event)
         sender_id = self._sender_id if event.author == "user" else None
         with storing(event.id):
-            written = await sync_to_async(_write_event, thread_sensitive=True)(
+            written = await sync_to_async(self._write, thread_sensitive=True)(
                 session=session, event=event, sender_id=sender_id
             )
         if written is None:
@@ -174,6 +184,15 @@ class DjangoSessionService(BaseSessionService):
         session.last_update_time = event.timestamp
         session._storage_update_marker = str(revision)
         return self._commit_event_to_session(session, event)
+
+    def _write(
+        self, *, session: AdkSession, event: AdkEvent, sender_id: int | None
+    ) -> tuple[int, int] | None:
+        """_write_event(), then `on_stored` for an event it stored: one thread hop."""
+        written = _write_event(session=session, event=event, sender_id=sender_id)
+        if written is not None and self._on_stored is not None:
+            self._on_stored(event)
+        return written
 
 
 def _keep_credentials_in_memory(session: AdkSession, event: AdkEvent) -> None:
@@ -721,6 +740,6 @@ def _record_event(
         + event_rows.RETURNED,
         [timezone.now(), session_id],
     )
-    if event_rows.store(*statement, row) is None:
+    if event_rows.store(*statement, row, fresh=True) is None:
         raise SessionNotFoundError(f"Session {session_id} not found.")
     return row

@@ -8,10 +8,12 @@ is yielded here and published.
 
 import asyncio
 import logging
+from functools import partial
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 from google.adk.agents import BaseAgent, LlmAgent
 from google.adk.agents.run_config import RunConfig, StreamingMode, ToolThreadPoolConfig
@@ -187,7 +189,10 @@ async def _drive(run: Run) -> bool:
     """Drive the Runner through the turn; True if the turn paused for a person."""
     session = run.session
     sender = _sender(run)
-    service = DjangoSessionService(sender_id=sender.id if sender else None)
+    service = DjangoSessionService(
+        sender_id=sender.id if sender else None,
+        on_stored=partial(_note_invocation, run),
+    )
     # What the turn reads of the session, and so what the model is sent.
     window = await history.aturn_window(agent=session.agent, run=run)
     root, budgets = await sync_to_async(_set_up)(run, service, window)
@@ -293,11 +298,8 @@ async def _on_event(
 ) -> bool:
     """Store what the event changes of the Run, record its requests, publish it;
     True if it paused for a person."""
-    if event.invocation_id and not run.invocation_id:
-        run.invocation_id = event.invocation_id
-        await sync_to_async(SET_INVOCATION.run)(
-            id=run.pk, invocation_id=event.invocation_id
-        )
+    if event.invocation_id and not run.invocation_id:  # a partial event came first
+        await sync_to_async(_note_invocation)(run, event)
     if event.usage_metadata and not event.partial:
         _add_usage(run, event.usage_metadata)
     if not event.partial and event.content and event.content.role == "model":
@@ -321,6 +323,15 @@ async def _on_event(
     with publishing(seq=seq, partial=bool(event.partial)):
         await streams.apublish_frame(run.session, frame_json(frame))
     return bool(requests)
+
+
+def _note_invocation(run: Run, event: AdkEvent) -> None:
+    """Store the Run's invocation id, that of its first event: called in the thread
+    hop that stored the event (DjangoSessionService's on_stored), so it costs none
+    of its own."""
+    if event.invocation_id and not run.invocation_id:
+        SET_INVOCATION.run(id=run.pk, invocation_id=event.invocation_id)
+        run.invocation_id = event.invocation_id
 
 
 async def _record_handoffs(run: Run, event: AdkEvent) -> None:
@@ -429,18 +440,23 @@ async def _end(run: Run, turn: TurnTrace, told: list[tuple[str, dict]]) -> None:
 def _store_end(
     run: Run, turn: TurnTrace, told: list[tuple[str, dict]]
 ) -> list[Event] | None:
-    turn.save()
-    if not SAVE_END.run(id=run.pk, **{name: getattr(run, name) for name in ENDING}):
-        return None
-    return [
-        record(
-            session=run.session,
-            kind=kind,
-            invocation_id=run.invocation_id,
-            data=data,
-        )
-        for kind, data in told
-    ]
+    """The spans, the Run's end and the events that tell it, in one transaction:
+    a Run never reads ended without its run_finished, and the turn's end waits for
+    one commit, not one per statement."""
+    with transaction.atomic():
+        turn.save()
+        ending = {name: getattr(run, name) for name in ENDING}
+        if not SAVE_END.run(id=run.pk, **ending):
+            return None
+        return [
+            record(
+                session=run.session,
+                kind=kind,
+                invocation_id=run.invocation_id,
+                data=data,
+            )
+            for kind, data in told
+        ]
 
 
 def _stats(run: Run) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from uuid import UUID
 import pytest
 from asgiref.sync import async_to_sync
 from django.core.cache import cache
+from django.db import DatabaseError
 from django.utils import timezone
 
 from agents.events.wire import run_stats
@@ -163,3 +164,32 @@ def test_a_turn_that_outlives_its_lease_does_not_undo_the_failure(
         "error",
         "run_finished",
     ]
+
+
+def test_a_turn_whose_end_cannot_be_told_is_not_left_ended_in_silence(
+    leases, alice, session, events_of, monkeypatch
+):
+    """The Run's end and the run_finished that tells it commit together: when that
+    event cannot be stored, the Run does not read succeeded while no client hears
+    of it; it stays running, and the lost-run sweep ends it, readably."""
+    run = Run.objects.create(session=session, user=alice, text="weather in oslo?")
+    stored = drive.record
+
+    def refused(**fields):
+        if fields["kind"] == "run_finished":
+            raise DatabaseError("could not extend file: No space left on device")
+        return stored(**fields)
+
+    monkeypatch.setattr(drive, "record", refused)
+    with pytest.raises(DatabaseError):
+        async_to_sync(drive.execute_turn)(run.id)
+
+    run.refresh_from_db()
+    assert (run.status, run.finished_at) == (Run.Status.RUNNING, None)
+    assert kinds(events_of(alice, session.id))[-1] == "text"
+
+    monkeypatch.undo()
+    assert async_to_sync(queue.afail_lost_runs)() == 1
+    run.refresh_from_db()
+    assert (run.status, run.error) == (Run.Status.FAILED, LOST_MESSAGE)
+    assert kinds(events_of(alice, session.id))[-2:] == ["error", "run_finished"]

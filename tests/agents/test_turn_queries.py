@@ -62,23 +62,26 @@ TURN_THREAD = "toolcrib-turns"  # the process's own turn loop: no socket bound o
 #   (tools, grants: 2) and the session's toolset choices (1), read once and kept
 #   while their versions in the cache say nothing changed; the audit row (1: its
 #   session, Run and tool come from the turn's Run and the catalog snapshot access
-#   keeps); the turn's trace spans, one INSERT for all (1, none with
-#   TOOLCRIB_TRACES off: project.rows); finish the Run (1) and record run_finished (3).
+#   keeps); the end, in one transaction (BEGIN IMMEDIATE: 1): the turn's trace
+#   spans, one INSERT for all (1, none with TOOLCRIB_TRACES off: project.rows),
+#   finish the Run (1) and record run_finished (2: the seq's UPDATE, INSERT).
 #   The session's events
 #   are one query; on a later turn, one more for those not parsed yet in this
 #   process (agents.adk.parsed_events).
 # On PostgreSQL (test_event_writes_postgresql.py runs this file there) the request
 # has no BEGIN IMMEDIATE, and each event is one statement: the UPDATE that takes
-# its seq and its INSERT together, outside any transaction (agents.adk.event_rows),
-# so the turn's 6 events cost 6 statements instead of 18.
+# its seq and its INSERT together (agents.adk.event_rows: outside any transaction,
+# or Toolcrib's own inside the turn end's), so the turn's 6 events cost 6
+# statements instead of 18.
 # The turn's hops to its ORM thread, each a wake-up of that thread and of the turn's
 # loop (about 0.17 ms of CPU on a busy 2-core server, bench/README.md): the Run
 # claimed and its run_started stored (1); the agent tree, the budgets and the
-# session read ahead for ADK's Runner (1); each of ADK's 4 events (4); the Run's
-# invocation id (1); access, cold here: the catalog, the decisions, the session's
-# toolset choices (3; none once warm); the audit row (1); the end, with its spans
-# and run_finished (1).
-TURN_HOPS = 12
+# session read ahead for ADK's Runner (1); each of ADK's 4 events (4; the Run's
+# invocation id is stored in the first one's, DjangoSessionService's on_stored);
+# access, cold here: the catalog, the decisions, the session's toolset choices (3;
+# none once warm); the audit row (1); the end, with its spans and run_finished, in
+# one transaction (1).
+TURN_HOPS = 11
 TURN_QUERIES = {
     "sqlite": {"request": 9, "turn": 32},
     "postgresql": {"request": 8, "turn": 20},
