@@ -329,3 +329,37 @@ def test_focus_moves_to_the_next_request_after_approving_in_the_inbox(
     cards.first.get_by_role("button", name=re.compile("^Approve")).focus()
     page.keyboard.press("Enter")
     expect(page.locator("#requests-waiting .state.empty")).to_be_focused()
+
+
+def test_focus_reaches_the_empty_inbox_when_the_live_refetch_wins_the_race(
+    server, sign_in, una
+):
+    """Approving the last request, the inbox's live refetch (the request frame) can
+    empty the list before the answer's own reply comes back: focus still lands on
+    the empty list, and the page raises nothing (the list was out of its box)."""
+    token = server.token(una, una)
+    with httpx.Client(
+        base_url=server.url, headers={"Authorization": f"Token {token}"}, timeout=60
+    ) as client:
+        session = client.post("/api/sessions/", json={"agent": "bank"}).json()
+        said = client.post(
+            f"/api/sessions/{session['id']}/messages/?wait=1",
+            json={"text": 'wire 300 to "dave"'},
+        )
+        assert said.status_code == 200, said.text
+    page = sign_in(una)
+    page.goto("/inbox/")
+    cards = page.locator("#requests-waiting .card.request")
+    expect(cards).to_have_count(1)
+    emptied = page.locator("#requests-waiting .state.empty")
+
+    def answer_after_the_refetch(route) -> None:
+        answered = route.fetch()  # the approval is made, and told live
+        emptied.wait_for()
+        route.fulfill(response=answered)
+
+    page.route("**/api/requests/*/answer/", answer_after_the_refetch)
+    cards.first.get_by_role("button", name=re.compile("^Approve")).focus()
+    page.keyboard.press("Enter")
+
+    expect(emptied).to_be_focused()

@@ -74,7 +74,8 @@ async function fill(tab) {
   }
   let list = tab.box.querySelector(".inbox-list");
   if (!list) {
-    list = h("ul", { class: "inbox-list", id: tab.listId });
+    // data-box: where the list's place is kept once it is taken out (requests.js).
+    list = h("ul", { class: "inbox-list", id: tab.listId, "data-box": tab.box.id });
     clear(tab.box, list);
   }
   render(list, rows);

@@ -217,7 +217,9 @@ const FOLLOW_MS = 15000;
 function followAnswer(request, status) {
   const item = status.closest(".inbox-list > li");
   const list = item ? item.parentElement : null;
-  const box = list ? list.parentElement : null;
+  // The list may be out of its box already: a live refetch that emptied the inbox
+  // can land before the answer's own reply does.
+  const box = list ? list.parentElement || document.getElementById(list.dataset.box) : null;
   const index = list ? [...list.children].indexOf(item) : -1;
   status.tabIndex = -1;
   status.focus();
@@ -226,7 +228,7 @@ function followAnswer(request, status) {
   const target = () => {
     if (!list) return [...document.querySelectorAll(outcomes)].find((el) => el.getClientRects().length) || null;
     if (list.isConnected && list.children.length) return list.children[Math.min(index, list.children.length - 1)].querySelector(".card");
-    return box.isConnected ? box.querySelector(".state.empty") : null;
+    return box && box.isConnected ? box.querySelector(".state.empty") : null;
   };
   // Redrawn more than once (the answer, then the refetch): follow until the person moves.
   const place = () => {
