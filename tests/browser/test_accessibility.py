@@ -301,20 +301,25 @@ def una(live_env) -> str:
     return "una"
 
 
-def test_focus_moves_to_the_next_request_after_approving_in_the_inbox(
-    server, sign_in, una
-):
-    token = server.token(una, una)
+def wires_to_approve(server, user: str, *amounts: int) -> None:
+    """One turn of the bank agent per amount, each waiting for `user`'s approval."""
+    token = server.token(user, user)
     with httpx.Client(
         base_url=server.url, headers={"Authorization": f"Token {token}"}, timeout=60
     ) as client:
-        for amount in (100, 200):
+        for amount in amounts:
             session = client.post("/api/sessions/", json={"agent": "bank"}).json()
             said = client.post(
                 f"/api/sessions/{session['id']}/messages/?wait=1",
                 json={"text": f'wire {amount} to "dave"'},
             )
             assert said.status_code == 200, said.text
+
+
+def test_focus_moves_to_the_next_request_after_approving_in_the_inbox(
+    server, sign_in, una
+):
+    wires_to_approve(server, una, 100, 200)
     page = sign_in(una)
     page.goto("/inbox/")
     cards = page.locator("#requests-waiting .card.request")
@@ -337,16 +342,7 @@ def test_focus_reaches_the_empty_inbox_when_the_live_refetch_wins_the_race(
     """Approving the last request, the inbox's live refetch (the request frame) can
     empty the list before the answer's own reply comes back: focus still lands on
     the empty list, and the page raises nothing (the list was out of its box)."""
-    token = server.token(una, una)
-    with httpx.Client(
-        base_url=server.url, headers={"Authorization": f"Token {token}"}, timeout=60
-    ) as client:
-        session = client.post("/api/sessions/", json={"agent": "bank"}).json()
-        said = client.post(
-            f"/api/sessions/{session['id']}/messages/?wait=1",
-            json={"text": 'wire 300 to "dave"'},
-        )
-        assert said.status_code == 200, said.text
+    wires_to_approve(server, una, 300)
     page = sign_in(una)
     page.goto("/inbox/")
     cards = page.locator("#requests-waiting .card.request")
