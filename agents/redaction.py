@@ -7,6 +7,7 @@ before any app is ready.
 
 import logging
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -67,8 +68,15 @@ CREDENTIAL_STATE_SUFFIX = "_existing_exchanged_credential"
 CREDENTIAL_TYPE_FIELDS = frozenset({"auth_type", "authType"})
 
 
+# Values with nothing inside to redact, told apart by their exact type before the
+# abstract Mapping's slower isinstance.
+LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def redact_secrets(value: Any) -> Any:
     """A copy of nested dicts and lists with the value of every secret field replaced."""
+    if type(value) in LEAVES:
+        return value
     if isinstance(value, Mapping):
         return {key: _redacted_value(key, item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -78,6 +86,16 @@ def redact_secrets(value: Any) -> Any:
 
 def is_secret_key(key: Any) -> bool:
     """True if a key names a secret: the one rule for state, events, logs and audit."""
+    return _secret_name(key if type(key) is str else str(key))
+
+
+# The same few keys come by again and again (a span's attributes, a tool's
+# arguments, state): each text's answer is kept, the most recent KEPT_KEYS.
+KEPT_KEYS = 4096
+
+
+@lru_cache(maxsize=KEPT_KEYS)
+def _secret_name(key: str) -> bool:
     name = _normalized(key)
     return name in SECRET_FIELDS or name.endswith(SECRET_ENDINGS)
 
@@ -93,6 +111,11 @@ def _redacted_value(key: Any, item: Any) -> Any:
 
 
 def _is_credential_object(key: Any) -> bool:
+    return _credential_name(key if type(key) is str else str(key))
+
+
+@lru_cache(maxsize=KEPT_KEYS)
+def _credential_name(key: str) -> bool:
     name = _normalized(key)
     return name not in SECRET_FIELDS and name.endswith(CREDENTIAL_ENDINGS)
 
