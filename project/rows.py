@@ -37,6 +37,7 @@ from decimal import Decimal
 from functools import cache, cached_property, lru_cache
 from typing import Any
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 
 # Field types whose database value is the Python value itself when it has one of
@@ -63,6 +64,8 @@ def preparer(field: models.Field) -> Callable[[Any, Any], Any]:
     does: a value the database takes as it is (AS_IS) is not passed through the
     field's methods, every other one is."""
     target = field.target_field if field.is_relation else field
+    if target.get_internal_type() == "DateTimeField":
+        return _datetime_preparer(field)
     kinds = AS_IS.get(target.get_internal_type(), ())
 
     text = kinds == (str,)  # a str subclass (a TextChoices member) is text too
@@ -72,6 +75,25 @@ def preparer(field: models.Field) -> Callable[[Any, Any], Any]:
             value is None or type(value) in kinds or (text and isinstance(value, str))
         ):
             return value
+        return field.get_db_prep_save(value, connection)
+
+    return prepare
+
+
+def _datetime_preparer(field: models.Field) -> Callable[[Any, Any], Any]:
+    """A DateTimeField's: an aware datetime (USE_TZ) as the backend's
+    `adapt_datetimefield_value` takes it, without the field's methods in between
+    (they hand it on unchanged): on SQLite the text of the naive time in the
+    connection's zone, on PostgreSQL the datetime itself. Any other value, or
+    another backend, through `get_db_prep_save`."""
+
+    def prepare(value: Any, connection) -> Any:
+        if type(value) is datetime and value.tzinfo is not None and settings.USE_TZ:
+            vendor = connection.vendor
+            if vendor == "sqlite":
+                return str(value.astimezone(connection.timezone).replace(tzinfo=None))
+            if vendor == "postgresql":
+                return value
         return field.get_db_prep_save(value, connection)
 
     return prepare

@@ -3,7 +3,8 @@ project.rows.create: a new instance written as save() would write it."""
 
 import math
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.contrib.auth.models import Group
@@ -81,6 +82,8 @@ VALUES = [
     2.5,
     uuid.UUID("12345678-1234-5678-1234-567812345678"),
     datetime(2026, 11, 25, 9, 30, tzinfo=UTC),
+    datetime(2026, 11, 25, 23, 59, 59, 999999, tzinfo=timezone(timedelta(hours=5.5))),
+    datetime(2026, 3, 29, 1, 30, tzinfo=ZoneInfo("Europe/Berlin")),
     {"a": [1, 2]},
     [1, "two"],
 ]
