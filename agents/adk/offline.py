@@ -343,10 +343,32 @@ def count_words(content: types.Content | None) -> int:
         if part.text:
             total += len(part.text.split())
         if part.function_call:
-            total += 1 + len(str(part.function_call.args or {}).split())
+            total += 1 + payload_words(part.function_call.args)
         if part.function_response:
-            total += 1 + len(str(part.function_response.response or {}).split())
+            total += 1 + payload_words(part.function_response.response)
     return total
+
+
+# Words of a call's arguments or a result, by the object: every model step's request
+# holds the session's calls and results again, and ADK's copies of its contents are
+# shallow (the payloads are the session events' own, never changed in place), so
+# each is put into words once while it is among the last PAYLOADS_KEPT counted.
+PAYLOADS_KEPT = 4096
+_payload_words: dict[int, tuple[Any, int]] = {}
+
+
+def payload_words(payload: Mapping[str, Any] | None) -> int:
+    """Words in a call's arguments or a function's result, as text."""
+    if not payload:
+        return 1  # "{}"
+    kept = _payload_words.get(id(payload))
+    if kept is not None and kept[0] is payload:
+        return kept[1]
+    words = len(str(payload).split())
+    if len(_payload_words) >= PAYLOADS_KEPT:
+        _payload_words.clear()
+    _payload_words[id(payload)] = (payload, words)
+    return words
 
 
 LLMRegistry.register(OfflineLlm)

@@ -399,3 +399,38 @@ def test_a_tools_words_are_worked_out_once_and_a_users_text_is_not_kept():
     assert {call.name for call in again} == {"get_forecast"}
     assert agent_keywords.cache_info().currsize == kept
     assert agent_keywords.cache_info().hits >= 5 * kept
+
+
+def _response_part(response: dict[str, Any]) -> types.Part:
+    return types.Part(
+        function_response=types.FunctionResponse(name="lookup", response=response)
+    )
+
+
+def test_prompt_tokens_count_each_payloads_words_as_it_is_now(monkeypatch):
+    """The prompt's token count is the request's words (one per word): a result
+    counted in an earlier step counts the same again, another result of the same
+    shape by its own words, and so after the kept counts are let go."""
+    from agents.adk import offline
+
+    monkeypatch.setattr(offline, "PAYLOADS_KEPT", 2)
+    short = {"report": "sunny"}
+    long = {"report": "cloudy with rain later in the afternoon"}
+    contents = [
+        types.Content(role="user", parts=[types.Part(text="weather in oslo")]),
+        types.Content(role="user", parts=[_response_part(short)]),
+    ]
+    first = offline.count_request_words(LlmRequest(contents=contents))
+    again = offline.count_request_words(LlmRequest(contents=contents))
+    contents.append(types.Content(role="user", parts=[_response_part(long)]))
+    grown = offline.count_request_words(LlmRequest(contents=contents))
+    others = [
+        types.Content(role="user", parts=[_response_part({"n": str(n)})])
+        for n in range(3)
+    ]
+    offline.count_request_words(LlmRequest(contents=others))  # past PAYLOADS_KEPT
+    after = offline.count_request_words(LlmRequest(contents=contents))
+
+    assert first == again == 3 + (1 + len(str(short).split()))
+    assert grown == first + 1 + len(str(long).split())
+    assert after == grown
