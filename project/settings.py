@@ -227,7 +227,8 @@ else:
     CHANNEL_LAYERS = {
         "default": {"BACKEND": "project.memory_layer.InMemoryChannelLayer"}
     }
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Django's, each key checked once (project/cache.py).
+    CACHES = {"default": {"BACKEND": "project.cache.LocalMemoryCache"}}
 
 # Celery: turns run in workers when a broker is set, inline in the server otherwise.
 CELERY_BROKER_URL = env("CELERY_BROKER_URL")
