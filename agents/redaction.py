@@ -86,16 +86,6 @@ def redact_secrets(value: Any) -> Any:
 
 def is_secret_key(key: Any) -> bool:
     """True if a key names a secret: the one rule for state, events, logs and audit."""
-    return _secret_name(key if type(key) is str else str(key))
-
-
-# The same few keys come by again and again (a span's attributes, a tool's
-# arguments, state): each text's answer is kept, the most recent KEPT_KEYS.
-KEPT_KEYS = 4096
-
-
-@lru_cache(maxsize=KEPT_KEYS)
-def _secret_name(key: str) -> bool:
     name = _normalized(key)
     return name in SECRET_FIELDS or name.endswith(SECRET_ENDINGS)
 
@@ -111,19 +101,24 @@ def _redacted_value(key: Any, item: Any) -> Any:
 
 
 def _is_credential_object(key: Any) -> bool:
-    return _credential_name(key if type(key) is str else str(key))
-
-
-@lru_cache(maxsize=KEPT_KEYS)
-def _credential_name(key: str) -> bool:
     name = _normalized(key)
     return name not in SECRET_FIELDS and name.endswith(CREDENTIAL_ENDINGS)
 
 
 def _normalized(key: Any) -> str:
+    return _normalized_text(key if type(key) is str else str(key))
+
+
+# The same few keys come by again and again (a span's attributes, a tool's
+# arguments, state): each text's name is kept, the most recent KEPT_KEYS.
+KEPT_KEYS = 4096
+
+
+@lru_cache(maxsize=KEPT_KEYS)
+def _normalized_text(key: str) -> str:
     # A state key's scope prefix ("user:api_key") does not hide its name, nor do
     # case, underscores or dashes (camelCase dumps, HTTP header names).
-    name = str(key).rpartition(":")[2]
+    name = key.rpartition(":")[2]
     return name.replace("_", "").replace("-", "").replace(" ", "").lower()
 
 
