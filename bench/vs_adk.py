@@ -25,7 +25,8 @@ C: turns/s (median of the repetitions), p50/p95/p99 latency (all repetitions'
 turns), the server's CPU ms per turn (its processes and their children, from
 /proc: Daphne and the Celery workers, or ADK's uvicorn; not PostgreSQL or Redis),
 errors, and turns/s as a multiple of adk-sqlite's. Servers run on other cores than
-this driver where the machine has more than one.
+this driver where the machine has more than one (--no-pin: every process on every
+core, to see what the pinning costs a configuration).
 
 --history instead compares, on each configuration, turns 1-10 of a session with
 turns N-9 to N of one grown to --history-turns N (server CPU ms and latency per
@@ -585,9 +586,21 @@ def run_history(args: argparse.Namespace, targets: dict[str, Target]) -> None:
         )
 
 
-def start_all(stack: ExitStack, folder: Path, keys: Sequence[str], users: int) -> dict:
-    """Start every configuration (one after another: the machine is small)."""
+def start_all(
+    stack: ExitStack,
+    folder: Path,
+    keys: Sequence[str],
+    users: int,
+    *,
+    pinned: bool = True,
+) -> dict:
+    """Start every configuration (one after another: the machine is small).
+
+    `pinned`: servers and driver on different cores (split_cores); otherwise every
+    process may run on every core, to see what the pinning costs a configuration."""
     driver, servers = split_cores()
+    if not pinned:
+        driver = servers = set(os.sched_getaffinity(0))
     targets = {}
     for key in keys:
         own = folder / key
@@ -620,6 +633,12 @@ def main() -> None:
         help="ADK's /run_sse streams the answer in partial events, as Toolcrib's"
         " socket always does (on), or sends only whole events (off)",
     )
+    parser.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="leave servers and driver on every core (default: apart, where the"
+        " machine has two or more)",
+    )
     args = parser.parse_args()
     global ADK_STREAMING
     ADK_STREAMING = args.adk_streaming == "on"
@@ -627,7 +646,9 @@ def main() -> None:
     print(f"ADK's answers streamed: {args.adk_streaming}")
     with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
         users = max(*args.clients, 3 if args.history else 1)
-        targets = start_all(stack, Path(name), args.configs, users)
+        targets = start_all(
+            stack, Path(name), args.configs, users, pinned=not args.no_pin
+        )
         if args.history:
             run_history(args, targets)
         else:
