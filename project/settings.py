@@ -124,6 +124,14 @@ TEMPLATES = [
 # Database: SQLite file by default, anything dj-database-url understands otherwise.
 DATABASE_URL = env("DATABASE_URL", f"sqlite:///{DATA_DIR / 'toolcrib.sqlite3'}")
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+# SQLite: seconds between the WAL checkpoints a thread of each process runs (0:
+# SQLite's own, in whichever commit takes the log past 1,000 pages).
+TOOLCRIB_SQLITE_CHECKPOINT_SECONDS = float(
+    env("TOOLCRIB_SQLITE_CHECKPOINT_SECONDS", "0.2")
+)
+# With that thread, a connection's own commit checkpoints only past this many
+# pages of log (40 MB), should the thread fall behind; SQLite's default is 1,000.
+SQLITE_LOG_BOUND_PAGES = 10_000
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE transactions take the write lock up front, so concurrent turns queue
     # on the lock instead of failing to upgrade a read lock ("database is locked").
@@ -136,8 +144,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 30,
         "transaction_mode": "IMMEDIATE",
-        # WAL itself is set once, after migrate (project/sqlite.py).
-        "init_command": "PRAGMA synchronous=NORMAL;",
+        # WAL itself is set once, after migrate (project/sqlite.py). Its
+        # checkpoints run on a thread of their own, a connection's commit running
+        # one only past a bound (project/sqlite_pool/checkpoints.py).
+        "init_command": "PRAGMA synchronous=NORMAL;"
+        + (
+            f" PRAGMA wal_autocheckpoint={SQLITE_LOG_BOUND_PAGES};"
+            if TOOLCRIB_SQLITE_CHECKPOINT_SECONDS > 0
+            else ""
+        ),
     }
     # A file (not :memory:) so turn threads share it; one per process so parallel
     # test runs on one machine never share a database.

@@ -18,16 +18,20 @@ transaction, no error) and its file is the one it opened, closed as above when n
 Lending it to the pool and taking it back cost a turn 5 to 10% of its CPU
 (bench/README.md).
 
-Its cursors convert each statement's placeholders once (cursor.py).
+Its cursors convert each statement's placeholders once (cursor.py), and a file's
+WAL is checkpointed on a thread of the process's own, not in a writer's commit
+(checkpoints.py).
 """
 
 import os
 import threading
 from typing import Any
 
+from django.conf import settings
 from django.db.backends.sqlite3 import base
 from django.db.backends.sqlite3.creation import DatabaseCreation as SQLiteCreation
 
+from project.sqlite_pool import checkpoints
 from project.sqlite_pool.cursor import CursorWrapper
 
 MAX_IDLE = 8  # connections kept open per database file, per process
@@ -38,14 +42,17 @@ _idle: dict[tuple[str, str], list[tuple[Any, int]]] = {}
 
 
 class DatabaseCreation(SQLiteCreation):
-    """Test databases are made and deleted by path: no kept connection survives that."""
+    """Test databases are made and deleted by path: no kept connection, and no
+    checkpointing thread's, survives that."""
 
     def _create_test_db(self, *args, **kwargs):
         close_idle()
+        checkpoints.stop_all()
         return super()._create_test_db(*args, **kwargs)
 
     def _destroy_test_db(self, *args, **kwargs):
         close_idle()
+        checkpoints.stop_all()
         return super()._destroy_test_db(*args, **kwargs)
 
 
@@ -60,6 +67,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
         self._pool = None if key is None or inode is None else (key, inode)
         if self._pool is None:
             return super().get_new_connection(conn_params)
+        # The file's log checkpointed on a thread of its own (checkpoints.py).
+        checkpoints.watch(key[0], interval=settings.TOOLCRIB_SQLITE_CHECKPOINT_SECONDS)
         while (idle := _take(key)) is not None:
             conn, opened_on = idle
             if opened_on == inode:
