@@ -85,12 +85,16 @@ def write(path: Path, text: str, *, init_command: str) -> int:
     return found[0]
 
 
-def in_database_file(path: Path) -> list[str]:
-    """The rows the database file itself holds, its log left unread."""
-    uri = f"file:{path}?immutable=1"
-    with sqlite3.connect(uri, uri=True) as connection:
+def in_database_file(path: Path) -> list[str] | None:
+    """The rows the database file itself holds, its log left unread; None if the
+    file was caught mid-checkpoint (read as immutable, it takes no lock)."""
+    connection = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    try:
         rows = connection.execute("SELECT text FROM notes").fetchall()
-    connection.close()
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        connection.close()
     return [text for (text,) in rows]
 
 
