@@ -12,12 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-from django.db.utils import load_backend
 
 from project.sqlite_pool import base as pool
 from project.sqlite_pool import checkpoints
+from tests.project.sqlite_wrappers import wrapper
 
-BACKEND = load_backend("project.sqlite_pool")
 WAIT = 5.0  # seconds a thread may take, on a loaded machine
 
 
@@ -41,36 +40,12 @@ def new_database(path: Path) -> None:
     connection.close()
 
 
-def wrapper(path: Path, init_command: str):
-    """A connection to `path` as Django builds one for a turn's thread."""
-    settings = {
-        "ENGINE": "project.sqlite_pool",
-        "NAME": str(path),
-        "OPTIONS": {
-            "timeout": 30,
-            "transaction_mode": "IMMEDIATE",
-            "init_command": init_command,
-        },
-        "ATOMIC_REQUESTS": False,
-        "AUTOCOMMIT": True,
-        "CONN_MAX_AGE": 0,
-        "CONN_HEALTH_CHECKS": False,
-        "TIME_ZONE": None,
-        "USER": "",
-        "PASSWORD": "",
-        "HOST": "",
-        "PORT": "",
-        "TEST": {},
-    }
-    return BACKEND.DatabaseWrapper(settings, alias=f"checkpoints-{path.name}")
-
-
 def write(path: Path, text: str, *, init_command: str) -> int:
     """Commit one row as a turn's thread would; the connection's autocheckpoint."""
     found: list[int] = []
 
     def run() -> None:
-        connection = wrapper(path, init_command)
+        connection = wrapper(path, init_command=init_command)
         try:
             with connection.cursor() as cursor:
                 cursor.execute("INSERT INTO notes (text) VALUES (%s)", [text])

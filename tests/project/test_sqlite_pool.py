@@ -8,11 +8,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from django.db.utils import OperationalError, load_backend
+from django.db.utils import OperationalError
 
 from project.sqlite_pool import base as pool
-
-BACKEND = load_backend("project.sqlite_pool")
+from tests.project.sqlite_wrappers import wrapper
 
 
 @pytest.fixture(autouse=True)
@@ -22,31 +21,6 @@ def _no_idle_connections(django_db_blocker):
         pool.close_idle()
         yield
         pool.close_idle()
-
-
-def wrapper(path: Path):
-    """A connection to `path` as Django builds one for a thread (settings of the
-    embedded default: IMMEDIATE transactions, synchronous=NORMAL)."""
-    settings = {
-        "ENGINE": "project.sqlite_pool",
-        "NAME": str(path),
-        "OPTIONS": {
-            "timeout": 30,
-            "transaction_mode": "IMMEDIATE",
-            "init_command": "PRAGMA synchronous=NORMAL;",
-        },
-        "ATOMIC_REQUESTS": False,
-        "AUTOCOMMIT": True,
-        "CONN_MAX_AGE": 0,
-        "CONN_HEALTH_CHECKS": False,
-        "TIME_ZONE": None,
-        "USER": "",
-        "PASSWORD": "",
-        "HOST": "",
-        "PORT": "",
-        "TEST": {},
-    }
-    return BACKEND.DatabaseWrapper(settings, alias=f"pool-{path.name}")
 
 
 def in_a_thread(fn):
