@@ -11,16 +11,19 @@ import pytest
 from django.db.utils import OperationalError
 
 from project.sqlite_pool import base as pool
+from project.sqlite_pool import checkpoints
 from tests.project.sqlite_wrappers import wrapper
 
 
 @pytest.fixture(autouse=True)
 def _no_idle_connections(django_db_blocker):
-    # Databases of these tests' own, not the test database pytest-django guards.
+    # Databases of these tests' own, not the test database pytest-django guards;
+    # their checkpointing threads stopped with them.
     with django_db_blocker.unblock():
         pool.close_idle()
         yield
         pool.close_idle()
+        checkpoints.stop_all()
 
 
 def in_a_thread(fn):
