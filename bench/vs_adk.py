@@ -90,12 +90,25 @@ class Target:
         """User + system CPU of the server's processes, their children included."""
         return sum(process_cpu(pid) for pid in process_tree(self.pids))
 
-    def thread_cpu_seconds(self) -> float:
-        """CPU of the server's processes' living threads, to the nanosecond: for one
-        turn's cost, which /proc/<pid>/stat counts in whole clock ticks (10 ms; a
-        turn takes 20-40). A thread that ends between two readings is not in the
-        second: over one turn, none of these servers' threads does."""
-        return sum(threads_cpu(pid) for pid in process_tree(self.pids))
+    def thread_times(self) -> dict[tuple[int, str], int]:
+        """CPU of each living thread of the server's processes, in nanoseconds: for
+        one turn's cost, which /proc/<pid>/stat counts in whole clock ticks (10 ms;
+        a turn takes 20-40). Two readings' difference: cpu_between()."""
+        return {
+            (pid, tid): ns
+            for pid in process_tree(self.pids)
+            for tid, ns in threads_cpu(pid).items()
+        }
+
+
+def cpu_between(
+    before: Mapping[tuple[int, str], int], after: Mapping[tuple[int, str], int]
+) -> float:
+    """Seconds of CPU the server's threads spent between two thread_times(),
+    thread by thread: one started meanwhile counts whole; one that ended counts
+    nothing (its last moments are lost; summed totals would lose its whole life,
+    as a production worker's thread once took 27 ms off a turn's mean)."""
+    return sum(ns - before.get(key, 0) for key, ns in after.items()) / 1e9
 
 
 def process_tree(roots: Sequence[int]) -> set[int]:
@@ -132,22 +145,21 @@ def process_cpu(pid: int) -> float:
     return sum(int(value) for value in stat[11:15]) / TICKS
 
 
-def threads_cpu(pid: int) -> float:
-    """The time on a CPU of each living thread of one process, summed, in seconds
-    (/proc/<pid>/task/<tid>/schedstat: nanoseconds)."""
-    total = 0
+def threads_cpu(pid: int) -> dict[str, int]:
+    """The time on a CPU of each living thread of one process, by thread id, in
+    nanoseconds (/proc/<pid>/task/<tid>/schedstat)."""
+    times = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return 0.0
+        return times
     for tid in tids:
         try:
-            total += int(
-                Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[0]
-            )
+            schedstat = Path(f"/proc/{pid}/task/{tid}/schedstat").read_text()
+            times[tid] = int(schedstat.split()[0])
         except (OSError, ValueError, IndexError):
             continue  # the thread ended meanwhile
-    return total / 1e9
+    return times
 
 
 def pin(pids: Sequence[int], cores: set[int]) -> None:
@@ -555,10 +567,10 @@ async def one_history(target: Target, turns: int, window: int, warmup: int) -> d
             await asyncio.wait_for(long.turn(), TURN_TIMEOUT)
         for _ in range(window):
             for key, client in (("first", fresh), ("last", long)):
-                before, started = target.thread_cpu_seconds(), time.perf_counter()
+                before, started = target.thread_times(), time.perf_counter()
                 await asyncio.wait_for(client.turn(), TURN_TIMEOUT)
                 latencies[key].append(time.perf_counter() - started)
-                cpu[key].append(target.thread_cpu_seconds() - before)
+                cpu[key].append(cpu_between(before, target.thread_times()))
         await long.close()
         await fresh.close()
     return {
