@@ -23,7 +23,6 @@ WAL is checkpointed on a thread of the process's own, not in a writer's commit
 (checkpoints.py).
 """
 
-import os
 import threading
 from typing import Any
 
@@ -93,7 +92,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
             or self.in_atomic_block
             or self.needs_rollback
             or self.errors_occurred
-            or _file_inode(pool[0][0]) != pool[1]
+            or checkpoints.file_inode(pool[0][0]) != pool[1]
         ):
             self.close()
             return
@@ -134,14 +133,7 @@ def _key(conn_params: dict[str, Any]) -> tuple[str, str] | None:
 def _inode(conn_params: dict[str, Any]) -> int | None:
     if "database" not in conn_params:
         return None
-    return _file_inode(str(conn_params["database"]))
-
-
-def _file_inode(name: str) -> int | None:
-    try:
-        return os.stat(name).st_ino
-    except OSError:
-        return None
+    return checkpoints.file_inode(str(conn_params["database"]))
 
 
 def _take(key: tuple[str, str]) -> tuple[Any, int] | None:

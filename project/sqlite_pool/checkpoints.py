@@ -87,7 +87,7 @@ def _run(checkpointer: _Checkpointer) -> None:
     connection, inode, failing = None, None, False
     try:
         while not checkpointer.stopped.wait(checkpointer.interval):
-            current = _inode(checkpointer.path)
+            current = file_inode(checkpointer.path)
             if current is None:
                 return  # deleted: the next connection to this path starts another
             try:
@@ -133,7 +133,9 @@ def _close(connection: sqlite3.Connection | None) -> None:
         connection.close()
 
 
-def _inode(path: str) -> int | None:
+def file_inode(path: str) -> int | None:
+    """The inode of the file at `path`, None if there is none (the pool's test of
+    a replaced file too, base.py)."""
     try:
         return os.stat(path).st_ino
     except OSError:
