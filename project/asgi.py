@@ -13,7 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from agents.realtime.routing import websocket_urlpatterns  # noqa: E402
 from agents.realtime.wsauth import WebsocketAuthStack  # noqa: E402
-from project import garbage  # noqa: E402
+from project import garbage, socket_writes  # noqa: E402
 from toolsets.gateway.server import GatewayApp  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -25,5 +25,7 @@ application = ProtocolTypeRouter(
     }
 )
 
+# Under Daphne, a frame with nothing queued before it goes to its socket at once.
+socket_writes.install()
 # The code is loaded: what start-up made is kept out of every collection from now on.
 garbage.tune()
