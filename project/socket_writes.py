@@ -15,8 +15,9 @@ nothing queued before it, on a connection neither closing nor half-closed, is
 sent at once; what the socket does not take, and every write while anything is
 queued, goes Twisted's own way: buffered, sent in order when the socket is
 writable, a streaming producer paused past the buffer's limit, a lost
-connection reported by the loop as before. TLS connections, and any error from
-the socket, take Twisted's way whole.
+connection reported by the loop as before. TLS connections, any error from the
+socket, and every other kind of connection (a UNIX socket's, which may pass file
+descriptors along with its bytes) take Twisted's way whole.
 """
 
 from collections.abc import Callable
@@ -33,6 +34,10 @@ STATE = (
     "dataBuffer",
     "offset",
 )
+
+# The plain TCP connections, both ends: a subclass (UNIX sockets are one) may
+# send its bytes otherwise, and keeps Twisted's write.
+PLAIN_TCP = frozenset({tcp.Server, tcp.Client})
 
 _plain: Callable[[tcp.Connection, bytes], None] | None = None
 
@@ -72,7 +77,8 @@ def write(self: tcp.Connection, data: bytes) -> None:
 
 def _nothing_queued(connection: tcp.Connection) -> bool:
     return (
-        not connection.TLS
+        type(connection) in PLAIN_TCP
+        and not connection.TLS
         and connection.connected
         and not connection.disconnecting
         and not connection._writeDisconnecting

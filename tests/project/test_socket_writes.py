@@ -26,12 +26,8 @@ CHUNK = 256 * 1024
 class Server(protocol.Protocol):
     """Records what happens to the server's side of one connection."""
 
-    def __init__(self, on_made: Callable[["Server"], None]) -> None:
-        self.on_made = on_made
+    def __init__(self) -> None:
         self.lost = None
-
-    def connectionMade(self) -> None:
-        self.on_made(self)
 
     def connectionLost(self, reason) -> None:
         self.lost = reason
@@ -45,15 +41,8 @@ class Harness:
         self.ports = []
         self.peers: list[socket.socket] = []
 
-    def listen(self, on_made: Callable[[Server], None] = lambda server: None) -> int:
-        def build(_address) -> Server:
-            server = Server(on_made)
-            self.servers.append(server)
-            return server
-
-        factory = protocol.Factory()
-        factory.buildProtocol = build
-        port = self.reactor.listenTCP(0, factory, interface="127.0.0.1")
+    def listen(self) -> int:
+        port = self.reactor.listenTCP(0, factory_of(self), interface="127.0.0.1")
         self.ports.append(port)
         return port.getHost().port
 
@@ -101,6 +90,19 @@ class Harness:
                 server.transport.abortConnection()
         self.loop.run_until_complete(asyncio.sleep(0.01))
         self.loop.close()
+
+
+def factory_of(harness: Harness) -> protocol.Factory:
+    """Each connection's Server, kept in the harness's list."""
+
+    def build(_address) -> Server:
+        server = Server()
+        harness.servers.append(server)
+        return server
+
+    factory = protocol.Factory()
+    factory.buildProtocol = build
+    return factory
 
 
 @pytest.fixture
@@ -169,6 +171,26 @@ def drain(peer: socket.socket) -> bytes:
     except BlockingIOError:
         pass
     return bytes(got)
+
+
+def test_a_unix_socket_connection_keeps_twisted_own_write(harness, tmp_path):
+    """A UNIX socket's connection may pass file descriptors with its bytes
+    (Twisted's sendmsg): its writes wait for the loop, as Twisted's do."""
+    path = str(tmp_path / "socket")
+    port = harness.reactor.listenUNIX(path, factory_of(harness))
+    harness.ports.append(port)
+    peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    peer.connect(path)
+    peer.setblocking(False)
+    harness.peers.append(peer)
+    harness.until(lambda: harness.servers)
+    transport = harness.servers[0].transport
+
+    transport.write(b"hello")
+
+    assert received_now(peer) is None
+    assert transport in harness.reactor.getWriters()
+    assert harness.read_all(peer, 5) == b"hello"
 
 
 @implementer(IPushProducer)
