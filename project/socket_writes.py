@@ -6,8 +6,8 @@ writability (a loop handle and an epoll_ctl), the loop's next pass sends the
 bytes and unregisters the socket (another epoll_ctl), each step through
 Twisted's logging context. asyncio's own transports send at once when nothing
 is queued, and wait for writability only with a remainder. For a websocket
-frame, Twisted's way is most of what the frame costs the server: one event to
-200 subscribers of a session cost 60 µs of CPU a frame, 37 µs sent at once
+frame, Twisted's way was most of what the frame cost the server: an event to 200
+subscribers of a session cost 52 µs of CPU a frame, 30 µs sent at once
 (bench/README.md, "Socket writes sent at once").
 
 install() gives Twisted's plain TCP connections asyncio's rule. A write with
@@ -65,10 +65,8 @@ def write(self: tcp.Connection, data: bytes) -> None:
     if type(data) is bytes and _nothing_queued(self):
         try:
             sent = self.socket.send(data)
-        except (BlockingIOError, InterruptedError):
-            sent = 0
-        except OSError:
-            sent = 0  # Twisted's doWrite meets the error again and reports it
+        except OSError:  # full, interrupted or lost: Twisted's doWrite tries
+            sent = 0  # again, and reports an error that is still there
         if sent == len(data):
             return
         data = data[sent:]
