@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
-from twisted.internet import protocol
+from twisted.internet import protocol, tcp
 from twisted.internet.asyncioreactor import AsyncioSelectorReactor
 from twisted.internet.interfaces import IPushProducer
 from zope.interface import implementer
@@ -119,9 +119,14 @@ def chunks(count: int) -> list[bytes]:
 
 
 def test_install_is_in_effect_once_however_often_called():
+    """A second install must not wrap the rule in itself: Twisted's own write is
+    what a queued write still goes to."""
     assert socket_writes.install()
     assert socket_writes.install()
+
     assert socket_writes.installed()
+    assert tcp.Connection.write is socket_writes.write
+    assert socket_writes._plain is tcp._TLSConnectionMixin.write
 
 
 def test_a_write_with_nothing_queued_is_on_the_wire_when_write_returns(harness):
