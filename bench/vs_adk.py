@@ -526,6 +526,97 @@ def print_table(args: argparse.Namespace, results: dict) -> None:
             )
 
 
+# Issue 22's targets for the load, judged on the summaries of one run.
+EMBEDDED_RATIO = 2.0  # embedded turns/s at least this multiple of adk-sqlite's
+EMBEDDED_CPU_MS = 20.0  # embedded server CPU a turn at most
+TAIL_CLIENTS = 32  # the p99 target's C
+TAIL_SHARE = 0.5  # Toolcrib's p99 there at most this share of adk-sqlite's
+# A session's last ten turns' cost at most this multiple of its first ten's.
+HISTORY_GROWTH = 1.2
+
+
+@dataclass
+class Verdict:
+    """One target at one C: what was measured against what it must be."""
+
+    target: str
+    clients: int | None
+    value: float
+    bound: float
+    holds: bool
+
+
+def load_verdicts(
+    summaries: Mapping[tuple[str, int], dict], clients: Sequence[int]
+) -> list[Verdict]:
+    """Each load target the run's configurations can judge (summarize()'s rows by
+    (configuration, C)), at each C: embedded at least 2x adk-sqlite's turns/s and at
+    most 20 ms of CPU a turn, production-1 at least adk-memory's turns/s, Toolcrib's
+    p99 at C = 32 at most half adk-sqlite's, and no Toolcrib turn failed."""
+    verdicts: list[Verdict] = []
+
+    def judge(target: str, count: int, value: float, bound: float, holds: bool):
+        verdicts.append(Verdict(target, count, value, bound, holds))
+
+    for count in clients:
+        rows = {key: summaries.get((key, count)) for key in CONFIGS}
+        embedded, production = rows["embedded"], rows["production-1"]
+        sqlite, memory = rows["adk-sqlite"], rows["adk-memory"]
+        if embedded and sqlite:
+            ratio = embedded["turns_per_s"] / sqlite["turns_per_s"]
+            judge(
+                "embedded x adk-sqlite turns/s",
+                count,
+                ratio,
+                EMBEDDED_RATIO,
+                ratio >= EMBEDDED_RATIO,
+            )
+        if embedded:
+            cpu = embedded["cpu_ms"]
+            judge(
+                "embedded CPU ms a turn",
+                count,
+                cpu,
+                EMBEDDED_CPU_MS,
+                cpu <= EMBEDDED_CPU_MS,
+            )
+        if production and memory:
+            ratio = production["turns_per_s"] / memory["turns_per_s"]
+            judge("production-1 x adk-memory turns/s", count, ratio, 1.0, ratio >= 1.0)
+        if count == TAIL_CLIENTS and sqlite:
+            for key, ours in (("embedded", embedded), ("production-1", production)):
+                if ours:
+                    share = ours["p99"] / sqlite["p99"]
+                    judge(
+                        f"{key} p99 x adk-sqlite's",
+                        count,
+                        share,
+                        TAIL_SHARE,
+                        share <= TAIL_SHARE,
+                    )
+        for key in ("embedded", "production-1"):
+            if rows[key]:
+                errors = rows[key]["errors"]
+                judge(f"{key} errors", count, errors, 0, errors == 0)
+    return verdicts
+
+
+def print_verdicts(verdicts: Sequence[Verdict]) -> None:
+    """The targets as a table: each measured value, its bound, and whether it holds."""
+    if not verdicts:
+        return
+    print(f"\n{'target (issue 22)':<36} {'C':>3} {'value':>8} {'bound':>7}  holds")
+    for verdict in verdicts:
+        count = "-" if verdict.clients is None else verdict.clients
+        print(
+            f"{verdict.target:<36} {count:>3} {verdict.value:>8.2f}"
+            f" {verdict.bound:>7.2f}  {'yes' if verdict.holds else 'NO'}"
+        )
+    missed = sum(not verdict.holds for verdict in verdicts)
+    print(f"{len(verdicts) - missed} of {len(verdicts)} hold", end="")
+    print(f"; load {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1, 5 min)")
+
+
 def run_load(args: argparse.Namespace, targets: dict[str, Target]) -> None:
     results: dict[tuple[str, int], list[dict]] = {}
     order = interleaved(args.configs)
@@ -542,6 +633,8 @@ def run_load(args: argparse.Namespace, targets: dict[str, Target]) -> None:
                     flush=True,
                 )
     print_table(args, results)
+    summaries = {key: summarize(runs) for key, runs in results.items()}
+    print_verdicts(load_verdicts(summaries, args.clients))
 
 
 async def one_history(target: Target, turns: int, window: int, warmup: int) -> dict:
@@ -587,8 +680,10 @@ def run_history(args: argparse.Namespace, targets: dict[str, Target]) -> None:
         f"\n{'configuration':<14} {'CPU ms 1-10':>12} {'CPU ms last 10':>15}"
         f" {'x':>5} {'p50 ms 1-10':>12} {'p50 ms last 10':>15} {'x':>5}"
     )
+    verdicts = []
     for key in interleaved(args.configs):
         row = asyncio.run(one_history(targets[key], turns, window, args.warmup))
+        verdicts += history_verdicts(key, row)
         print(
             f"{key:<14} {row['first_cpu']:>12.1f} {row['last_cpu']:>15.1f}"
             f" {row['last_cpu'] / max(row['first_cpu'], 1e-9):>5.2f}"
@@ -596,6 +691,31 @@ def run_history(args: argparse.Namespace, targets: dict[str, Target]) -> None:
             f" {row['last_ms'] / row['first_ms']:>5.2f}",
             flush=True,
         )
+    print_verdicts(verdicts)
+
+
+def history_verdicts(key: str, row: Mapping[str, float]) -> list[Verdict]:
+    """A Toolcrib configuration's cost flat in session length: its last ten
+    turns' CPU and p50 latency each within 1.2x of its first ten's (ADK's own cost
+    grows with history, and is not judged)."""
+    if key.startswith("adk"):
+        return []
+    verdicts = []
+    for what, first, last in (
+        ("CPU", "first_cpu", "last_cpu"),
+        ("p50", "first_ms", "last_ms"),
+    ):
+        growth = row[last] / max(row[first], 1e-9)
+        verdicts.append(
+            Verdict(
+                f"{key} {what} last 10 x first 10",
+                None,
+                growth,
+                HISTORY_GROWTH,
+                growth <= HISTORY_GROWTH,
+            )
+        )
+    return verdicts
 
 
 def start_all(
