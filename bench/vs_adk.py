@@ -26,11 +26,14 @@ turns), the server's CPU ms per turn (its processes and their children, from
 /proc: Daphne and the Celery workers, or ADK's uvicorn; not PostgreSQL or Redis),
 errors, and turns/s as a multiple of adk-sqlite's. Servers run on other cores than
 this driver where the machine has more than one (--no-pin: every process on every
-core, to see what the pinning costs a configuration).
+core, to see what the pinning costs a configuration). Under the table it judges
+issue 22's targets on the run's own numbers: a line each, with its value, its bound
+and whether it holds, then how many hold and the load average.
 
 --history instead compares, on each configuration, turns 1-10 of a session with
 turns N-9 to N of one grown to --history-turns N (server CPU ms and latency per
-turn), the two measured turn about after --warmup turns of a third session.
+turn), the two measured turn about after --warmup turns of a third session, and
+judges each Toolcrib configuration's growth against the 1.2x bound.
 
     .venv/bin/python -m bench.vs_adk [--clients 1 8 32] [--turns 30] [--reps 3]
         [--warmup 2] [--configs adk-memory adk-sqlite embedded production-1
@@ -526,7 +529,7 @@ def print_table(args: argparse.Namespace, results: dict) -> None:
             )
 
 
-# Issue 22's targets for the load, judged on the summaries of one run.
+# Issue 22's targets, judged on one run's own numbers.
 EMBEDDED_RATIO = 2.0  # embedded turns/s at least this multiple of adk-sqlite's
 EMBEDDED_CPU_MS = 20.0  # embedded server CPU a turn at most
 TAIL_CLIENTS = 32  # the p99 target's C
@@ -563,7 +566,7 @@ def load_verdicts(
         embedded, production = rows["embedded"], rows["production-1"]
         sqlite, memory = rows["adk-sqlite"], rows["adk-memory"]
         if embedded and sqlite:
-            ratio = embedded["turns_per_s"] / sqlite["turns_per_s"]
+            ratio = _ratio(embedded["turns_per_s"], sqlite["turns_per_s"])
             judge(
                 "embedded x adk-sqlite turns/s",
                 count,
@@ -581,12 +584,12 @@ def load_verdicts(
                 cpu <= EMBEDDED_CPU_MS,
             )
         if production and memory:
-            ratio = production["turns_per_s"] / memory["turns_per_s"]
+            ratio = _ratio(production["turns_per_s"], memory["turns_per_s"])
             judge("production-1 x adk-memory turns/s", count, ratio, 1.0, ratio >= 1.0)
-        if count == TAIL_CLIENTS and sqlite:
+        if count == TAIL_CLIENTS and sqlite and sqlite["p99"]:  # a turn ended
             for key, ours in (("embedded", embedded), ("production-1", production)):
                 if ours:
-                    share = ours["p99"] / sqlite["p99"]
+                    share = _ratio(ours["p99"], sqlite["p99"])
                     judge(
                         f"{key} p99 x adk-sqlite's",
                         count,
@@ -599,6 +602,14 @@ def load_verdicts(
                 errors = rows[key]["errors"]
                 judge(f"{key} errors", count, errors, 0, errors == 0)
     return verdicts
+
+
+def _ratio(ours: float, theirs: float) -> float:
+    """ours / theirs; against nothing measured (a side whose every turn failed, so
+    0 turns/s and no latency), infinite, or 1 when neither measured anything."""
+    if theirs:
+        return ours / theirs
+    return 1.0 if not ours else math.inf
 
 
 def print_verdicts(verdicts: Sequence[Verdict]) -> None:
@@ -705,7 +716,7 @@ def history_verdicts(key: str, row: Mapping[str, float]) -> list[Verdict]:
         ("CPU", "first_cpu", "last_cpu"),
         ("p50", "first_ms", "last_ms"),
     ):
-        growth = row[last] / max(row[first], 1e-9)
+        growth = _ratio(row[last], row[first])
         verdicts.append(
             Verdict(
                 f"{key} {what} last 10 x first 10",

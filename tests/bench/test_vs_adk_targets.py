@@ -82,3 +82,22 @@ def test_the_verdicts_print_as_a_table_with_a_count(capsys):
     out = capsys.readouterr().out
     assert "embedded x adk-sqlite turns/s" in out and "NO" in out
     assert "1 of 2 hold; load" in out
+
+
+def test_a_peer_whose_every_turn_failed_leaves_no_division_by_zero():
+    failed = summarize(
+        [{"turns_per_s": 0.0, "latencies": [], "cpu_s": 1.0, "turns": 0, "errors": 30}]
+    )
+    rows = {
+        ("adk-sqlite", 32): failed,
+        ("adk-memory", 32): failed,
+        ("embedded", 32): summary(30.0, p99=0.4),
+        ("production-1", 32): summary(20.0, p99=0.5),
+    }
+
+    verdicts = by_target(load_verdicts(rows, [32]))
+
+    assert verdicts["embedded x adk-sqlite turns/s", 32].holds
+    assert verdicts["production-1 x adk-memory turns/s", 32].holds
+    # No tail to compare with: not judged, rather than judged against nothing.
+    assert ("embedded p99 x adk-sqlite's", 32) not in verdicts
