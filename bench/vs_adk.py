@@ -697,9 +697,9 @@ def run_history(args: argparse.Namespace, targets: dict[str, Target]) -> None:
         verdicts += history_verdicts(key, row)
         print(
             f"{key:<14} {row['first_cpu']:>12.1f} {row['last_cpu']:>15.1f}"
-            f" {row['last_cpu'] / max(row['first_cpu'], 1e-9):>5.2f}"
+            f" {_ratio(row['last_cpu'], row['first_cpu']):>5.2f}"
             f" {row['first_ms']:>12.1f} {row['last_ms']:>15.1f}"
-            f" {row['last_ms'] / row['first_ms']:>5.2f}",
+            f" {_ratio(row['last_ms'], row['first_ms']):>5.2f}",
             flush=True,
         )
     print_verdicts(verdicts)
