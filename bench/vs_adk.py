@@ -620,12 +620,23 @@ def print_verdicts(verdicts: Sequence[Verdict]) -> None:
     for verdict in verdicts:
         count = "-" if verdict.clients is None else verdict.clients
         print(
-            f"{verdict.target:<36} {count:>3} {verdict.value:>8.2f}"
+            f"{verdict.target:<36} {count:>3} {_shown(verdict.value, verdict.bound):>8}"
             f" {verdict.bound:>7.2f}  {'yes' if verdict.holds else 'NO'}"
         )
     missed = sum(not verdict.holds for verdict in verdicts)
     print(f"{len(verdicts) - missed} of {len(verdicts)} hold", end="")
     print(f"; load {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1, 5 min)")
+
+
+def _shown(value: float, bound: float) -> str:
+    """A verdict's value with two decimals, or as many more (up to five) as it takes
+    not to read as its bound when it is not: 1.2026 against 1.2 is "1.203", so a
+    NO never prints the bound's own number."""
+    for places in range(2, 6):
+        text = f"{value:.{places}f}"
+        if value == bound or float(text) != bound:
+            return text
+    return text
 
 
 def run_load(args: argparse.Namespace, targets: dict[str, Target]) -> None:

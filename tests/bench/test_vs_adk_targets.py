@@ -84,6 +84,32 @@ def test_the_verdicts_print_as_a_table_with_a_count(capsys):
     assert "1 of 2 hold; load" in out
 
 
+def test_a_value_just_past_its_bound_never_prints_as_the_bound(capsys):
+    # 27.3 / 22.7 ms: the p50 of a long session's last ten turns over its first ten.
+    growth = 27.3 / 22.7
+    print_verdicts(
+        [
+            *history_verdicts(
+                "embedded",
+                {
+                    "first_cpu": 24.4,
+                    "last_cpu": 27.9,
+                    "first_ms": 22.7,
+                    "last_ms": 27.3,
+                },
+            ),
+            Verdict("embedded x adk-sqlite turns/s", 1, 2.0, 2.0, True),
+        ]
+    )
+
+    lines = capsys.readouterr().out.splitlines()
+    latency = next(line for line in lines if "p50 last 10" in line)
+    exact = next(line for line in lines if "adk-sqlite" in line)
+    assert growth > 1.2
+    assert latency.split()[-3:] == ["1.203", "1.20", "NO"]
+    assert exact.split()[-3:] == ["2.00", "2.00", "yes"]
+
+
 def test_a_peer_whose_every_turn_failed_leaves_no_division_by_zero():
     failed = summarize(
         [{"turns_per_s": 0.0, "latencies": [], "cpu_s": 1.0, "turns": 0, "errors": 30}]
