@@ -508,17 +508,22 @@ def interleaved(keys: Sequence[str]) -> list[str]:
     return order
 
 
-def print_table(args: argparse.Namespace, results: dict) -> None:
+def print_table(
+    args: argparse.Namespace, summaries: Mapping[tuple[str, int], dict]
+) -> None:
+    """summarize()'s rows by (configuration, C), each with its turns/s as a multiple
+    of adk-sqlite's at the same C (through _ratio: a peer whose every turn failed
+    divides nothing by zero)."""
     print(
         f"\n{'configuration':<14} {'C':>3} {'turns/s':>8} {'p50 ms':>8} {'p95 ms':>8}"
         f" {'p99 ms':>8} {'CPU ms/turn':>12} {'errors':>7} {'x adk-sqlite':>13}"
     )
     for key in args.configs:
         for clients in args.clients:
-            row = summarize(results[key, clients])
-            base = results.get(("adk-sqlite", clients))
+            row = summaries[key, clients]
+            base = summaries.get(("adk-sqlite", clients))
             ratio = (
-                f"{row['turns_per_s'] / summarize(base)['turns_per_s']:.2f}"
+                f"{_ratio(row['turns_per_s'], base['turns_per_s']):.2f}"
                 if base
                 else "-"
             )
@@ -629,14 +634,15 @@ def print_verdicts(verdicts: Sequence[Verdict]) -> None:
 
 
 def _shown(value: float, bound: float) -> str:
-    """A verdict's value with two decimals, or as many more (up to five) as it takes
-    not to read as its bound when it is not: 1.2026 against 1.2 is "1.203", so a
-    NO never prints the bound's own number."""
-    for places in range(2, 6):
+    """A verdict's value with two decimals, or as many more (up to four) as it takes
+    not to read as its bound when it is not: 1.2026 against 1.2 is "1.203", and
+    one closer still is ">1.20" or "<1.20", so a NO never prints the bound's own
+    number."""
+    for places in range(2, 5):
         text = f"{value:.{places}f}"
         if value == bound or float(text) != bound:
             return text
-    return text
+    return f"{'>' if value > bound else '<'}{bound:.2f}"
 
 
 def run_load(args: argparse.Namespace, targets: dict[str, Target]) -> None:
@@ -654,8 +660,8 @@ def run_load(args: argparse.Namespace, targets: dict[str, Target]) -> None:
                     f" turns/s, {run['errors']} errors",
                     flush=True,
                 )
-    print_table(args, results)
     summaries = {key: summarize(runs) for key, runs in results.items()}
+    print_table(args, summaries)
     print_verdicts(load_verdicts(summaries, args.clients))
 
 

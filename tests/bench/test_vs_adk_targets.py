@@ -1,10 +1,13 @@
 """bench.vs_adk judges issue 22's targets on a run's own numbers: what its table of
 verdicts says must follow from the measured rows, at the bounds' edges too."""
 
+import argparse
+
 from bench.vs_adk import (
     Verdict,
     history_verdicts,
     load_verdicts,
+    print_table,
     print_verdicts,
     summarize,
 )
@@ -99,15 +102,19 @@ def test_a_value_just_past_its_bound_never_prints_as_the_bound(capsys):
                 },
             ),
             Verdict("embedded x adk-sqlite turns/s", 1, 2.0, 2.0, True),
+            # 60 ms of CPU over 3 turns, in floating point: a hair over 20.
+            Verdict("embedded CPU ms a turn", 1, 0.06 / 3 * 1000 + 1e-12, 20.0, False),
         ]
     )
 
     lines = capsys.readouterr().out.splitlines()
     latency = next(line for line in lines if "p50 last 10" in line)
     exact = next(line for line in lines if "adk-sqlite" in line)
+    hair = next(line for line in lines if "CPU ms a turn" in line)
     assert growth > 1.2
     assert latency.split()[-3:] == ["1.203", "1.20", "NO"]
     assert exact.split()[-3:] == ["2.00", "2.00", "yes"]
+    assert hair.split()[-3:] == [">20.00", "20.00", "NO"]
 
 
 def test_a_peer_whose_every_turn_failed_leaves_no_division_by_zero():
@@ -127,3 +134,17 @@ def test_a_peer_whose_every_turn_failed_leaves_no_division_by_zero():
     assert verdicts["production-1 x adk-memory turns/s", 32].holds
     # No tail to compare with: not judged, rather than judged against nothing.
     assert ("embedded p99 x adk-sqlite's", 32) not in verdicts
+
+
+def test_the_table_prints_against_a_peer_whose_every_turn_failed(capsys):
+    failed = summarize(
+        [{"turns_per_s": 0.0, "latencies": [], "cpu_s": 1.0, "turns": 0, "errors": 30}]
+    )
+    rows = {("adk-sqlite", 32): failed, ("embedded", 32): summary(30.0)}
+    args = argparse.Namespace(configs=["adk-sqlite", "embedded"], clients=[32])
+
+    print_table(args, rows)
+
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2].split()[-1] == "1.00"  # adk-sqlite against itself
+    assert lines[-1].split()[0] == "embedded" and lines[-1].split()[-1] == "inf"
