@@ -19,9 +19,15 @@ dozen.
 What is not supported is refused when the Prepared is made, never silently: a
 queryset with prefetches, deferred loading or known related objects, values(), or
 values_list() with `flat` or `named`. A call must give a value for each Param, and only those.
+
+Safe under a worker's threads: compiling mutates a Query (its alias maps), so each
+statement is compiled from a copy of the queryset's query, under the Prepared's own
+lock, by one thread while the others wait for it; a compile that raises keeps
+nothing, and the next call compiles again (tests/project/test_prepared_threads.py).
 """
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,14 +98,18 @@ class Prepared:
             raise ValueError("Prepared loads every field: no only() or defer()")
         self.queryset = queryset
         self._select: dict[str, _Compiled] = {}
+        self._lock = threading.Lock()
 
     def fetch(self, **values: Any) -> list[Any]:
         """Every row, as the queryset would return them: model instances, or
         tuples for a values_list()."""
         alias = self.queryset.db
-        compiled = self._select.get(alias)
-        if compiled is None:
-            compiled = self._select[alias] = _compile_select(self.queryset, alias)
+        compiled = self._select.get(alias) or _compiled_once(
+            self._select,
+            self._lock,
+            alias,
+            lambda: _compile_select(self.queryset, alias),
+        )
         with connections[alias].cursor() as cursor:
             cursor.execute(compiled.sql, _params(alias, compiled, values))
             rows = cursor.fetchall()
@@ -124,23 +134,43 @@ class PreparedUpdate:
         self.queryset = queryset
         self.changes = dict(changes)
         self._compiled: dict[str, _Compiled] = {}
+        self._lock = threading.Lock()
 
     def run(self, **values: Any) -> int:
         """The count of rows changed."""
         alias = self.queryset.db
-        compiled = self._compiled.get(alias)
-        if compiled is None:
-            query = self.queryset.query.chain(UpdateQuery)
-            query.add_update_values(self.changes)
-            sql, params = query.get_compiler(using=alias).as_sql()
-            compiled = self._compiled[alias] = _Compiled(sql, list(params))
+        compiled = self._compiled.get(alias) or _compiled_once(
+            self._compiled, self._lock, alias, lambda: self._compile(alias)
+        )
         with connections[alias].cursor() as cursor:
             cursor.execute(compiled.sql, _params(alias, compiled, values))
             return cursor.rowcount
 
+    def _compile(self, alias: str) -> _Compiled:
+        query = self.queryset.query.chain(UpdateQuery)  # a copy
+        query.add_update_values(self.changes)
+        sql, params = query.get_compiler(using=alias).as_sql()
+        return _Compiled(sql, list(params))
+
+
+def _compiled_once(
+    kept: dict[str, _Compiled],
+    lock: threading.Lock,
+    alias: str,
+    compile_: Callable[[], _Compiled],
+) -> _Compiled:
+    """The statement kept for `alias`, compiled by the first thread to ask; the
+    others wait for it. Kept only once compiled whole."""
+    with lock:
+        compiled = kept.get(alias)
+        if compiled is None:
+            compiled = kept[alias] = compile_()
+        return compiled
+
 
 def _compile_select(queryset: QuerySet, alias: str) -> _Compiled:
-    compiler = queryset.query.get_compiler(using=alias)
+    # A copy: compiling changes the query (its aliases, joins, annotations).
+    compiler = queryset.query.clone().get_compiler(using=alias)
     sql, params = compiler.as_sql()
     columns = [column[0] for column in compiler.select[: compiler.col_count]]
     if compiler.has_composite_fields(columns):

@@ -1,0 +1,18 @@
+"""Process-global state under many threads, again on PostgreSQL (production's
+database), where the suite's own database is SQLite: each file below drives a
+cache, a compiled statement or a pool from many threads at once."""
+
+from pathlib import Path
+
+from tests.postgresql_run import pytest_on_postgresql
+
+HERE = Path(__file__).parent
+FILES = [
+    HERE / "test_prepared_threads.py",
+]
+
+
+def test_process_global_state_holds_under_threads_on_postgresql(tmp_path):
+    summary = pytest_on_postgresql(tmp_path, "--no-migrations", *map(str, FILES))
+
+    assert " skipped" not in summary, summary  # every test ran, on PostgreSQL
