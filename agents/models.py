@@ -298,6 +298,12 @@ class Run(models.Model):
     )
     model_calls = models.PositiveIntegerField(default=0)
     tool_calls = models.PositiveIntegerField(default=0)
+    requeues = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="How often the run was queued again, its first delivery having "
+        "been taken by a process that died before the turn started "
+        "(agents.turns.sweep).",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -308,6 +314,13 @@ class Run(models.Model):
                 fields=["status"],
                 condition=models.Q(status="queued"),
                 name="run_queued",
+            ),
+            # The sweep of runs a dead process left (agents.turns.sweep), on every
+            # worker a few times a minute: only the unfinished ones, oldest first.
+            models.Index(
+                fields=["status", "created_at"],
+                condition=models.Q(status__in=["queued", "running"]),
+                name="run_unfinished",
             ),
         ]
 

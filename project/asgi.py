@@ -10,9 +10,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 
 from agents.realtime.routing import websocket_urlpatterns  # noqa: E402
 from agents.realtime.wsauth import WebsocketAuthStack  # noqa: E402
+from agents.turns import sweep  # noqa: E402
 from project import garbage, socket_writes  # noqa: E402
 from toolsets.gateway.server import GatewayApp  # noqa: E402
 
@@ -25,6 +27,10 @@ application = ProtocolTypeRouter(
     }
 )
 
+# A server that runs turns itself (no broker) sweeps the runs a dead process left:
+# the embedded one, as it starts, those of its own previous life.
+if settings.TOOLCRIB_EXECUTOR == "inline":
+    sweep.start()
 # Under Daphne, a frame with nothing queued before it goes to its socket at once.
 socket_writes.install()
 # The code is loaded: what start-up made is kept out of every collection from now on.

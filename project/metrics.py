@@ -79,6 +79,12 @@ OPEN_SOCKETS = Gauge(
     ["kind"],
     multiprocess_mode="livesum",
 )
+RUNS_RECOVERED = Counter(
+    "toolcrib_runs_recovered",
+    "Unfinished runs a dead process left, found by a sweep, by what became of them "
+    "(failed_lost, requeued, failed_not_taken).",
+    ["outcome"],
+)
 PUBLISH_FAILURES = Counter(
     "toolcrib_publish_failures",
     "Channel-layer publishes that failed (the event is stored; clients replay it).",

@@ -281,6 +281,16 @@ TOOLCRIB_EXECUTOR = "celery" if CELERY_BROKER_URL else "inline"
 # Seconds a running turn's lease lasts in Redis (renewed three times as often):
 # a turn whose lease runs out lost its process, and ends failed. Needs REDIS_URL.
 TOOLCRIB_RUN_LEASE = float(env("TOOLCRIB_RUN_LEASE", "20")) if REDIS_URL else 0.0
+# Seconds between two sweeps of the runs a dead process left (agents/turns/sweep.py),
+# on a thread of each worker (and of a server running turns inline); 0: none.
+TOOLCRIB_SWEEP_SECONDS = float(
+    env("TOOLCRIB_SWEEP_SECONDS", str(TOOLCRIB_RUN_LEASE or 30))
+)
+# A queued run no process holds is queued again after this many seconds (and as
+# many more after each time); once unheld for twice the turn timeout it fails.
+TOOLCRIB_REQUEUE_SECONDS = float(
+    env("TOOLCRIB_REQUEUE_SECONDS", str(3 * TOOLCRIB_RUN_LEASE or 60))
+)
 
 # Agents and models.
 TOOLCRIB_DEFAULT_MODEL = env("TOOLCRIB_DEFAULT_MODEL", "offline/demo")

@@ -346,6 +346,7 @@ class RunSerializer(serializers.ModelSerializer):
             "waiting_for",
             "resumes",
             "stats",
+            "requeues",
         ]
 
     def get_waiting_for(self, run: Run) -> str | None:

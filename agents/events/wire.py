@@ -101,6 +101,9 @@ class RunOut(BaseModel):
     waiting_for: Literal["approval", "credential", "result"] | None = None
     resumes: str | None = None  # the id of the run this one resumes
     stats: RunStats | None = None  # once the run has ended
+    # How often it was queued again (its first delivery lost before it started):
+    # present only when it was.
+    requeues: int = Field(default=0, exclude_if=lambda value: not value)
 
 
 def run_out(run: Run) -> dict[str, Any]:
@@ -112,6 +115,7 @@ def run_out(run: Run) -> dict[str, Any]:
         waiting_for=run.waiting_for or None,
         resumes=str(run.resumes_id) if run.resumes_id else None,
         stats=run_stats(run) if run.is_finished else None,
+        requeues=run.requeues,
     ).model_dump()
 
 

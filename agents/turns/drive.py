@@ -113,13 +113,25 @@ TURN_RUN = Prepared(
 )
 
 
-def _load_and_claim(run_id) -> tuple[Run, Event | None]:
+class _Start:
+    """How far a turn's start got: what a failure there must undo."""
+
+    def __init__(self) -> None:
+        self.run: Run | None = None
+        self.claimed = False
+        self.held = False
+
+
+def _load_and_claim(run_id, start: _Start) -> tuple[Run, Event | None]:
     """The Run (TURN_RUN), claimed if it heads its session's queue, and then its
     run_started event stored (else None): one thread hop for all, as a turn starts."""
-    run = TURN_RUN.first(id=run_id)
+    run = start.run = TURN_RUN.first(id=run_id)
     if run is None:
         raise Run.DoesNotExist(f"no run {run_id}")
-    return run, _started(run) if queue.claim_if_first(run) else None
+    if not queue.claim_if_first(run):
+        return run, None
+    start.claimed = True
+    return run, _started(run)
 
 
 def _started(run: Run) -> Event:
@@ -133,17 +145,27 @@ def _started(run: Run) -> Event:
 
 
 async def _execute_turn(run_id) -> None:
-    run, started = await sync_to_async(_load_and_claim)(run_id)
+    start = _Start()
+    try:
+        run, started = await _start(run_id, start)
+    except Run.DoesNotExist:
+        logger.info("turn skipped run=%s: no such run (deleted)", run_id)
+        return
+    except Exception as exc:  # noqa: BLE001 - the Run must not wait forever
+        logger.exception("turn could not start run=%s", run_id)
+        await _fail_start(run_id, start, exc)
+        return
     if started is None:
-        if not await queue.aclaim(run, tried_first=True):
-            logger.info("turn skipped run=%s status=%s", run.id, run.status)
-            # Delivered again: the turn runs (or ran) elsewhere; fail it if that
-            # died.
-            await queue.await_run_end(run.id)
-            return
-        started = await sync_to_async(_started)(run)
-    await queue.ahold_lease(run.id)
-    turn = TurnTrace(run)
+        logger.info("turn skipped run=%s status=%s", run.id, run.status)
+        # Delivered again: the turn runs (or ran) elsewhere; fail it if that died.
+        await queue.await_run_end(run.id)
+        return
+    try:
+        turn = TurnTrace(run)
+    except Exception as exc:  # noqa: BLE001 - the Run must not wait forever
+        logger.exception("turn could not start run=%s", run.id)
+        await _fail_start(run.id, start, exc)
+        return
     try:
         with turn.active():
             await _run_claimed(run, turn, started)
@@ -151,6 +173,52 @@ async def _execute_turn(run_id) -> None:
         await queue.arelease_lease(run.id)
         # Also for a failed, cancelled or waiting turn: its spans are its story.
         await turn.asave()
+
+
+async def _start(run_id, start: _Start) -> tuple[Run, Event | None]:
+    """Load the Run and claim it once it heads its session's queue; its
+    run_started event stored. None instead of the event: the Run is not this
+    delivery's to run (another claimed it, or it has ended).
+
+    A queued run's lease is held from the moment it is read, so no sweep takes it
+    for lost while it waits for the session's earlier turns (agents.turns.sweep).
+    """
+    run, started = await sync_to_async(_load_and_claim)(run_id, start)
+    if started is not None:
+        await queue.ahold_lease(run.id)
+        start.held = True
+        return run, started
+    if run.status != Run.Status.QUEUED:
+        return run, None
+    await queue.ahold_lease(run.id)
+    start.held = True
+    try:
+        if not await queue.aclaim(run, tried_first=True):
+            await queue.arelease_lease(run.id)
+            start.held = False
+            return run, None
+        start.claimed = True
+        return run, await sync_to_async(_started)(run)
+    except BaseException:
+        if not start.claimed:
+            await queue.arelease_lease(run.id)
+            start.held = False
+        raise
+
+
+async def _fail_start(run_id, start: _Start, exc: Exception) -> None:
+    """End a Run whose turn could not start (its claim, or its run_started event,
+    raised): failed, with an error event a person can read, so the session's next
+    turn may run. If even that fails (the database away), the Run stays as it was
+    and agents.turns.sweep ends it, or runs it again, once no lease is held."""
+    code, message = _failure(exc)
+    message = f"The turn could not start: {message}"
+    was = Run.Status.RUNNING if start.claimed else Run.Status.QUEUED
+    try:
+        await queue.aend_failed(run_id, was=was, code=code, message=message)
+    finally:
+        if start.held:
+            await queue.arelease_lease(run_id)
 
 
 async def _run_claimed(run: Run, turn: TurnTrace, started: Event) -> None:

@@ -20,9 +20,13 @@ from kombu.exceptions import OperationalError
 from agents.models import Run
 from agents.turns import drive, queue
 from agents.turns.loop import turn_loop
-from agents.turns.tasks import execute_turn_task
+from project.celery import app
 
 logger = logging.getLogger(__name__)
+
+# The Celery task that runs a turn on a worker (tasks.py), by the name queued
+# messages and workers know it: sent by name, so tasks.py may import this module.
+EXECUTE_TURN = "agents.execute_turn"
 
 _futures: dict[UUID, Future] = {}
 
@@ -63,7 +67,7 @@ def submit(*, run_id: UUID) -> None:
 def _enqueue(run_id: UUID) -> None:
     """Queue a committed run for the workers; a run no broker takes ends failed."""
     try:
-        execute_turn_task.delay(run_id=str(run_id))
+        app.send_task(EXECUTE_TURN, kwargs={"run_id": str(run_id)})
     except OperationalError:
         # Left queued, the run would hold up every later turn of its session.
         logger.exception("turn not queued run=%s", run_id)

@@ -13,8 +13,14 @@ apart, belongs to a turn whose process died (a worker killed, a machine lost):
 the Run ends failed, with an error event a user can read, and the session's next
 turn may start. Everything stored before stays as it was.
 
+A delivery of a queued run holds its lease too, from the moment it has read the
+run (while it waits for the session's earlier turns, and claims): a queued run no
+delivery holds was taken by a process that died, or is still with the broker;
+agents.turns.sweep runs it again, or ends it failed once it has waited too long.
+
 Leases need a cache every process shares: with no REDIS_URL they are off, and
-_queue_head() fails a silent turn after twice the turn timeout instead.
+_queue_head() fails a silent turn after twice the turn timeout instead (the
+embedded server, one process, knows its own runs: is_held_here).
 A run that no broker would take ends failed the same way (fail_unqueued).
 """
 
@@ -22,6 +28,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections import Counter
 from datetime import timedelta
 from typing import Any
 from uuid import UUID
@@ -57,7 +64,9 @@ POLL_SECONDS = 0.5
 POLL_START = 0.02
 POLL_MAX = 0.5
 
-_held: set[UUID] = set()
+# By run: how many of this process's deliveries hold its lease (a broker may hand
+# one process the same run twice); renewed while any does.
+_held: Counter[UUID] = Counter()
 _fresh: set[UUID] = set()  # held, not yet written
 _released: set[UUID] = set()  # given up, not yet deleted
 _wake = threading.Event()
@@ -182,27 +191,39 @@ def lease_key(run_id: UUID) -> str:
 
 
 async def ahold_lease(run_id: UUID) -> None:
-    """Take the lease of a run this process has just claimed, and keep renewing it.
+    """Take the lease of a run this process has read queued, or claimed, and keep
+    renewing it while the turn is this process's.
 
     The renewer thread writes it at once. Until then the run looks lost to nobody:
     a run is taken for lost only when its key is missing twice, a renewal apart.
+    With leases off the hold is only noted here (is_held_here).
     """
-    if not lease_seconds():
-        return
     _hold(run_id)
 
 
 async def arelease_lease(run_id: UUID) -> None:
     """Give up a run's lease: the turn has ended. It is no longer renewed at once;
     the renewer thread deletes it (with any other given up meanwhile), so the turn
-    waits for no cache call. A lease not deleted (Redis away) expires by itself."""
+    waits for no cache call. A lease not deleted (Redis away) expires by itself.
+    Another delivery of the run in this process that still holds it keeps it."""
     with _renewer_lock:
-        if run_id not in _held:
+        if not _held[run_id]:
             return
-        _held.discard(run_id)
+        _held[run_id] -= 1
+        if _held[run_id]:
+            return
+        del _held[run_id]
         _fresh.discard(run_id)
+        if not lease_seconds():
+            return
         _released.add(run_id)
     _wake.set()
+
+
+def is_held_here(run_id: UUID) -> bool:
+    """Whether a delivery in this process holds the run (queued or running)."""
+    with _renewer_lock:
+        return bool(_held[run_id])
 
 
 def _hold(run_id: UUID) -> None:
@@ -210,7 +231,9 @@ def _hold(run_id: UUID) -> None:
     none runs."""
     global _renewer
     with _renewer_lock:
-        _held.add(run_id)
+        _held[run_id] += 1
+        if not lease_seconds():
+            return
         _fresh.add(run_id)
         _released.discard(run_id)
         if _renewer is None or not _renewer.is_alive():
@@ -286,7 +309,7 @@ async def afail_if_lost(run_id: UUID) -> bool:
     """
     if not await ais_lost(run_id):
         return False
-    ended = await _aend_failed(
+    ended = await aend_failed(
         run_id, was=Run.Status.RUNNING, code=LOST_CODE, message=LOST_MESSAGE
     )
     if ended:
@@ -296,12 +319,12 @@ async def afail_if_lost(run_id: UUID) -> bool:
 
 def fail_unqueued(run_id: UUID) -> bool:
     """End a queued run the broker would not take: failed, with a readable error."""
-    return async_to_sync(_aend_failed)(
+    return async_to_sync(aend_failed)(
         run_id, was=Run.Status.QUEUED, code=UNQUEUED_CODE, message=UNQUEUED_MESSAGE
     )
 
 
-async def _aend_failed(run_id: UUID, *, was: str, code: str, message: str) -> bool:
+async def aend_failed(run_id: UUID, *, was: str, code: str, message: str) -> bool:
     """Fail a run still in status `was`, then store and publish why; whether it did."""
     ended = await Run.objects.filter(pk=run_id, status=was).aupdate(
         status=Run.Status.FAILED, finished_at=timezone.now(), error=message

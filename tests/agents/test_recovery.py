@@ -193,3 +193,52 @@ def test_a_turn_whose_end_cannot_be_told_is_not_left_ended_in_silence(
     run.refresh_from_db()
     assert (run.status, run.error) == (Run.Status.FAILED, LOST_MESSAGE)
     assert kinds(events_of(alice, session.id))[-2:] == ["error", "run_finished"]
+
+
+@pytest.mark.parametrize("stage", ["claim", "run_started"])
+def test_a_turn_whose_start_raises_ends_failed_readably_and_frees_the_session(
+    stage, alice, session, api_for, events_of, say, monkeypatch
+):
+    """What raises before the turn runs (its claim, its run_started event: the
+    database, a bug) ends the Run failed, told, instead of leaving it queued in
+    front of every later turn of the session."""
+    broken = DatabaseError('missing FROM-clause entry for table "agents_session"')
+
+    def raising(*args, **kwargs):
+        raise broken
+
+    target = "claim_if_first" if stage == "claim" else "_started"
+    monkeypatch.setattr(queue if stage == "claim" else drive, target, raising)
+    response = api_for(alice).post(
+        f"/api/sessions/{session.id}/messages/?wait=1",
+        {"text": "weather in oslo?"},
+        format="json",
+    )
+    monkeypatch.undo()
+
+    run = Run.objects.get(pk=response.json()["id"])
+    frames = events_of(alice, session.id)
+    assert response.status_code == 200
+    assert run.status == Run.Status.FAILED
+    assert run.error == f"The turn could not start: {broken}"
+    assert kinds(frames)[-2:] == ["error", "run_finished"]
+    assert frames[-2]["event"]["error"]["message"] == run.error
+    assert not queue.is_held_here(run.pk)
+    assert say(alice, session.id, "weather in london?")["status"] == "succeeded"
+
+
+def test_two_deliveries_in_one_process_hold_a_lease_until_both_let_go(
+    leases, session
+):
+    run = running_run(session)
+
+    async def hold_twice_release_once() -> tuple[bool, bool]:
+        await queue.ahold_lease(run.id)
+        await queue.ahold_lease(run.id)
+        await queue.arelease_lease(run.id)
+        await asyncio.sleep(3 * queue.lease_seconds())
+        still = not await queue.ais_lost(run.id)
+        await queue.arelease_lease(run.id)
+        return still, queue.is_held_here(run.id)
+
+    assert async_to_sync(hold_twice_release_once)() == (True, False)

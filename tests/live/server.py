@@ -45,6 +45,8 @@ def server_env(extra: Mapping[str, str]) -> dict[str, str]:
         "TOOLCRIB_DEMO": "1",
     }
     env.pop("DJANGO_SETTINGS_MODULE", None)
+    # The test process sweeps no runs (pyproject.toml); a server does, as deployed.
+    env.pop("TOOLCRIB_SWEEP_SECONDS", None)
     env.update(extra)
     return env
 
