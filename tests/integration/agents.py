@@ -23,3 +23,25 @@ slow_weather = LlmAgent(
     instruction="If the user asks about the weather, use get_slow_weather_report.",
     tools=[get_slow_weather_report],
 )
+
+
+SOAK_SECONDS = 0.6
+
+
+def get_weather_report_soon(city: str) -> dict:
+    """Retrieves the weather report for a city, in a moment.
+
+    Args:
+        city: The city to report on.
+    """
+    time.sleep(SOAK_SECONDS)
+    return {"status": "success", "report": f"It is mild in {city}."}
+
+
+# The soak's agent (test_soak.py): turns long enough for faults to meet them mid-way.
+soak_weather = LlmAgent(
+    name="soak_weather",
+    description="Reports the weather, in a moment.",
+    instruction="If the user asks about the weather, use get_weather_report_soon.",
+    tools=[get_weather_report_soon],
+)

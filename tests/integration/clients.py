@@ -133,6 +133,11 @@ class Subscriber:
     seen: defaultdict[str, asyncio.Event] = field(
         default_factory=lambda: defaultdict(asyncio.Event)
     )
+    # By run id: set when its run_finished has come.
+    finished: defaultdict[str, asyncio.Event] = field(
+        default_factory=lambda: defaultdict(asyncio.Event)
+    )
+    socket: object | None = None
 
     @property
     def last_seq(self) -> int:
@@ -143,8 +148,10 @@ class Subscriber:
         while True:
             try:
                 async with self.client.connect(self.session, self.last_seq) as socket:
+                    self.socket = socket
                     self.ready.set()
                     if await self._read(socket, runs=runs):
+                        self.socket = None
                         return
             except DROPPED:
                 pass
@@ -160,6 +167,17 @@ class Subscriber:
             self.frames.append(frame)
             kind = frame["event"]["kind"]
             self.seen[kind].set()
+            if kind == "run_finished":
+                self.finished[frame["event"]["run"]["id"]].set()
             if kinds_of(self.frames).count("run_finished") == runs:
                 return True
         return False
+
+    async def cut(self) -> bool:
+        """Close the socket from this side, as a network that drops: the client
+        reconnects with `?after=<last seq>`. Whether it was following still."""
+        socket = self.socket
+        if socket is None:
+            return False
+        await socket.close()
+        return True

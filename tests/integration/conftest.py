@@ -45,7 +45,8 @@ def integration_env(tmp_path_factory) -> Iterator[dict[str, str]]:
                 "TOOLCRIB_RUN_LEASE": LEASE_SECONDS,
                 "TOOLCRIB_DATA_DIR": str(tmp_path_factory.mktemp("integration")),
                 "TOOLCRIB_EXTRA_AGENTS": (
-                    "tests.integration.agents.slow_weather,tests.agents.kettle.kettle"
+                    "tests.integration.agents.slow_weather,"
+                    "tests.integration.agents.soak_weather,tests.agents.kettle.kettle"
                 ),
                 "LOG_LEVEL": "INFO",
             }

@@ -126,3 +126,45 @@ async def test_a_worker_killed_mid_turn_fails_the_run_and_the_next_message_runs(
         "text",
         "run_finished",
     ]
+
+
+async def test_a_turn_a_killed_worker_held_queued_is_queued_again_and_runs(
+    integration_env, tmp_path
+):
+    """The Redis broker gives a killed worker's tasks back only after its visibility
+    timeout (an hour): the turn it held queued, behind the session's running one,
+    is queued again by the next worker's sweep, and runs there; the running one
+    ends failed."""
+    env = {**integration_env, "TOOLCRIB_CELERY_QUEUE": services.run_name()}
+    with ExitStack() as stack:
+        web, first = services.start_together(
+            stack,
+            daphne(env, tmp_path / "daphne.log"),
+            celery_worker(
+                env, tmp_path / "worker-1.log", pool="threads", concurrency=4
+            ),
+        )
+        client = Client.sign_in(web, "bob")
+        session = await client.create_session("slow_weather")
+        async with client.connect(session) as socket:
+            running = await client.say(session, "weather in oslo")
+            await frames_until(socket, "function_call")
+            waiting = await client.say(session, "weather in rome")
+            # Both of the session's tasks are the first worker's: one runs, one
+            # waits for it.
+            await asyncio.to_thread(
+                wait_for_lines, first, r"Task agents\.execute_turn\[.*\] received", 2
+            )
+            first.kill()
+            stack.enter_context(
+                celery_worker(env, tmp_path / "worker-2.log", pool="threads")
+            )
+            failed = await client.wait_for_run(running, LOST_WITHIN)
+            ran = await client.wait_for_run(waiting, 60 + LOST_WITHIN)
+        stored = await client.events(session)
+
+    assert (failed["status"], failed["error"]) == ("failed", LOST_MESSAGE)
+    assert (ran["status"], ran["requeues"]) == ("succeeded", 1)
+    assert kinds_of(stored).count("run_finished") == 2
+    assert seqs_of(stored) == list(range(1, len(stored) + 1))
+    assert stored[-1]["event"]["run"]["requeues"] == 1
