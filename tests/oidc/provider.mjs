@@ -21,6 +21,14 @@
 //                    refused (invalid_target)
 //   OIDC_SIGNING_KEY optional: the private JWK that signs (generated otherwise)
 //
+//   OIDC_NEXT_ID_TOKEN optional: a file path; when the file exists, the next token
+//                    response carries its content as the ID token (then it is
+//                    deleted), so a test sends Toolcrib an ID token of its making
+//
+// Toolcrib's client holds a refresh token from its sign-in, as a confidential
+// client does at Keycloak; an account removed from OIDC_ACCOUNTS makes it invalid
+// (invalid_grant), and its userinfo answer reads the file afresh.
+//
 // It prints "ready <issuer>" once it listens.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -33,6 +41,7 @@ const issuer = `http://127.0.0.1:${port}`;
 const client = JSON.parse(process.env.OIDC_CLIENT);
 const accountsFile = process.env.OIDC_ACCOUNTS;
 const resources = JSON.parse(process.env.OIDC_RESOURCES || '{}');
+const nextIdTokenFile = process.env.OIDC_NEXT_ID_TOKEN;
 const resourceScopes = Object.values(resources).flatMap(({ scope }) => scope.split(' '));
 const SCOPES = 'openid email profile groups';
 
@@ -50,7 +59,7 @@ const provider = new Provider(issuer, {
   clients: [
     {
       ...client,
-      grant_types: ['authorization_code'],
+      grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
     },
@@ -84,6 +93,12 @@ const provider = new Provider(issuer, {
     },
   },
   pkce: { required: () => true },
+  // The library's default wants offline_access (and a consent prompt); Toolcrib's
+  // confidential client gets one at every sign-in, as at Keycloak.
+  async issueRefreshToken(ctx, oidcClient, code) {
+    if (!oidcClient.grantTypeAllowed('refresh_token')) return false;
+    return oidcClient.clientId === client.client_id || code.scopes.has('offline_access');
+  },
   interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
   async findAccount(ctx, id) {
     const account = accounts()[id];
@@ -185,6 +200,16 @@ async function interaction(req, res) {
 
 // The library answers an unexpected error with "oops": its log says what it was.
 provider.on('server_error', (ctx, error) => console.error('server_error', error));
+
+// A test's own ID token in place of the next one the token endpoint issues.
+provider.use(async (ctx, next) => {
+  await next();
+  if (ctx.path !== '/token' || ctx.status !== 200 || !nextIdTokenFile) return;
+  if (!fs.existsSync(nextIdTokenFile)) return;
+  const idToken = fs.readFileSync(nextIdTokenFile, 'utf8').trim();
+  fs.unlinkSync(nextIdTokenFile);
+  ctx.body = { ...ctx.body, id_token: idToken };
+});
 
 const handle = provider.callback();
 const server = http.createServer((req, res) => {

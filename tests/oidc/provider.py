@@ -45,6 +45,7 @@ def require_provider() -> str:
 class Provider:
     port: int
     accounts_file: Path
+    next_id_token_file: Path
 
     @property
     def issuer(self) -> str:
@@ -55,6 +56,16 @@ class Provider:
         accounts = json.loads(self.accounts_file.read_text())
         accounts[login] = {"password": password, "claims": dict(claims)}
         self.accounts_file.write_text(json.dumps(accounts))
+
+    def remove_account(self, login: str) -> None:
+        """Delete an account: its refresh tokens are refused from now on."""
+        accounts = json.loads(self.accounts_file.read_text())
+        accounts.pop(login)
+        self.accounts_file.write_text(json.dumps(accounts))
+
+    def replace_next_id_token(self, id_token: str) -> None:
+        """The next token response carries this ID token instead of its own."""
+        self.next_id_token_file.write_text(id_token)
 
     def settings_env(self) -> dict[str, str]:
         """Toolcrib's environment for signing in with this provider."""
@@ -84,6 +95,8 @@ def running_provider(
     node = require_provider()
     accounts = folder / "accounts.json"
     accounts.write_text("{}")
+    next_id_token = folder / "next-id-token"
+    next_id_token.unlink(missing_ok=True)
     port = free_port()
     env = {
         **os.environ,
@@ -97,6 +110,7 @@ def running_provider(
             }
         ),
         "OIDC_RESOURCES": json.dumps(dict(resources or {})),
+        "OIDC_NEXT_ID_TOKEN": str(next_id_token),
     }
     if signing_key is not None:
         env["OIDC_SIGNING_KEY"] = json.dumps(dict(signing_key))
@@ -106,7 +120,9 @@ def running_provider(
         )
     try:
         wait_for_port(port, process)
-        yield Provider(port=port, accounts_file=accounts)
+        yield Provider(
+            port=port, accounts_file=accounts, next_id_token_file=next_id_token
+        )
     finally:
         process.terminate()
         try:
