@@ -45,11 +45,21 @@ def _page(template: str, nav: str, **context) -> Callable[..., HttpResponse]:
 home = login_required(_page("frontend/home.html", "home"))
 inbox = login_required(_page("frontend/inbox.html", "inbox"))
 overview = login_required(_page("frontend/overview.html", "overview"))
-tokens = login_required(_page("frontend/tokens.html", "tokens"))
 audit = staff_required(_page("frontend/audit.html", "audit"))
 firehose = staff_required(_page("frontend/firehose.html", "firehose"))
 agents = staff_required(_page("frontend/agents.html", "agents"))
 groups = staff_required(_page("frontend/groups.html", "groups"))
+
+
+@login_required
+def tokens(request: HttpRequest) -> HttpResponse:
+    """Her tokens, and the link of her account to the sign-in provider if one is set."""
+    provider = (
+        settings.TOOLCRIB_OIDC_PROVIDER_NAME if settings.TOOLCRIB_OIDC_ISSUER else ""
+    )
+    return render(
+        request, "frontend/tokens.html", {"nav": "tokens", "provider": provider}
+    )
 
 
 class LoginView(auth_views.LoginView):

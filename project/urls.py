@@ -19,7 +19,7 @@ urlpatterns = [
     # The MCP gateway's personal access tokens; the gateway itself is /mcp (asgi.py).
     path("api/gateway/", include("toolsets.api.gateway_urls")),
     path("api/", include("agents.api.urls")),
-    # Single sign-on (toolsets/sso/): /oidc/authenticate/ and /oidc/callback/.
+    # Single sign-on (toolsets/sso/): /oidc/authenticate/, /oidc/callback/, /oidc/link/.
     path("oidc/", include("toolsets.sso.urls")),
     # The composition root: the pages get the runtime's session access check.
     path("", include(pages(session_access=access_session))),

@@ -1,4 +1,7 @@
-"""The admin of the catalog, grants and audit. Every change goes through toolsets.access."""
+"""The admin of the catalog, grants and audit. Every change goes through toolsets.access.
+
+Provider links (ProviderIdentity) are listed and may be deleted here; they are made
+by a sign-in, by their user (/oidc/link/) or by staff (the users API), never edited."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -13,7 +16,7 @@ from django.utils import timezone
 from toolsets import access, policies
 from toolsets.grant_conditions import parse_condition
 from toolsets.imports import admin as imports_admin  # noqa: F401 - ToolImportAdmin
-from toolsets.models import Grant, Tool, ToolCall, Toolset
+from toolsets.models import Grant, ProviderIdentity, Tool, ToolCall, Toolset
 
 
 class GrantActionForm(forms.Form):
@@ -304,3 +307,24 @@ class ToolCallAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False  # The audit is never edited.
+
+
+@admin.register(ProviderIdentity)
+class ProviderIdentityAdmin(admin.ModelAdmin):
+    list_display = [
+        "user",
+        "subject",
+        "issuer",
+        "linked_by",
+        "created_at",
+        "last_sign_in_at",
+    ]
+    list_filter = ["linked_by", "issuer"]
+    list_select_related = ["user"]
+    search_fields = ["user__username", "subject"]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # PUT /api/users/<username>/identity/ links, by subject.
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -400,10 +400,18 @@ class SessionToolset(models.Model):
 class ProviderIdentity(models.Model):
     """A user's account at the OpenID Connect provider (toolsets.sso): who signs in as whom.
 
-    The provider's subject (`sub`) is the link, not the username: a provider account
-    renamed keeps its Toolcrib user, and another one taking the old name later gets
-    no access to it.
+    The provider's issuer and subject (`sub`) are the link, never a name or an email:
+    a provider account renamed keeps its Toolcrib user, and another one taking or
+    claiming a name gets no access to the user of that name.
     """
+
+    class LinkedBy(models.TextChoices):
+        CREATED = "created", "her first sign-in created the user"
+        USER = "user", "she linked it herself, signed in"
+        STAFF = "staff", "staff linked it"
+        # Before links were made by subject only: a provider account claiming an
+        # existing user's name was linked to her. Review these.
+        NAME = "name", "linked by name, before links by subject only: review"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -412,8 +420,11 @@ class ProviderIdentity(models.Model):
     )
     issuer = models.CharField(max_length=255)
     subject = models.CharField(max_length=255)
+    linked_by = models.CharField(
+        max_length=8, choices=LinkedBy.choices, default=LinkedBy.CREATED
+    )
     created_at = models.DateTimeField(auto_now_add=True)
-    last_sign_in_at = models.DateTimeField()
+    last_sign_in_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["issuer", "subject"]

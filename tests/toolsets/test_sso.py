@@ -76,22 +76,46 @@ def test_the_subject_keeps_her_account_when_the_provider_renames_her():
     assert again.username == "carol"
 
 
-def test_an_existing_account_of_the_same_name_is_linked_once(make_user):
+def test_an_existing_account_of_the_same_name_is_never_linked(make_user):
     dave = make_user("dave")
 
-    assert sign_in_with_claims(claims=claims(sub="d-1", username="dave")).pk == dave.pk
-    with pytest.raises(SignInRefused):
-        sign_in_with_claims(claims=claims(sub="someone-else", username="dave"))
-    assert ProviderIdentity.objects.filter(user=dave).count() == 1
+    newcomer = sign_in_with_claims(claims=claims(sub="d-1", username="dave"))
+
+    assert newcomer.pk != dave.pk
+    assert newcomer.username == "dave-2"
+    assert not ProviderIdentity.objects.filter(user=dave).exists()
+    assert ProviderIdentity.objects.get(user=newcomer).linked_by == "created"
+
+
+def test_a_new_users_name_takes_the_next_free_number(make_user):
+    make_user("dave")
+    make_user("Dave-2")
+
+    assert sign_in_with_claims(claims=claims(username="dave")).username == "dave-3"
+
+
+def test_a_claimed_name_is_made_a_username(make_user):
+    user = sign_in_with_claims(claims=claims(username=" Dave Smith/ops "))
+
+    assert user.username == "Dave-Smith-ops"
 
 
 def test_a_superuser_is_never_linked_by_name():
-    get_user_model().objects.create_superuser("admin", password="admin")
+    admin = get_user_model().objects.create_superuser("admin", password="admin")
+
+    user = sign_in_with_claims(claims=claims(username="admin", groups=["managers"]))
+
+    assert user.username == "admin-2"
+    assert not ProviderIdentity.objects.filter(user=admin).exists()
+
+
+def test_a_subject_linked_to_a_user_later_made_superuser_is_refused():
+    user = sign_in_with_claims(claims=claims())
+    user.is_superuser = True
+    user.save()
 
     with pytest.raises(SignInRefused):
-        sign_in_with_claims(claims=claims(username="admin", groups=["managers"]))
-
-    assert not ProviderIdentity.objects.exists()
+        sign_in_with_claims(claims=claims())
 
 
 def test_an_inactive_account_is_refused():

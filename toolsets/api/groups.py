@@ -1,5 +1,6 @@
 """Groups and users for staff: `/api/groups/` (create, rename, delete, members) and
-`/api/users/` (who is in which group). Everyone else gets 403, as for grants."""
+`/api/users/` (who is in which group, and who is linked to which account at the
+sign-in provider). Everyone else gets 403, as for grants."""
 
 from typing import Annotated
 
@@ -24,6 +25,7 @@ from agents.params import ID_CONVERTER, NAME_CONVERTER, whole_number_param
 from project.errors import NotFoundError
 from toolsets import groups
 from toolsets.models import ProviderIdentity
+from toolsets.sso import accounts
 
 DEFAULT_USERS = 100
 MAX_USERS = 1000
@@ -89,6 +91,25 @@ class UserSerializer(serializers.Serializer):
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_groups(self, user) -> list[str]:
         return sorted(group.name for group in user.groups.all())
+
+
+class IdentityInput(ClientInput):
+    """The provider's subject (`sub`) to link a user to."""
+
+    subject: Annotated[StoredText, Field(min_length=1, max_length=255)]
+
+
+class IdentitySerializer(serializers.Serializer):
+    issuer = serializers.CharField()
+    subject = serializers.CharField(help_text="The provider's `sub` for her.")
+    linked_by = serializers.ChoiceField(
+        choices=ProviderIdentity.LinkedBy.choices,
+        help_text="created: her first sign-in made the user; user: she linked it, "
+        "signed in; staff: staff linked it; name: linked by name before links "
+        "were made by subject only (review these).",
+    )
+    created_at = serializers.DateTimeField()
+    last_sign_in_at = serializers.DateTimeField(allow_null=True)
 
 
 def _detail(group: Group) -> dict:
@@ -224,3 +245,26 @@ class UserViewSet(
             params, "limit", default=DEFAULT_USERS, minimum=1, maximum=MAX_USERS
         )
         return users[:limit]
+
+    @extend_schema(methods=["GET"], responses={200: IdentitySerializer})
+    @extend_schema(
+        methods=["PUT"], request=IdentityInput, responses={200: IdentitySerializer}
+    )
+    @extend_schema(methods=["DELETE"], responses={204: None})
+    @action(detail=True, methods=["get", "put", "delete"], url_path="identity")
+    def identity(self, request: Request, username: str) -> Response:
+        """Her link to the sign-in provider: read, set (by subject) or remove it.
+
+        PUT links her to the subject: its next provider sign-in is her, and a
+        subject linked to another user moves to her. Never for a superuser (403);
+        409 if she is linked to another subject (DELETE first)."""
+        user = self.get_object()
+        if request.method == "DELETE":
+            accounts.unlink(user=user)
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        if request.method == "PUT":
+            body = validated(IdentityInput, request.data)
+            identity = accounts.link_by_staff(user=user, subject=body.subject)
+        else:
+            identity = accounts.identity_of(user=user)
+        return Response(IdentitySerializer(identity).data)

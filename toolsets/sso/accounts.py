@@ -2,32 +2,45 @@
 
 The rules (docs/permissions.md, "Single sign-on"):
 
-- The provider's subject (`sub`) names the user. Her first sign-in links the
-  Toolcrib user of the same username (TOOLCRIB_OIDC_USERNAME_CLAIM) when one exists
-  and is not linked yet, or creates one without a usable password. A superuser is
-  never linked by name: the embedded `admin` stays out of the provider's reach.
+- The provider's issuer and subject (`sub`) name the user, kept in
+  ProviderIdentity; never a name or an email, which any account at the provider
+  may claim (OpenID Connect Core §5.7). A subject seen for the first time makes a
+  new user, named after TOOLCRIB_OIDC_USERNAME_CLAIM but never taking an existing
+  user's name, nor one differing from it only by letter case or Unicode form
+  (`alice` taken: `alice-2`).
+- An existing user is linked only by herself, signed in, through the provider
+  (link_signed_in_user: /oidc/link/), or by staff (link_by_staff). A superuser is
+  never linked: the embedded `admin` stays out of the provider's reach.
 - At every sign-in her email and name follow the claims, her provider-managed
   groups follow TOOLCRIB_OIDC_GROUPS_CLAIM (toolsets.groups.sync_provider_groups),
   and her staff status follows TOOLCRIB_OIDC_STAFF_GROUP when that is set.
 """
 
 import logging
+import re
+import secrets
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from project.errors import ForbiddenError
+from project.errors import DomainError, ForbiddenError, NotFoundError
 from toolsets import groups
 from toolsets.models import ProviderIdentity
 
 logger = logging.getLogger(__name__)
 
 USERNAME_MAX = 150
+# Room for "-<n>" after a claimed name that is taken.
+SUFFIX_ROOM = 8
+NUMBERED_TRIES = 100
+# What Django's username validator allows; anything else becomes a hyphen.
+NOT_IN_USERNAME = re.compile(r"[^\w.@+-]+")
 PROFILE_CLAIMS = {
     "email": "email",
     "first_name": "given_name",
@@ -41,30 +54,123 @@ class SignInRefused(ForbiddenError):
     code = "sign_in_refused"
 
 
+class LinkConflict(DomainError):
+    """The user is linked to another provider account already: unlink her first."""
+
+    status_code = 409
+    code = "linked_already"
+
+
 def sign_in_with_claims(*, claims: Mapping[str, Any]) -> AbstractBaseUser:
-    """The user the provider's claims name, created or linked at her first sign-in,
+    """The user linked to the claims' subject, or a new user at its first sign-in,
     with her profile, groups and staff status brought up to date."""
     issuer = settings.TOOLCRIB_OIDC_ISSUER
     subject = _text_claim(claims, "sub", limit=255)
     with transaction.atomic():
-        identity = (
-            ProviderIdentity.objects.select_for_update()
-            .select_related("user")
-            .filter(issuer=issuer, subject=subject)
-            .first()
-        )
+        identity = _identity_for_update(issuer=issuer, subject=subject)
         if identity is None:
-            identity = _link(issuer=issuer, subject=subject, claims=claims)
-        user = identity.user
-        if not user.is_active:
-            raise SignInRefused(f"The account {user.get_username()} is switched off.")
-        identity.last_sign_in_at = timezone.now()
-        identity.save(update_fields=["last_sign_in_at"])
-        names = group_names(claims)
-        _update_user(user, claims=claims, names=names)
-        groups.sync_provider_groups(user=user, names=names)
-    logger.info("provider sign-in user=%s", user.pk)
-    return user
+            identity = _create_user_and_link(
+                issuer=issuer, subject=subject, claims=claims
+            )
+        _refuse_unusable(identity.user)
+        _signed_in(identity, claims=claims)
+    logger.info("provider sign-in user=%s", identity.user_id)
+    return identity.user
+
+
+def link_signed_in_user(
+    *, user: AbstractBaseUser, claims: Mapping[str, Any]
+) -> AbstractBaseUser:
+    """Link the signed-in user to the account at the provider she just signed in
+    with (/oidc/link/): her later provider sign-ins are her."""
+    check_linkable(user=user)
+    issuer = settings.TOOLCRIB_OIDC_ISSUER
+    subject = _text_claim(claims, "sub", limit=255)
+    with transaction.atomic():
+        identity = _identity_for_update(issuer=issuer, subject=subject)
+        if identity is not None and identity.user_id != user.pk:
+            raise SignInRefused(
+                f"This account at {_provider()} is linked to another Toolcrib "
+                f"account ({identity.user.get_username()}): ask staff to move it."
+            )
+        if identity is None:
+            identity = ProviderIdentity.objects.create(
+                user=user,
+                issuer=issuer,
+                subject=subject,
+                linked_by=ProviderIdentity.LinkedBy.USER,
+            )
+        _refuse_unusable(identity.user)
+        _signed_in(identity, claims=claims)
+    logger.warning("provider account linked by its user user=%s", user.pk)
+    return identity.user
+
+
+def check_linkable(*, user: AbstractBaseUser) -> None:
+    """Refuse (SignInRefused) a user who may not link herself to the provider."""
+    if user.is_superuser:
+        raise SignInRefused(
+            f"The account {user.get_username()} is a superuser: it signs in with its "
+            f"password and is never linked to {_provider()}."
+        )
+    if ProviderIdentity.objects.filter(
+        issuer=settings.TOOLCRIB_OIDC_ISSUER, user=user
+    ).exists():
+        raise SignInRefused(
+            f"Your account is linked to an account at {_provider()} already."
+        )
+
+
+def link_by_staff(*, user: AbstractBaseUser, subject: str) -> ProviderIdentity:
+    """Link a user to the provider's subject, as staff: the subject's next sign-in
+    is her. A subject linked to another user moves to her."""
+    issuer = settings.TOOLCRIB_OIDC_ISSUER
+    if not issuer:
+        raise DomainError("Single sign-on is not set up (TOOLCRIB_OIDC_ISSUER).")
+    if user.is_superuser:
+        raise ForbiddenError(
+            f"{user.get_username()} is a superuser: a superuser is never linked to "
+            f"{_provider()}."
+        )
+    with transaction.atomic():
+        mine = ProviderIdentity.objects.filter(issuer=issuer, user=user).first()
+        if mine is not None and mine.subject != subject:
+            raise LinkConflict(
+                f"{user.get_username()} is linked to the subject {mine.subject!r} "
+                "already: unlink her first."
+            )
+        identity = _identity_for_update(issuer=issuer, subject=subject)
+        if identity is None:
+            identity = ProviderIdentity(issuer=issuer, subject=subject)
+        elif identity.user_id != user.pk:
+            logger.warning(
+                "provider subject moved by staff from user=%s to user=%s",
+                identity.user_id,
+                user.pk,
+            )
+        identity.user = user
+        identity.linked_by = ProviderIdentity.LinkedBy.STAFF
+        identity.save()
+    return identity
+
+
+def unlink(*, user: AbstractBaseUser) -> None:
+    """Unlink a user from the provider: her subject's next sign-in is a new user."""
+    deleted, _ = ProviderIdentity.objects.filter(
+        issuer=settings.TOOLCRIB_OIDC_ISSUER, user=user
+    ).delete()
+    if not deleted:
+        raise NotFoundError(f"{user.get_username()} is not linked to {_provider()}.")
+
+
+def identity_of(*, user: AbstractBaseUser) -> ProviderIdentity:
+    """The user's link to the configured provider, or NotFoundError."""
+    identity = ProviderIdentity.objects.filter(
+        issuer=settings.TOOLCRIB_OIDC_ISSUER, user=user
+    ).first()
+    if identity is None:
+        raise NotFoundError(f"{user.get_username()} is not linked to {_provider()}.")
+    return identity
 
 
 def group_names(claims: Mapping[str, Any]) -> list[str]:
@@ -83,24 +189,69 @@ def group_names(claims: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _link(*, issuer: str, subject: str, claims: Mapping[str, Any]) -> ProviderIdentity:
-    claim = settings.TOOLCRIB_OIDC_USERNAME_CLAIM
-    username = _text_claim(claims, claim, limit=USERNAME_MAX)
+def free_username(claimed: str) -> str:
+    """A username for a new user after the claimed one, taken by nobody yet: the
+    claim in Unicode's NFKC form, `-2`, `-3`... after it if a user has that name,
+    letter case aside."""
+    base = _plain_username(claimed)
     User = get_user_model()
-    user = User.objects.select_for_update().filter(username=username).first()
-    if user is None:
-        user = User.objects.create_user(username)  # no usable password
-    elif user.is_superuser:
-        raise SignInRefused(
-            f"The account {username} is a superuser: it signs in with its password."
-        )
-    elif ProviderIdentity.objects.filter(issuer=issuer, user=user).exists():
-        raise SignInRefused(
-            f"The account {username} belongs to another account at the provider."
-        )
-    return ProviderIdentity.objects.create(
-        user=user, issuer=issuer, subject=subject, last_sign_in_at=timezone.now()
+    for number in range(1, NUMBERED_TRIES + 1):
+        candidate = base if number == 1 else f"{base}-{number}"
+        if not User.objects.filter(username__iexact=candidate).exists():
+            return candidate
+    return f"{base}-{secrets.token_hex(3)}"
+
+
+def _identity_for_update(*, issuer: str, subject: str) -> ProviderIdentity | None:
+    return (
+        ProviderIdentity.objects.select_for_update()
+        .select_related("user")
+        .filter(issuer=issuer, subject=subject)
+        .first()
     )
+
+
+def _create_user_and_link(
+    *, issuer: str, subject: str, claims: Mapping[str, Any]
+) -> ProviderIdentity:
+    claimed = _text_claim(
+        claims, settings.TOOLCRIB_OIDC_USERNAME_CLAIM, limit=USERNAME_MAX
+    )
+    User = get_user_model()
+    for _ in range(3):  # another sign-in may take the same free name meanwhile
+        try:
+            with transaction.atomic():
+                user = User.objects.create_user(free_username(claimed))  # no password
+                break
+        except IntegrityError:
+            continue
+    else:
+        raise SignInRefused("No username could be found for you: try again.")
+    logger.info("provider sign-in created user=%s", user.pk)
+    return ProviderIdentity.objects.create(
+        user=user,
+        issuer=issuer,
+        subject=subject,
+        linked_by=ProviderIdentity.LinkedBy.CREATED,
+    )
+
+
+def _refuse_unusable(user: AbstractBaseUser) -> None:
+    if user.is_superuser:
+        raise SignInRefused(
+            f"The account {user.get_username()} is a superuser: it signs in with its "
+            "password."
+        )
+    if not user.is_active:
+        raise SignInRefused(f"The account {user.get_username()} is switched off.")
+
+
+def _signed_in(identity: ProviderIdentity, *, claims: Mapping[str, Any]) -> None:
+    identity.last_sign_in_at = timezone.now()
+    identity.save(update_fields=["last_sign_in_at"])
+    names = group_names(claims)
+    _update_user(identity.user, claims=claims, names=names)
+    groups.sync_provider_groups(user=identity.user, names=names)
 
 
 def _update_user(user, *, claims: Mapping[str, Any], names: list[str]) -> None:
@@ -123,6 +274,12 @@ def _update_user(user, *, claims: Mapping[str, Any], names: list[str]) -> None:
         user.save(update_fields=changed)
 
 
+def _plain_username(claimed: str) -> str:
+    text = unicodedata.normalize("NFKC", claimed).strip()
+    text = NOT_IN_USERNAME.sub("-", text).strip("-")
+    return text[: USERNAME_MAX - SUFFIX_ROOM] or "user"
+
+
 def _text_claim(claims: Mapping[str, Any], name: str, *, limit: int) -> str:
     value = claims.get(name)
     if not isinstance(value, str) or not value.strip() or len(value) > limit:
@@ -130,3 +287,7 @@ def _text_claim(claims: Mapping[str, Any], name: str, *, limit: int) -> str:
     if "\x00" in value:
         raise SignInRefused(f"The provider's {name!r} claim holds a NUL character.")
     return value
+
+
+def _provider() -> str:
+    return settings.TOOLCRIB_OIDC_PROVIDER_NAME

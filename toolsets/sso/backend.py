@@ -17,7 +17,11 @@ from django.http import HttpRequest
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 
 from toolsets.sso import discovery
-from toolsets.sso.accounts import SignInRefused, sign_in_with_claims
+from toolsets.sso.accounts import (
+    SignInRefused,
+    link_signed_in_user,
+    sign_in_with_claims,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +68,17 @@ class ProviderBackend(OIDCAuthenticationBackend):
 
     def get_or_create_user(self, access_token, id_token, payload):
         claims = self.get_userinfo(access_token, id_token, payload)
+        # Set by the callback for the flow /oidc/link/ started, and only that one.
+        linking = getattr(self.request, "sso_link_user", None)
         try:
+            if linking is not None:
+                user = link_signed_in_user(user=linking, claims=claims)
+                messages.success(
+                    self.request,
+                    "Your account is linked: sign in with "
+                    f"{settings.TOOLCRIB_OIDC_PROVIDER_NAME} from now on.",
+                )
+                return user
             return sign_in_with_claims(claims=claims)
         except SignInRefused as exc:
             logger.warning("provider sign-in refused: %s", exc)

@@ -1,8 +1,13 @@
-"""/oidc/authenticate/ and /oidc/callback/, under mozilla-django-oidc's URL names."""
+"""/oidc/authenticate/, /oidc/callback/ (mozilla-django-oidc's URL names) and
+/oidc/link/."""
 
 from django.urls import path
 
-from toolsets.sso.views import ProviderCallbackView, ProviderSignInView
+from toolsets.sso.views import (
+    ProviderCallbackView,
+    ProviderLinkView,
+    ProviderSignInView,
+)
 
 urlpatterns = [
     path(
@@ -15,4 +20,5 @@ urlpatterns = [
         ProviderSignInView.as_view(),
         name="oidc_authentication_init",
     ),
+    path("link/", ProviderLinkView.as_view(), name="oidc_link"),
 ]

@@ -129,18 +129,46 @@ def oauth_gateway(tmp_path_factory) -> Iterator[OAuthGateway]:
         prepare_database(env)
         with _daphne_on(port, env, folder / "daphne.log") as server:
             gateway = OAuthGateway(server, provider, env, key)
-            for login in PASSWORDS:
-                sign_in_to_toolcrib(gateway, login)
+            for login in ("alice", "bob"):  # the demo's users, with passwords
+                link_at_toolcrib(gateway, login)
+            sign_in_to_toolcrib(gateway, "erin")
             yield gateway
 
 
 def sign_in_to_toolcrib(gateway: OAuthGateway, login: str) -> None:
-    """Her sign-in on Toolcrib's web pages through the provider: it links them."""
+    """Her first sign-in on Toolcrib's web pages through the provider: it makes her
+    user, linked to her account there."""
     with httpx.Client(timeout=30) as browser:
         landed = play_user(
             browser, f"{gateway.server.url}/oidc/authenticate/?next=/", login
         )
     assert landed == f"{gateway.server.url}/", landed
+
+
+def link_at_toolcrib(gateway: OAuthGateway, username: str) -> None:
+    """She signs in to Toolcrib with her password, then links her account to the
+    provider's account of the same login (/oidc/link/)."""
+    url = gateway.server.url
+    with httpx.Client(timeout=30) as browser:
+        browser.get(f"{url}/login/")
+        signed_in = browser.post(
+            f"{url}/login/",
+            data={
+                "username": username,
+                "password": username,
+                "csrfmiddlewaretoken": browser.cookies["csrftoken"],
+            },
+            headers={"Referer": f"{url}/login/"},
+        )
+        assert signed_in.status_code == 302, signed_in.text
+        link = browser.post(
+            f"{url}/oidc/link/?next=/",
+            data={"csrfmiddlewaretoken": browser.cookies["csrftoken"]},
+            headers={"Referer": f"{url}/tokens/"},
+        )
+        assert link.status_code == 302, link.text
+        landed = play_user(browser, link.headers["location"], username)
+    assert landed == f"{url}/", landed
 
 
 def play_user(
