@@ -2,12 +2,17 @@
 
 mozilla-django-oidc exchanges the code (with PKCE, the client secret in a Basic
 header) and checks the ID token's signature against the provider's keys and its
-nonce; this backend adds what it leaves out (the token's issuer and audience, the
-userinfo answer's subject) and hands the claims to toolsets.sso.accounts.
+nonce; this backend adds what it leaves out (OpenID Connect Core §3.1.3.7: the
+token's issuer, audience, authorized party and expiry; the userinfo answer's
+subject) and hands the claims to toolsets.sso.accounts. An ID token that fails a
+check is a failed sign-in with a message (IDTokenRefused), never a server error.
 """
 
 import logging
+from collections.abc import Mapping
+from typing import Any
 
+import jwt
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -24,6 +29,36 @@ from toolsets.sso.accounts import (
 )
 
 logger = logging.getLogger(__name__)
+
+
+class IDTokenRefused(SignInRefused):
+    """The provider's ID token failed a check: the sign-in fails, saying which."""
+
+    code = "id_token_refused"
+
+
+def check_id_token_claims(payload: Mapping[str, Any]) -> None:
+    """Refuse (IDTokenRefused) an ID token that is not the provider's for Toolcrib:
+    its issuer, audience, authorized party (azp) and expiry."""
+    if str(payload.get("iss", "")).rstrip("/") != settings.TOOLCRIB_OIDC_ISSUER:
+        raise IDTokenRefused("The provider's ID token comes from another issuer.")
+    client_id = settings.OIDC_RP_CLIENT_ID
+    audience = payload.get("aud")
+    audiences = audience if isinstance(audience, list) else [audience]
+    if client_id not in audiences:
+        raise IDTokenRefused("The provider's ID token is for another client.")
+    authorized = payload.get("azp")
+    if len(audiences) > 1 and authorized is None:
+        raise IDTokenRefused(
+            "The provider's ID token names several audiences and no authorized "
+            "party (azp)."
+        )
+    if authorized is not None and authorized != client_id:
+        raise IDTokenRefused(
+            "The provider's ID token was issued to another client (its azp)."
+        )
+    if not isinstance(payload.get("exp"), int | float):
+        raise IDTokenRefused("The provider's ID token has no expiry (exp).")
 
 
 class ProviderBackend(OIDCAuthenticationBackend):
@@ -47,17 +82,62 @@ class ProviderBackend(OIDCAuthenticationBackend):
         self.OIDC_RP_CLIENT_SECRET = settings.OIDC_RP_CLIENT_SECRET
         self.OIDC_RP_SIGN_ALGO = settings.OIDC_RP_SIGN_ALGO
         self.OIDC_RP_IDP_SIGN_KEY = None
-        return super().authenticate(request, **kwargs)
+        try:
+            return super().authenticate(request, **kwargs)
+        except IDTokenRefused as exc:
+            # None: Django reports a failed sign-in (the lockout counts it), and
+            # the callback sends her to the login page, with this message.
+            logger.warning("provider sign-in refused: %s", exc)
+            messages.error(request, f"{self._failed()} {exc}")
+            return None
 
     def verify_token(self, token, **kwargs) -> dict:
-        payload = super().verify_token(token, **kwargs)
-        if str(payload.get("iss", "")).rstrip("/") != settings.TOOLCRIB_OIDC_ISSUER:
-            raise SuspiciousOperation("The ID token comes from another issuer.")
-        audience = payload.get("aud")
-        audiences = audience if isinstance(audience, list) else [audience]
-        if settings.OIDC_RP_CLIENT_ID not in audiences:
-            raise SuspiciousOperation("The ID token is for another client.")
+        """The token's claims, its signature checked (and, for the code exchange's
+        ID token, which comes with `nonce`, its nonce and check_id_token_claims)."""
+        self._check_header(token)
+        try:
+            payload = super().verify_token(token, **kwargs)
+        except jwt.ExpiredSignatureError:
+            raise IDTokenRefused(
+                "The provider's ID token has expired: if that keeps happening, "
+                "check this server's clock."
+            ) from None
+        except jwt.ImmatureSignatureError:
+            raise IDTokenRefused(
+                "The provider's ID token is not valid yet: check this server's clock."
+            ) from None
+        except SuspiciousOperation as exc:
+            if "JWS token verification failed" in str(exc):
+                raise IDTokenRefused(
+                    "The ID token's signature is not the provider's."
+                ) from None
+            raise IDTokenRefused(
+                f"The provider's ID token did not pass its checks ({exc})"
+            ) from None
+        except jwt.InvalidTokenError as exc:
+            raise IDTokenRefused(
+                f"The provider's ID token did not pass its checks ({exc})."
+            ) from None
+        if "nonce" in kwargs:  # the code exchange's ID token, not a signed userinfo
+            check_id_token_claims(payload)
         return payload
+
+    def _check_header(self, token) -> None:
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.InvalidTokenError:
+            raise IDTokenRefused("The provider's answer holds no ID token.") from None
+        if header.get("alg") != self.OIDC_RP_SIGN_ALGO:
+            raise IDTokenRefused(
+                f"The provider's ID token is not signed with {self.OIDC_RP_SIGN_ALGO} "
+                f"(TOOLCRIB_OIDC_SIGN_ALGO): its alg is {header.get('alg')!r}."
+            )
+        if not isinstance(header.get("kid"), str):
+            raise IDTokenRefused("The provider's ID token names no signing key (kid).")
+
+    @staticmethod
+    def _failed() -> str:
+        return f"Signing in with {settings.TOOLCRIB_OIDC_PROVIDER_NAME} failed."
 
     def get_userinfo(self, access_token, id_token, payload) -> dict:
         """The ID token's claims, and the userinfo endpoint's over them."""
