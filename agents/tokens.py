@@ -3,7 +3,8 @@
 A token is 64 random hex characters. The database keeps its SHA-512 digest and its
 first 15 characters (the lookup key), so a copy of the database opens no account.
 HTTP requests (`Authorization: Token <t>`) and sockets (`?token=` or the same header)
-check a token the same way, through knox.
+check a token the same way, through knox, then its user's account checks
+(agents.account_checks: the sign-in provider may have let her go).
 """
 
 import re
@@ -15,6 +16,9 @@ from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
 from knox import auth as knox_auth
 from knox.models import AuthToken
 from rest_framework import exceptions
+
+from agents import account_checks
+from project.errors import SignInEnded
 
 # Every token ever issued: knox's hex tokens, and DRF's 40-hex keys that migration
 # 0005 carried over. Anything else opens nothing and never reaches a query (a NUL
@@ -41,6 +45,12 @@ def user_for_token(*, token: str) -> AbstractBaseUser | None:
     return user
 
 
+def revoke_tokens(*, user: AbstractBaseUser) -> int:
+    """End every API token of a user; how many there were."""
+    deleted, _ = AuthToken.objects.filter(user=user).delete()
+    return deleted
+
+
 def _token_ttl() -> timedelta | None:
     hours = settings.TOOLCRIB_API_TOKEN_TTL_HOURS
     return timedelta(hours=hours) if hours > 0 else None
@@ -59,7 +69,12 @@ class TokenAuthentication(knox_auth.TokenAuthentication):
     def authenticate_credentials(self, token: bytes):
         if not TOKEN_FORMAT.fullmatch(token.decode("latin-1")):
             raise exceptions.AuthenticationFailed("Invalid token.")
-        return super().authenticate_credentials(token)
+        user, auth_token = super().authenticate_credentials(token)
+        try:
+            account_checks.check_account(user=user)
+        except SignInEnded as exc:
+            raise exceptions.AuthenticationFailed(str(exc)) from None
+        return user, auth_token
 
 
 class TokenScheme(KnoxTokenScheme):

@@ -63,6 +63,14 @@ class PasswordSignInOff(ForbiddenError):
         )
 
 
+class SignInEnded(DomainError):
+    """The account's sign-in no longer holds: its provider no longer lets her in, or
+    must be asked again. Every credential of hers opens nothing until she signs in."""
+
+    status_code = 401
+    code = "sign_in_ended"
+
+
 class TooManyTurns(DomainError):
     """Too many turns already wait or run: in this session, or for this user."""
 

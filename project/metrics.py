@@ -89,6 +89,12 @@ PUBLISH_FAILURES = Counter(
     "toolcrib_publish_failures",
     "Channel-layer publishes that failed (the event is stored; clients replay it).",
 )
+SSO_RECHECKS = Counter(
+    "toolcrib_sso_rechecks",
+    "Re-checks of a provider user against the sign-in provider, by outcome (current, "
+    "offboarded, sign_in_again, unreachable).",
+    ["outcome"],
+)
 
 # The audit outcomes of a call that ran, so its duration is the tool's.
 RAN = frozenset({"ok", "error", "timeout", "cancelled"})
@@ -132,6 +138,10 @@ def socket_closed(*, kind: str) -> None:
 
 def count_publish_failure() -> None:
     PUBLISH_FAILURES.inc()
+
+
+def count_sso_recheck(*, outcome: str) -> None:
+    SSO_RECHECKS.labels(outcome).inc()
 
 
 class _Joined:

@@ -85,6 +85,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # A signed-in session whose account a check refuses (TOOLCRIB_ACCOUNT_CHECKS:
+    # the sign-in provider let her go) ends before any view runs.
+    "agents.account_checks.AccountCheckMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: turns a sign-in form's locked-out attempt into a 429 (project/lockout.py).
     "axes.middleware.AxesMiddleware",
@@ -718,6 +721,16 @@ if TOOLCRIB_GATEWAY_URL:
         raise ImproperlyConfigured(
             "TOOLCRIB_GATEWAY_URL must be the gateway's URL: https://<host>/mcp."
         )
+# A linked user's every request (web session, API token, socket, gateway token)
+# asks the provider about her again once her last check is this many seconds old
+# (toolsets/sso/recheck.py, docs/deployment.md): removed there, she loses access
+# here within it; her groups and staff status follow its claims. 0: every request.
+TOOLCRIB_SSO_RECHECK_SECONDS = int(env("TOOLCRIB_SSO_RECHECK_SECONDS", "300"))
+if TOOLCRIB_SSO_RECHECK_SECONDS < 0:
+    raise ImproperlyConfigured("TOOLCRIB_SSO_RECHECK_SECONDS must be 0 or more.")
+# What every request of a signed-in account passes, as dotted paths of callables
+# taking `user=` and raising project.errors.SignInEnded (agents/account_checks.py).
+TOOLCRIB_ACCOUNT_CHECKS: list[str] = ["toolsets.sso.recheck.check_account"]
 # mozilla-django-oidc's own settings: PKCE, the client secret in a Basic header
 # (the token endpoint's default), seconds per call to the provider.
 OIDC_USE_PKCE = True

@@ -32,6 +32,16 @@ def _no_parsed_events_across_tests():
     PARSED.clear()
 
 
+@pytest.fixture(autouse=True)
+def _no_recent_provider_checks():
+    """A rolled-back test's user ids are reused: no process memory of their checks."""
+    from toolsets.sso.recheck import forget_recent_checks
+
+    forget_recent_checks()
+    yield
+    forget_recent_checks()
+
+
 @pytest.fixture
 def make_user(db):
     def make(

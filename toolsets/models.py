@@ -425,6 +425,17 @@ class ProviderIdentity(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     last_sign_in_at = models.DateTimeField(null=True, blank=True)
+    # What the provider answered at her sign-in or last re-check
+    # (toolsets.sso.recheck), sealed (project.sealing): the refresh token asks it
+    # about her again; the access token, while valid, when it issued no refresh token.
+    refresh_token = models.TextField(blank=True, default="")
+    access_token = models.TextField(blank=True, default="")
+    access_token_expires_at = models.DateTimeField(null=True, blank=True)
+    # When the provider last vouched for her (a sign-in or a re-check).
+    checked_at = models.DateTimeField(null=True, blank=True)
+    # When a re-check found the provider no longer lets her in and switched her
+    # off: her next provider sign-in switches her on again.
+    offboarded_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["issuer", "subject"]

@@ -14,7 +14,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.http.request import split_domain_port, validate_host
 from django.utils.http import is_same_domain
 
-from agents import tokens
+from agents import account_checks, tokens
 
 TOKEN_PREFIX = "token "
 
@@ -92,8 +92,17 @@ def user_for_token(key: str):
     return tokens.user_for_token(token=key) or AnonymousUser()
 
 
+@database_sync_to_async
+def checked_user(user):
+    """The session's user if she passes her account checks, else AnonymousUser."""
+    if user is None or not user.is_authenticated:
+        return user
+    return user if account_checks.passes(user=user) else AnonymousUser()
+
+
 class TokenAuthMiddleware:
-    """Sets scope["user"] from a token when one is given, and scope["auth_method"]."""
+    """Sets scope["user"] from a token when one is given (else checks the session's
+    user, as on HTTP), and scope["auth_method"]."""
 
     def __init__(self, inner):
         self.inner = inner
@@ -102,6 +111,8 @@ class TokenAuthMiddleware:
         key = token_from_scope(scope)
         if key is None:
             scope = dict(scope, auth_method="cookie")
+            if "user" in scope:
+                scope["user"] = await checked_user(scope["user"])
         else:
             scope = dict(scope, auth_method="token", user=await user_for_token(key))
         return await self.inner(scope, receive, send)

@@ -6,7 +6,8 @@ tool the user may use; a personal access token (tokens.py), which reaches only
 the toolsets it was made for; and, when the gateway is an OAuth protected resource,
 an access token of the OpenID Connect provider (oauth.py), which reaches every tool
 of the user it speaks for. Anything else is refused before the MCP server sees the
-request (TokenRefused: 401).
+request (TokenRefused: 401), as is a token whose user fails her account checks
+(agents.account_checks: the sign-in provider no longer lets her in).
 """
 
 from collections.abc import Iterable
@@ -15,7 +16,9 @@ from dataclasses import dataclass
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import AbstractBaseUser
 
+from agents import account_checks
 from agents.tokens import user_for_token
+from project.errors import SignInEnded
 from toolsets.gateway import oauth, tokens
 from toolsets.gateway.oauth import TokenRefused
 
@@ -53,7 +56,17 @@ REFUSED = (
 
 def authenticate(*, token: str) -> Caller:
     """The Caller a token opens, or TokenRefused (unknown, revoked, expired,
-    inactive, or an access token that does not verify)."""
+    inactive, refused by an account check, or an access token that does not
+    verify)."""
+    caller = _caller(token)
+    try:
+        account_checks.check_account(user=caller.user)
+    except SignInEnded as exc:
+        raise TokenRefused(str(exc)) from None
+    return caller
+
+
+def _caller(token: str) -> Caller:
     if tokens.is_personal(token):
         found = tokens.lookup(token=token)
         if found is None:
@@ -68,6 +81,7 @@ def authenticate(*, token: str) -> Caller:
         # One MCP session per user and client: a refreshed token keeps it.
         credential = f"oauth:{grant.identity_id}:{grant.client_id}"
         return Caller(user=grant.user, credential=credential)
+    # An API token: agents.tokens runs the account checks.
     user = user_for_token(token=token)
     if user is None:
         raise TokenRefused(REFUSED)

@@ -111,6 +111,12 @@ def revoke_token(*, user: AbstractBaseUser, token_id: int) -> None:
         raise NotFoundError("No such token.")
 
 
+def revoke_tokens(*, user: AbstractBaseUser) -> int:
+    """Revoke every token of a user (she left); how many there were."""
+    deleted, _ = GatewayToken.objects.filter(user=user).delete()
+    return deleted
+
+
 @dataclass(frozen=True)
 class Found:
     """What a valid token opens."""

@@ -13,7 +13,10 @@ The rules (docs/permissions.md, "Single sign-on"):
   never linked: the embedded `admin` stays out of the provider's reach.
 - At every sign-in her email and name follow the claims, her provider-managed
   groups follow TOOLCRIB_OIDC_GROUPS_CLAIM (toolsets.groups.sync_provider_groups),
-  and her staff status follows TOOLCRIB_OIDC_STAFF_GROUP when that is set.
+  and her staff status follows TOOLCRIB_OIDC_STAFF_GROUP when that is set; so do
+  they at every re-check against the provider (recheck.py), which keeps the tokens
+  her sign-in brought. A user a re-check switched off (the provider no longer let
+  her in) is switched on again by her next sign-in; one staff switched off is not.
 """
 
 import logging
@@ -32,6 +35,7 @@ from django.utils import timezone
 from project.errors import DomainError, ForbiddenError, NotFoundError
 from toolsets import groups
 from toolsets.models import ProviderIdentity
+from toolsets.sso import tokens as provider_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -61,9 +65,13 @@ class LinkConflict(DomainError):
     code = "linked_already"
 
 
-def sign_in_with_claims(*, claims: Mapping[str, Any]) -> AbstractBaseUser:
+def sign_in_with_claims(
+    *, claims: Mapping[str, Any], tokens: Mapping[str, Any] | None = None
+) -> AbstractBaseUser:
     """The user linked to the claims' subject, or a new user at its first sign-in,
-    with her profile, groups and staff status brought up to date."""
+    with her profile, groups and staff status brought up to date.
+
+    `tokens`: the token endpoint's answer, kept to re-check her later."""
     issuer = settings.TOOLCRIB_OIDC_ISSUER
     subject = _text_claim(claims, "sub", limit=255)
     with transaction.atomic():
@@ -72,14 +80,17 @@ def sign_in_with_claims(*, claims: Mapping[str, Any]) -> AbstractBaseUser:
             identity = _create_user_and_link(
                 issuer=issuer, subject=subject, claims=claims
             )
-        _refuse_unusable(identity.user)
-        _signed_in(identity, claims=claims)
+        _refuse_unusable(identity)
+        _signed_in(identity, claims=claims, tokens=tokens)
     logger.info("provider sign-in user=%s", identity.user_id)
     return identity.user
 
 
 def link_signed_in_user(
-    *, user: AbstractBaseUser, claims: Mapping[str, Any]
+    *,
+    user: AbstractBaseUser,
+    claims: Mapping[str, Any],
+    tokens: Mapping[str, Any] | None = None,
 ) -> AbstractBaseUser:
     """Link the signed-in user to the account at the provider she just signed in
     with (/oidc/link/): her later provider sign-ins are her."""
@@ -100,8 +111,8 @@ def link_signed_in_user(
                 subject=subject,
                 linked_by=ProviderIdentity.LinkedBy.USER,
             )
-        _refuse_unusable(identity.user)
-        _signed_in(identity, claims=claims)
+        _refuse_unusable(identity)
+        _signed_in(identity, claims=claims, tokens=tokens)
     logger.warning("provider account linked by its user user=%s", user.pk)
     return identity.user
 
@@ -236,25 +247,54 @@ def _create_user_and_link(
     )
 
 
-def _refuse_unusable(user: AbstractBaseUser) -> None:
+def _refuse_unusable(identity: ProviderIdentity) -> None:
+    user = identity.user
     if user.is_superuser:
         raise SignInRefused(
             f"The account {user.get_username()} is a superuser: it signs in with its "
             "password."
         )
+    if not user.is_active and identity.offboarded_at is not None:
+        # A re-check switched her off; the provider lets her in again now.
+        user.is_active = True
+        user.save(update_fields=["is_active"])
+        identity.offboarded_at = None
+        logger.warning("provider let a switched-off user in again user=%s", user.pk)
     if not user.is_active:
         raise SignInRefused(f"The account {user.get_username()} is switched off.")
 
 
-def _signed_in(identity: ProviderIdentity, *, claims: Mapping[str, Any]) -> None:
-    identity.last_sign_in_at = timezone.now()
-    identity.save(update_fields=["last_sign_in_at"])
+def _signed_in(
+    identity: ProviderIdentity,
+    *,
+    claims: Mapping[str, Any],
+    tokens: Mapping[str, Any] | None,
+) -> None:
+    now = timezone.now()
+    identity.last_sign_in_at = identity.checked_at = now
+    changed = ["last_sign_in_at", "checked_at", "offboarded_at"]
+    changed += provider_tokens.keep(identity, tokens or {})
+    identity.save(update_fields=changed)
+    apply_claims(identity.user, claims=claims)
+
+
+def apply_claims(user: AbstractBaseUser, *, claims: Mapping[str, Any]) -> None:
+    """Her profile, provider-managed groups and staff status, as the claims say."""
     names = group_names(claims)
-    _update_user(identity.user, claims=claims, names=names)
-    groups.sync_provider_groups(user=identity.user, names=names)
+    changed = _profile_changes(user, claims) + _staff_changes(user, names)
+    if changed:
+        user.save(update_fields=changed)
+    groups.sync_provider_groups(user=user, names=names)
 
 
-def _update_user(user, *, claims: Mapping[str, Any], names: list[str]) -> None:
+def update_profile(user: AbstractBaseUser, *, claims: Mapping[str, Any]) -> None:
+    """Her email and names, as the claims say; her groups and staff status stay."""
+    changed = _profile_changes(user, claims)
+    if changed:
+        user.save(update_fields=changed)
+
+
+def _profile_changes(user, claims: Mapping[str, Any]) -> list[str]:
     changed = []
     for field, claim in PROFILE_CLAIMS.items():
         value = claims.get(claim)
@@ -266,12 +306,15 @@ def _update_user(user, *, claims: Mapping[str, Any], names: list[str]) -> None:
         ):
             setattr(user, field, value)
             changed.append(field)
+    return changed
+
+
+def _staff_changes(user, names: list[str]) -> list[str]:
     staff_group = settings.TOOLCRIB_OIDC_STAFF_GROUP
-    if staff_group and user.is_staff != (staff_group in names):
-        user.is_staff = staff_group in names
-        changed.append("is_staff")
-    if changed:
-        user.save(update_fields=changed)
+    if not staff_group or user.is_staff == (staff_group in names):
+        return []
+    user.is_staff = staff_group in names
+    return ["is_staff"]
 
 
 def _plain_username(claimed: str) -> str:

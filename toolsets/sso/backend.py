@@ -9,7 +9,8 @@ check is a failed sign-in with a message (IDTokenRefused), never a server error.
 """
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import jwt
@@ -61,6 +62,35 @@ def check_id_token_claims(payload: Mapping[str, Any]) -> None:
         raise IDTokenRefused("The provider's ID token has no expiry (exp).")
 
 
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """PyJWT's and the library's refusals of an ID token, as IDTokenRefused."""
+    try:
+        yield
+    except jwt.ExpiredSignatureError:
+        raise IDTokenRefused(
+            "The provider's ID token has expired: if that keeps happening, check "
+            "this server's clock."
+        ) from None
+    except jwt.ImmatureSignatureError:
+        raise IDTokenRefused(
+            "The provider's ID token is not valid yet: check this server's clock."
+        ) from None
+    except SuspiciousOperation as exc:
+        # mozilla-django-oidc 5.0's words for a signature that does not verify.
+        if "JWS token verification failed" in str(exc):
+            raise IDTokenRefused(
+                "The ID token's signature is not the provider's."
+            ) from None
+        raise IDTokenRefused(
+            f"The provider's ID token did not pass its checks ({exc})"
+        ) from None
+    except jwt.InvalidTokenError as exc:
+        raise IDTokenRefused(
+            f"The provider's ID token did not pass its checks ({exc})."
+        ) from None
+
+
 class ProviderBackend(OIDCAuthenticationBackend):
     """Signs in whoever the configured OpenID Connect provider vouches for."""
 
@@ -69,11 +99,15 @@ class ProviderBackend(OIDCAuthenticationBackend):
         # provider's endpoints are looked up only for a provider's callback.
         self.UserModel = get_user_model()
 
-    def authenticate(self, request: HttpRequest | None, **kwargs):
-        if request is None or not settings.TOOLCRIB_OIDC_ISSUER:
-            return None
-        if not (request.GET.get("code") and request.GET.get("state")):
-            return None
+    @classmethod
+    def for_provider(cls) -> "ProviderBackend":
+        """A backend set up with the provider's endpoints, to call it directly
+        (toolsets.sso.recheck). ProviderUnavailable if its discovery fails."""
+        backend = cls()
+        backend._configure()
+        return backend
+
+    def _configure(self) -> None:
         found = discovery.endpoints()
         self.OIDC_OP_TOKEN_ENDPOINT = found.token
         self.OIDC_OP_USER_ENDPOINT = found.userinfo
@@ -82,6 +116,14 @@ class ProviderBackend(OIDCAuthenticationBackend):
         self.OIDC_RP_CLIENT_SECRET = settings.OIDC_RP_CLIENT_SECRET
         self.OIDC_RP_SIGN_ALGO = settings.OIDC_RP_SIGN_ALGO
         self.OIDC_RP_IDP_SIGN_KEY = None
+
+    def authenticate(self, request: HttpRequest | None, **kwargs):
+        if request is None or not settings.TOOLCRIB_OIDC_ISSUER:
+            return None
+        if not (request.GET.get("code") and request.GET.get("state")):
+            return None
+        self._configure()
+        self.token_answer: dict = {}
         try:
             return super().authenticate(request, **kwargs)
         except IDTokenRefused as exc:
@@ -91,35 +133,30 @@ class ProviderBackend(OIDCAuthenticationBackend):
             messages.error(request, f"{self._failed()} {exc}")
             return None
 
+    def get_token(self, payload) -> dict:
+        # The whole answer is kept: its refresh token re-checks her later.
+        self.token_answer = super().get_token(payload)
+        return self.token_answer
+
     def verify_token(self, token, **kwargs) -> dict:
         """The token's claims, its signature checked (and, for the code exchange's
         ID token, which comes with `nonce`, its nonce and check_id_token_claims)."""
         self._check_header(token)
-        try:
+        with _refusals():
             payload = super().verify_token(token, **kwargs)
-        except jwt.ExpiredSignatureError:
-            raise IDTokenRefused(
-                "The provider's ID token has expired: if that keeps happening, "
-                "check this server's clock."
-            ) from None
-        except jwt.ImmatureSignatureError:
-            raise IDTokenRefused(
-                "The provider's ID token is not valid yet: check this server's clock."
-            ) from None
-        except SuspiciousOperation as exc:
-            if "JWS token verification failed" in str(exc):
-                raise IDTokenRefused(
-                    "The ID token's signature is not the provider's."
-                ) from None
-            raise IDTokenRefused(
-                f"The provider's ID token did not pass its checks ({exc})"
-            ) from None
-        except jwt.InvalidTokenError as exc:
-            raise IDTokenRefused(
-                f"The provider's ID token did not pass its checks ({exc})."
-            ) from None
         if "nonce" in kwargs:  # the code exchange's ID token, not a signed userinfo
             check_id_token_claims(payload)
+        return payload
+
+    def verify_refreshed_id_token(self, token: str, *, subject: str) -> dict:
+        """A refresh's ID token (OpenID Connect Core §12.2): signed by the provider,
+        for Toolcrib, about the same subject. Its nonce, if any, is the sign-in's."""
+        self._check_header(token)
+        with _refusals():
+            payload = self.get_payload_data(token, self.retrieve_matching_jwk(token))
+        check_id_token_claims(payload)
+        if payload.get("sub") != subject:
+            raise IDTokenRefused("The refreshed ID token is about someone else.")
         return payload
 
     def _check_header(self, token) -> None:
@@ -152,14 +189,16 @@ class ProviderBackend(OIDCAuthenticationBackend):
         linking = getattr(self.request, "sso_link_user", None)
         try:
             if linking is not None:
-                user = link_signed_in_user(user=linking, claims=claims)
+                user = link_signed_in_user(
+                    user=linking, claims=claims, tokens=self.token_answer
+                )
                 messages.success(
                     self.request,
                     "Your account is linked: sign in with "
                     f"{settings.TOOLCRIB_OIDC_PROVIDER_NAME} from now on.",
                 )
                 return user
-            return sign_in_with_claims(claims=claims)
+            return sign_in_with_claims(claims=claims, tokens=self.token_answer)
         except SignInRefused as exc:
             logger.warning("provider sign-in refused: %s", exc)
             messages.error(self.request, str(exc))
