@@ -7,7 +7,8 @@ the admin's edits; a deleted group through access.membership_changed, since
 Django deletes its memberships without a signal.
 """
 
-from collections.abc import Collection, Iterable
+import unicodedata
+from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
 
 from django.conf import settings
@@ -68,12 +69,26 @@ def user_by_username(username: str) -> AbstractBaseUser:
     return user
 
 
+def plain_group_name(name: str) -> str:
+    """A group name in Unicode's NFKC form, its spaces collapsed and stripped."""
+    return " ".join(unicodedata.normalize("NFKC", name).split())
+
+
+def group_key(name: str) -> str:
+    """What two group names that read alike share: plain_group_name, letter case
+    folded (`Managers`, ` managers ` and a full-width `ｍanagers` share one)."""
+    return plain_group_name(name).casefold()
+
+
 def is_provider_managed(name: str) -> bool:
-    """Whether the sign-in provider sets this group's members (TOOLCRIB_OIDC_*)."""
+    """Whether the sign-in provider sets this group's members (TOOLCRIB_OIDC_*):
+    its name matches a pattern of TOOLCRIB_OIDC_MANAGED_GROUPS, both by group_key."""
     if not settings.TOOLCRIB_OIDC_ISSUER:
         return False
+    key = group_key(name)
     return any(
-        fnmatchcase(name, pattern) for pattern in settings.TOOLCRIB_OIDC_MANAGED_GROUPS
+        fnmatchcase(key, group_key(pattern))
+        for pattern in settings.TOOLCRIB_OIDC_MANAGED_GROUPS
     )
 
 
@@ -139,26 +154,45 @@ def remove_member(*, group: Group, user: AbstractBaseUser) -> None:
 def sync_provider_groups(*, user: AbstractBaseUser, names: Iterable[str]) -> None:
     """Make the user's provider-managed groups exactly the claimed ones.
 
-    A claimed group is created when missing; a claimed name that
-    TOOLCRIB_OIDC_MANAGED_GROUPS does not match is ignored, and a group it does not
-    match is never touched, so staff keep Toolcrib's own groups.
+    Claimed names are matched by group_key: a claim joins the existing group that
+    reads like it (the oldest, should two made before this rule read alike), and
+    a missing one is created under the first claimed form of its name. A claimed
+    name that TOOLCRIB_OIDC_MANAGED_GROUPS does not match is ignored, and a group it
+    does not match is never touched, so staff keep Toolcrib's own groups.
     """
-    wanted = {name for name in names if is_provider_managed(name)}
+    wanted: dict[str, str] = {}
+    for name in names:
+        if is_provider_managed(name):
+            wanted.setdefault(group_key(name), plain_group_name(name))
     with transaction.atomic():
-        current = set(user.groups.values_list("name", flat=True))
-        leaving = {name for name in current - wanted if is_provider_managed(name)}
-        joining = wanted - current
+        chosen = _groups_for(wanted)
+        current = list(user.groups.all())
+        leaving = [
+            group
+            for group in current
+            if is_provider_managed(group.name)
+            and chosen.get(group_key(group.name)) != group
+        ]
+        joining = [group for group in chosen.values() if group not in current]
         if leaving:
-            user.groups.remove(*Group.objects.filter(name__in=leaving))
+            user.groups.remove(*leaving)
         if joining:
-            user.groups.add(*_groups_named(joining))
+            user.groups.add(*joining)
 
 
-def _groups_named(names: Collection[str]) -> list[Group]:
-    found = {group.name: group for group in Group.objects.filter(name__in=names)}
-    for name in sorted(set(names) - set(found)):
-        found[name], _ = Group.objects.get_or_create(name=name)
-    return list(found.values())
+def _groups_for(wanted: Mapping[str, str]) -> dict[str, Group]:
+    """The group of each wanted key: the oldest that reads alike, or a new one."""
+    if not wanted:
+        return {}
+    found: dict[str, Group] = {}
+    # Every group's name is compared by key: groups are few, and SQL has no NFKC.
+    for group in Group.objects.order_by("pk").only("pk", "name"):
+        key = group_key(group.name)
+        if key in wanted and key not in found:
+            found[key] = group
+    for key in sorted(set(wanted) - set(found)):
+        found[key], _ = Group.objects.get_or_create(name=wanted[key])
+    return found
 
 
 def _refuse_taken(name: str, *, other_than: Group | None = None) -> None:

@@ -185,19 +185,22 @@ def identity_of(*, user: AbstractBaseUser) -> ProviderIdentity:
 
 
 def group_names(claims: Mapping[str, Any]) -> list[str]:
-    """The group names the claim carries: a list of names, or one name; others skipped."""
+    """The group names the claim carries (a list of names, or one name), each in its
+    plain form (toolsets.groups.plain_group_name), once per group_key; others
+    skipped."""
     value = claims.get(settings.TOOLCRIB_OIDC_GROUPS_CLAIM)
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list):
         return []
-    return [
-        name
-        for name in value
-        if isinstance(name, str)
-        and 0 < len(name) <= groups.NAME_MAX
-        and "\x00" not in name
-    ]
+    names: dict[str, str] = {}
+    for raw in value:
+        if not isinstance(raw, str) or "\x00" in raw:
+            continue
+        name = groups.plain_group_name(raw)
+        if 0 < len(name) <= groups.NAME_MAX:
+            names.setdefault(groups.group_key(name), name)
+    return list(names.values())
 
 
 def free_username(claimed: str) -> str:
@@ -311,9 +314,12 @@ def _profile_changes(user, claims: Mapping[str, Any]) -> list[str]:
 
 def _staff_changes(user, names: list[str]) -> list[str]:
     staff_group = settings.TOOLCRIB_OIDC_STAFF_GROUP
-    if not staff_group or user.is_staff == (staff_group in names):
+    if not staff_group:
         return []
-    user.is_staff = staff_group in names
+    is_staff = groups.group_key(staff_group) in {groups.group_key(n) for n in names}
+    if user.is_staff == is_staff:
+        return []
+    user.is_staff = is_staff
     return ["is_staff"]
 
 
