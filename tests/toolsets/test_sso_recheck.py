@@ -5,6 +5,7 @@ tests/security/test_sso_offboarding.py, against the real test provider."""
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.utils import timezone
 
@@ -76,3 +77,25 @@ def test_a_provider_that_does_not_answer_is_asked_again_a_minute_later(provider,
     assert SSO_RECHECKS.labels("unreachable")._value.get() == before + 1
     alice.refresh_from_db()
     assert alice.is_active
+
+
+def test_after_no_answer_nobody_is_asked_about_for_a_minute(
+    provider, alice, bob, django_assert_num_queries
+):
+    linked(alice, checked_ago=timedelta(hours=1))
+    bobs = linked(bob, checked_ago=timedelta(hours=1))
+    check_account(user=alice)  # the provider does not answer
+
+    with django_assert_num_queries(0):
+        check_account(user=bob)
+
+    bobs.refresh_from_db()
+    assert bobs.checked_at < timezone.now() - timedelta(minutes=59)  # not asked
+
+
+def test_a_superuser_is_never_checked(provider, django_assert_num_queries):
+    admin = get_user_model().objects.create_superuser("admin", password="pw")
+    linked(admin, checked_ago=None)
+
+    with django_assert_num_queries(0):
+        check_account(user=admin)

@@ -23,7 +23,10 @@ valid). What the provider answers:
 - no answer (network error, a 5xx, Toolcrib's client refused): nothing changes and
   her access goes on with what was last known; it is logged, counted
   (toolcrib_sso_rechecks_total{outcome="unreachable"}) and asked again after
-  RETRY_SECONDS.
+  RETRY_SECONDS. Meanwhile this process asks the provider about nobody: during an
+  outage each user's request would otherwise wait out a timeout of its own.
+
+A superuser is never checked: she signs in with her password, never the provider's.
 
 One request checks her at a time (a compare-and-set on `checked_at`); others go on
 meanwhile, so the bound is TOOLCRIB_SSO_RECHECK_SECONDS plus one check's time.
@@ -62,6 +65,8 @@ USER_FIELDS = ["is_active", "is_staff", "email", "first_name", "last_name"]
 # User id -> when this process last found her checked recently, or unlinked: her
 # next requests within TOOLCRIB_SSO_RECHECK_SECONDS skip the query.
 _recent: dict[int, float] = {}
+# Until when (time.time()) this process leaves the provider alone: it did not answer.
+_silent_until = 0.0
 
 
 class ProviderForgot(Exception):
@@ -92,8 +97,11 @@ def check_account(*, user: AbstractBaseUser) -> None:
     if not settings.TOOLCRIB_OIDC_ISSUER or not user.is_authenticated:
         return
     every = settings.TOOLCRIB_SSO_RECHECK_SECONDS
-    if time.time() - _recent.get(user.pk, float("-inf")) < every:
+    now = time.time()
+    if user.is_superuser or now - _recent.get(user.pk, float("-inf")) < every:
         return
+    if now < _silent_until:
+        return  # the provider did not answer a moment ago: the last known state holds
     identity = ProviderIdentity.objects.filter(
         issuer=settings.TOOLCRIB_OIDC_ISSUER, user_id=user.pk
     ).first()
@@ -146,11 +154,10 @@ def recheck(*, identity: ProviderIdentity) -> None:
             "sign in again."
         ) from None
     except ProviderSilent as exc:
-        retry = now - timedelta(seconds=settings.TOOLCRIB_SSO_RECHECK_SECONDS)
-        retry += timedelta(
-            seconds=min(RETRY_SECONDS, settings.TOOLCRIB_SSO_RECHECK_SECONDS)
-        )
+        wait = min(RETRY_SECONDS, settings.TOOLCRIB_SSO_RECHECK_SECONDS)
+        retry = now - timedelta(seconds=settings.TOOLCRIB_SSO_RECHECK_SECONDS - wait)
         ProviderIdentity.objects.filter(pk=identity.pk).update(checked_at=retry)
+        _leave_provider_alone(seconds=wait)
         logger.warning(
             "provider re-check: no answer, last known state kept user=%s: %s",
             identity.user_id,
@@ -190,8 +197,16 @@ def offboard(*, identity: ProviderIdentity, reason: str) -> None:
 
 
 def forget_recent_checks() -> None:
-    """Forget which users this process found checked recently (for tests)."""
+    """Forget which users this process found checked recently, and that the
+    provider did not answer (for tests)."""
+    global _silent_until
     _recent.clear()
+    _silent_until = 0.0
+
+
+def _leave_provider_alone(*, seconds: float) -> None:
+    global _silent_until
+    _silent_until = time.time() + seconds
 
 
 def _ask_provider(identity: ProviderIdentity) -> Answer:
