@@ -1,12 +1,28 @@
 """Conditions on a call's arguments that an allow grant carries: data, never code.
 
 A tool grant that allows may narrow the allow to calls whose arguments hold a
-condition: per argument, JSON Schema's `enum`, `pattern` (searched, as JSON Schema
-does: anchor it with `^...$`), `minimum` and `maximum`, and Toolcrib's `prefix`:
+condition: per argument, JSON Schema's `enum`, `pattern`, `minimum` and `maximum`,
+and Toolcrib's `prefix`:
 
-    {"url": {"pattern": "^https://[^/]+\\.corp\\.example(/|$)"}}
+    {"url": {"prefix": "https://wiki.corp.example/team"}}
     {"path": {"prefix": "reports/"}}
     {"amount": {"maximum": 1000}}
+
+A value holds a keyword whole, as what it is:
+- `pattern` matches the whole value (`re.fullmatch`: `$` lets no trailing newline
+  through), with `\\d`, `\\w` and `\\s` meaning ASCII only, as in JSON Schema;
+- `prefix` and `pattern` refuse a value with a NUL character;
+- `minimum` and `maximum` refuse a number that is not finite;
+- `enum` is JSON's equality (`true` is not 1).
+
+A condition on a URL is judged on the normalized URL (toolsets.urls: scheme, host,
+port, resolved path), a `prefix` there ends on a path segment boundary, and a value
+that is no http(s) URL that normalizes is outside it. An argument is a URL when its
+tool says so (its schema's `format` is a URI's, or the tool's custom_metadata lists
+it under `url_arguments`, as the built-in http and webpage tools do), or when its
+condition is written in URLs (its prefix or an enum item starts with http:// or
+https://). The fetch tools judge every redirect hop by the same condition
+(toolsets.governance.destinations).
 
 Every keyword of every argument named must hold; an argument the call leaves out
 fails its condition (a default the tool would fill in is not seen here). A grant's
@@ -16,13 +32,16 @@ with feedback naming the condition, so the model can retry within it) or
 
 A condition is checked when it is saved, against the tool's argument schema
 (`check_condition`): an argument the tool does not have, a keyword that does not
-fit the argument's type, a bad regular expression are refused. Only an allow on
-one tool carries one: a toolset's tools have different arguments, and a deny
-narrowed by a condition would widen access where the condition fails.
+fit the argument's type, a bad regular expression, a URL that does not normalize
+are refused. Only an allow on one tool carries one: a toolset's tools have
+different arguments, and a deny narrowed by a condition would widen access where
+the condition fails.
 """
 
+import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from functools import lru_cache
 from typing import Annotated, Any
 
 from pydantic import (
@@ -34,9 +53,21 @@ from pydantic import (
     model_validator,
 )
 
+from toolsets.urls import (
+    NotNormalizable,
+    is_within,
+    looks_like_url,
+    normalize_url,
+    url_prefix,
+)
+
 MAX_ARGUMENTS = 20
 MAX_ENUM = 200
 MAX_TEXT = 500
+# What a tool's schema says a URL argument is (JSON Schema's formats, and OpenAPI's).
+URL_FORMATS = frozenset({"uri", "uri-reference", "iri", "iri-reference", "url"})
+# The arguments a tool's code declares URLs: in its custom_metadata, under this key.
+URL_ARGUMENTS = "url_arguments"
 
 Scalar = str | int | float | bool | None
 Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
@@ -51,6 +82,7 @@ class ConditionError(ValueError):
 
 
 def _compiles(pattern: str) -> str:
+    # Plainly, as stored conditions were: check_condition holds a new one to ASCII.
     try:
         re.compile(pattern)
     except re.error as exc:
@@ -88,11 +120,35 @@ class ArgumentCondition(BaseModel):
     def keywords(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)
 
-    def failure(self, name: str, value: Any) -> str | None:
-        """Why `value` of argument `name` is outside, in words; None if inside."""
+    def failure(self, name: str, value: Any, *, as_url: bool = False) -> str | None:
+        """Why `value` of argument `name` is outside, in words; None if inside.
+
+        `as_url`: the tool declares the argument a URL. A condition written in URLs
+        is judged as one either way.
+        """
+        if as_url or self.is_about_urls:
+            return self._url_failure(name, value)
         for keyword, expected in self.keywords().items():
             if not _holds(keyword, expected, value):
                 return f"{name} {_words(keyword, expected)}"
+        return None
+
+    @property
+    def is_about_urls(self) -> bool:
+        """Whether the condition is written in URLs: its prefix, or an enum item."""
+        texts = [self.prefix, *(self.enum or [])]
+        return any(isinstance(text, str) and looks_like_url(text) for text in texts)
+
+    def _url_failure(self, name: str, value: Any) -> str | None:
+        try:
+            url = normalize_url(value) if isinstance(value, str) else None
+        except NotNormalizable as exc:
+            return f"{name} must be an absolute http:// or https:// URL ({exc})"
+        if url is None:
+            return f"{name} must be an absolute http:// or https:// URL"
+        for keyword, expected in self.keywords().items():
+            if not _holds_url(keyword, expected, url):
+                return f"{name} {_words(keyword, expected)} (as a URL: {url})"
         return None
 
     def describe(self, name: str) -> str:
@@ -108,12 +164,17 @@ class Condition(RootModel[dict[str, ArgumentCondition]]):
     model_config = ConfigDict(frozen=True)
     root: dict[str, ArgumentCondition] = Field(min_length=1, max_length=MAX_ARGUMENTS)
 
-    def failure(self, args: Mapping[str, Any]) -> str | None:
-        """The first argument outside the condition, in words; None if all inside."""
+    def failure(
+        self, args: Mapping[str, Any], *, urls: Collection[str] = ()
+    ) -> str | None:
+        """The first argument outside the condition, in words; None if all inside.
+
+        `urls`: the arguments the tool declares URLs (url_arguments()).
+        """
         for name, condition in self.root.items():
             if name not in args:
                 return f"{name} must be given ({condition.describe(name)})"
-            failed = condition.failure(name, args[name])
+            failed = condition.failure(name, args[name], as_url=name in urls)
             if failed:
                 return failed
         return None
@@ -129,14 +190,60 @@ def _holds(keyword: str, expected: Any, value: Any) -> bool:
     if keyword == "enum":
         return any(_same(value, item) for item in expected)
     if keyword in ("minimum", "maximum"):
-        if not _is_number(value):
+        if not _is_number(value) or not _is_finite(value):
             return False
         return value >= expected if keyword == "minimum" else value <= expected
-    if not isinstance(value, str):
+    # A NUL ends the text for C code, past what was judged.
+    if not isinstance(value, str) or "\0" in value:
         return False
     if keyword == "prefix":
         return value.startswith(expected)
-    return re.search(expected, value) is not None  # pattern
+    return _matches(expected, value)  # pattern
+
+
+def _holds_url(keyword: str, expected: Any, url: str) -> bool:
+    """Whether a normalized URL holds a keyword, its URLs normalized too."""
+    if keyword == "enum":
+        return any(isinstance(item, str) and _as_url(item) == url for item in expected)
+    if keyword == "prefix":
+        prefix = _as_prefix(expected)
+        return prefix is not None and is_within(url, prefix)
+    if keyword == "pattern":
+        return _matches(expected, url)
+    return False  # minimum, maximum: a URL is no number
+
+
+@lru_cache(maxsize=512)
+def _as_url(text: str) -> str | None:
+    try:
+        return normalize_url(text)
+    except NotNormalizable:
+        return None
+
+
+def _as_prefix(text: str) -> str | None:
+    try:
+        return url_prefix(text)
+    except NotNormalizable:
+        return None  # a stored prefix no URL is within (a new one is refused)
+
+
+@lru_cache(maxsize=512)
+def _regex(pattern: str) -> re.Pattern[str]:
+    # ASCII: \d, \w and \s as in JSON Schema (ECMA-262), not every script's digits.
+    return re.compile(pattern, re.ASCII)
+
+
+def _matches(pattern: str, value: str) -> bool:
+    """Whether the pattern matches the whole value (none, if it does not compile)."""
+    try:
+        return _regex(pattern).fullmatch(value) is not None
+    except (re.error, ValueError):
+        return False
+
+
+def _is_finite(value: int | float) -> bool:
+    return not isinstance(value, float) or math.isfinite(value)
 
 
 def _same(value: Any, item: Any) -> bool:
@@ -180,8 +287,10 @@ def check_condition(
     """Refuse a condition that does not fit the tool's argument schema.
 
     Raises:
-        ConditionError: An argument the tool does not have, or a keyword that does
-            not fit an argument's type (its schema's `type`, when it says one).
+        ConditionError: An argument the tool does not have, a keyword that does
+            not fit an argument's type (its schema's `type`, when it says one), a
+            pattern that does not compile as it is judged, or a URL in a prefix or
+            enum that does not normalize.
     """
     properties = parameters.get("properties") or {}
     errors = []
@@ -192,17 +301,63 @@ def check_condition(
                 f"{name}: no such argument of {tool} (its arguments: {known})."
             )
             continue
-        types = _types(properties[name])
-        for keyword in argument.keywords():
-            fits = FITS.get(keyword)
-            if types and fits and not types & fits:
-                kind = " or ".join(sorted(types))
-                fitting = "a string" if "string" in fits else "a number"
-                errors.append(
-                    f"{name}: {keyword} fits {fitting} argument; {name} is {kind}."
-                )
+        errors += _misfits(name, argument, _types(properties[name]))
+        errors += _unjudgeable(name, argument)
     if errors:
         raise ConditionError(errors)
+
+
+def _misfits(name: str, argument: ArgumentCondition, types: set[str]) -> list[str]:
+    errors = []
+    for keyword in argument.keywords():
+        fits = FITS.get(keyword)
+        if types and fits and not types & fits:
+            kind = " or ".join(sorted(types))
+            fitting = "a string" if "string" in fits else "a number"
+            errors.append(
+                f"{name}: {keyword} fits {fitting} argument; {name} is {kind}."
+            )
+    return errors
+
+
+def _unjudgeable(name: str, argument: ArgumentCondition) -> list[str]:
+    """A pattern that does not compile as judged, a URL that does not normalize."""
+    errors = []
+    if argument.pattern is not None:
+        try:
+            _regex(argument.pattern)
+        except (re.error, ValueError) as exc:  # ValueError: (?u) with ASCII
+            errors.append(f"{name}: pattern: not a valid regular expression ({exc}).")
+    urls = [("prefix", argument.prefix), *(("enum", i) for i in argument.enum or [])]
+    for keyword, text in urls:
+        if not isinstance(text, str) or not looks_like_url(text):
+            continue
+        normalize = url_prefix if keyword == "prefix" else normalize_url
+        try:
+            normalize(text)
+        except NotNormalizable as exc:
+            errors.append(f"{name}: {keyword}: {text!r} is not a URL ({exc}).")
+    return errors
+
+
+def url_arguments(
+    parameters: Mapping[str, Any], metadata: Mapping[str, Any] | None = None
+) -> frozenset[str]:
+    """The arguments a tool declares URLs: by their schema's `format`, or by name in
+    its custom_metadata's `url_arguments`."""
+    declared = set((metadata or {}).get(URL_ARGUMENTS) or ())
+    for name, schema in (parameters.get("properties") or {}).items():
+        if isinstance(schema, Mapping) and _formats(schema) & URL_FORMATS:
+            declared.add(name)
+    return frozenset(declared)
+
+
+def _formats(schema: Mapping[str, Any]) -> set[str]:
+    found = {str(schema.get("format", "")).lower()}
+    for option in schema.get("anyOf") or []:
+        if isinstance(option, Mapping):
+            found |= _formats(option)
+    return found
 
 
 def _types(schema: Mapping[str, Any]) -> set[str]:

@@ -7,12 +7,13 @@ from agents.models import Request
 from tests.toolsets import guarded
 from tests.toolsets.conftest import tool
 from toolsets import access
+from toolsets.grant_conditions import url_arguments
 from toolsets.models import Grant, ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-CORP = r"^https://([a-z0-9-]+\.)*corp\.example(/|$)"
-NO_PARENT = r"^(?!(.*/)?\.\.(/|$))"  # no `..` step out of the folder
+CORP = r"https://([a-z0-9-]+\.)*corp\.example(/.*)?"
+NO_PARENT = r"(?!(.*/)?\.\.(/|$)).*"  # no `..` step out of the folder
 
 
 @pytest.fixture
@@ -116,6 +117,42 @@ def test_sql_only_on_the_orders_and_customers_tables(
     assert orders.status_code == 200
     assert users.status_code == 403
     assert "table must be one of 'orders', 'customers'" in users.json()["detail"]
+
+
+def test_a_condition_written_in_urls_judges_where_the_url_goes(
+    guarded_catalog, alice, grant, invoke
+):
+    grant(
+        user="alice",
+        tool="guard.fetch",
+        effect="allow",
+        condition={"url": {"prefix": "https://wiki.corp.example/team"}},
+    )
+
+    up = invoke(alice, "guard.fetch", url="https://wiki.corp.example/team/../admin")
+    beside = invoke(alice, "guard.fetch", url="https://wiki.corp.example/teamwork")
+    same = invoke(alice, "guard.fetch", url="HTTPS://Wiki.Corp.Example:443/team/a")
+
+    assert up.status_code == 403
+    assert "(as a URL: https://wiki.corp.example/admin)" in up.json()["detail"]
+    assert beside.status_code == 403
+    assert same.status_code == 200, same.content
+    assert ran() == [("fetch", {"url": "HTTPS://Wiki.Corp.Example:443/team/a"})]
+
+
+def test_a_tool_declares_its_url_arguments_by_format_or_metadata():
+    schema = {
+        "properties": {
+            "link": {"type": "string", "format": "uri"},
+            "maybe": {"anyOf": [{"type": "string", "format": "URL"}, {"type": "null"}]},
+            "target": {"type": "string"},
+            "name": {"type": "string"},
+        }
+    }
+
+    found = url_arguments(schema, {"url_arguments": ["target"]})
+
+    assert found == {"link", "maybe", "target"}
 
 
 def test_an_argument_left_out_is_outside_its_condition(
@@ -270,6 +307,18 @@ def test_the_matrix_and_the_audit_export_show_the_condition(
         (
             {"tool": "guard.fetch", "condition": {"url": {"pattern": "("}}},
             "url: pattern: Not a valid regular expression",
+        ),
+        (
+            {"tool": "guard.fetch", "condition": {"url": {"pattern": "(?u)x"}}},
+            "url: pattern: not a valid regular expression (ASCII and UNICODE",
+        ),
+        (
+            {"tool": "guard.fetch", "condition": {"url": {"prefix": "https://a//b"}}},
+            "url: prefix: 'https://a//b' is not a URL (it has an empty path segment",
+        ),
+        (
+            {"tool": "guard.fetch", "condition": {"url": {"enum": ["http://u@h/"]}}},
+            "url: enum: 'http://u@h/' is not a URL (it has user info",
         ),
         (
             {"tool": "guard.fetch", "condition": {"url": {"glob": "*"}}},

@@ -16,6 +16,8 @@ from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.tools import BaseTool, FunctionTool, ToolContext
 from google.adk.tools.base_toolset import BaseToolset
 
+from toolsets.grant_conditions import URL_ARGUMENTS
+
 
 class Refusal(Exception):
     """A built-in tool declines a call; the message is what the model reads."""
@@ -28,12 +30,17 @@ class BuiltinTool(FunctionTool):
     """A FunctionTool whose refusals become error answers, with a declared risk.
 
     The catalog reads the risk from `custom_metadata["risk"]` (read, write or
-    dangerous).
+    dangerous); a grant's condition judges the arguments named in `urls` as URLs
+    (toolsets.grant_conditions).
     """
 
-    def __init__(self, func: Callable[..., Any], *, risk: str) -> None:
+    def __init__(
+        self, func: Callable[..., Any], *, risk: str, urls: Sequence[str] = ()
+    ) -> None:
         super().__init__(func)
         self.custom_metadata = {"risk": risk}
+        if urls:
+            self.custom_metadata[URL_ARGUMENTS] = list(urls)
 
     async def run_async(
         self, *, args: dict[str, Any], tool_context: ToolContext

@@ -19,6 +19,10 @@ An administrator's API (the GoAgent APITool's baseURL and headers):
 The model can neither set nor see these headers: its own headers of the same names
 are dropped, they go to the base URL's host only, and a redirect to another host
 drops them.
+
+A grant that allows the tools only on a condition on `url` holds for every URL
+they request, each redirect's too (toolsets.governance.destinations): they
+request it normalized as the condition judged it, and stop at a hop outside it.
 """
 
 import hashlib
@@ -34,6 +38,7 @@ from google.adk.tools import ToolContext
 
 from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal
 from toolsets.builtin.net import DEFAULT_PORTS, Allowlist, Fetched, Limits, fetch
+from toolsets.governance.destinations import Destinations, OutsideCondition
 
 # Headers the model may not set: the transport decides them.
 FORBIDDEN_HEADERS = frozenset(
@@ -230,21 +235,26 @@ async def send(
     tool_context: ToolContext | None,
     **body: Any,
 ) -> dict:
-    """One request of the model's, with the administrator's headers where due."""
-    target = target_url(url)
+    """One request of the model's, with the administrator's headers where due,
+    each URL it reaches (redirects too) within its grant's condition."""
+    destinations = Destinations.of(tool_context, "url")
     try:
+        target = destinations.start(target_url(url))
         sent = await headers_for(target, headers, tool_context)
+        fetched = await fetch(
+            method=method,
+            url=target,
+            allowlist=allowlist(),
+            limits=limits(),
+            headers=sent,
+            host_headers=admin_header_names(),
+            hop=destinations.hop,
+            **body,
+        )
     except CredentialNeeded as needed:
         return needed.as_result()
-    fetched = await fetch(
-        method=method,
-        url=target,
-        allowlist=allowlist(),
-        limits=limits(),
-        headers=sent,
-        host_headers=admin_header_names(),
-        **body,
-    )
+    except OutsideCondition as outside:
+        raise Refusal(str(outside)) from None
     return answer(fetched)
 
 
@@ -309,8 +319,8 @@ class HttpToolset(BuiltinToolset):
 
     def __init__(self, **kwargs: Any) -> None:
         tools = [
-            BuiltinTool(http_get, risk="read"),
-            BuiltinTool(http_post, risk="write"),
+            BuiltinTool(http_get, risk="read", urls=["url"]),
+            BuiltinTool(http_post, risk="write", urls=["url"]),
         ]
         super().__init__(tools, **kwargs)
 

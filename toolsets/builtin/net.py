@@ -23,7 +23,7 @@ The rules:
 import asyncio
 import ipaddress
 import socket
-from collections.abc import AsyncIterator, Collection, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -326,6 +326,11 @@ class Fetched:
         return self.body.decode(charset or "utf-8", errors="replace")
 
 
+def as_given(url: str) -> str:
+    """A redirect's target as it is: no grant's condition to judge it by."""
+    return url
+
+
 @dataclass(frozen=True)
 class Limits:
     max_bytes: int
@@ -343,17 +348,17 @@ async def fetch(
     content: bytes | None = None,
     json: Any = None,
     host_headers: Collection[str] = (),
+    hop: Callable[[str], str] = as_given,
 ) -> Fetched:
     """One request, redirects followed and re-checked, within the limits.
 
     `host_headers` name headers meant for the first host only (an administrator's
     fixed headers, a credential): like Authorization and Cookie, a redirect to
-    another host drops them.
+    another host drops them. `hop` gives the URL to request for each redirect's
+    target, or raises to stop there (a grant's condition: the caller's
+    toolsets.governance.destinations).
     """
-    try:
-        start = httpx.URL(url)
-    except (httpx.InvalidURL, TypeError) as exc:
-        raise HostRefused(f"{url!r} is not a valid URL") from exc
+    start = _parsed(url)
     client = guarded_client(
         allowlist, max_bytes=limits.max_bytes, timeout=limits.timeout
     )
@@ -361,7 +366,7 @@ async def fetch(
         async with asyncio.timeout(limits.timeout), client:
             kept = CREDENTIAL_HEADERS | {name.lower() for name in host_headers}
             return await _follow(
-                client, method, start, headers, content, json, limits, kept
+                client, method, start, headers, content, json, limits, kept, hop
             )
     except (TimeoutError, httpx.TimeoutException) as exc:
         raise Refusal(f"no complete answer within {limits.timeout} seconds") from exc
@@ -378,6 +383,7 @@ async def _follow(
     json: Any,
     limits: Limits,
     host_only: frozenset[str] = CREDENTIAL_HEADERS,
+    hop: Callable[[str], str] = as_given,
 ) -> Fetched:
     headers = dict(headers or {})
     redirects: list[str] = []
@@ -394,7 +400,7 @@ async def _follow(
                 response.content,
                 redirects,
             )
-        target = url.join(location)
+        target = _parsed(hop(str(url.join(location))))
         if response.status_code == 303 or (
             response.status_code in (301, 302) and method == "POST"
         ):
@@ -404,6 +410,13 @@ async def _follow(
         redirects.append(str(target))
         url = target
     raise Refusal(f"more than {limits.max_redirects} redirects")
+
+
+def _parsed(url: str) -> httpx.URL:
+    try:
+        return httpx.URL(url)
+    except (httpx.InvalidURL, TypeError) as exc:
+        raise HostRefused(f"{url!r} is not a valid URL") from exc
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:

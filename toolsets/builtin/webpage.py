@@ -5,7 +5,8 @@ limits: TOOLCRIB_BUILTIN_HTTP_*), then keeps what a reader sees: the title, the
 headings and the text blocks, without scripts, styles or markup.
 TOOLCRIB_BUILTIN_WEBPAGE_MAX_CHARS caps the text returned;
 TOOLCRIB_BUILTIN_WEBPAGE_USER_AGENT, when set, is the User-Agent it sends (the
-GoAgent WebScraper's userAgent).
+GoAgent WebScraper's userAgent). A grant's condition on `url` holds for every hop,
+as for the http toolset.
 """
 
 import re
@@ -13,10 +14,12 @@ from html.parser import HTMLParser
 from typing import Any
 
 from django.conf import settings
+from google.adk.tools import ToolContext
 
 from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal, text_limit
 from toolsets.builtin.http import allowlist, limits
 from toolsets.builtin.net import fetch
+from toolsets.governance.destinations import Destinations, OutsideCondition
 
 PAGE_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain", ""})
 HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
@@ -104,7 +107,7 @@ def readable(html: str) -> ReadableText:
     return parser
 
 
-async def fetch_webpage(url: str) -> dict:
+async def fetch_webpage(url: str, tool_context: ToolContext | None = None) -> dict:
     """Fetch a web page and return its readable text: title, headings, paragraphs.
 
     Only hosts on the administrator's allowlist can be reached, redirects
@@ -118,13 +121,18 @@ async def fetch_webpage(url: str) -> dict:
     """
     if not isinstance(url, str) or not url.strip():
         raise Refusal("url must be an absolute http:// or https:// URL")
-    fetched = await fetch(
-        method="GET",
-        url=url.strip(),
-        allowlist=allowlist(),
-        limits=limits(),
-        headers=page_headers(),
-    )
+    destinations = Destinations.of(tool_context, "url")
+    try:
+        fetched = await fetch(
+            method="GET",
+            url=destinations.start(url.strip()),
+            allowlist=allowlist(),
+            limits=limits(),
+            headers=page_headers(),
+            hop=destinations.hop,
+        )
+    except OutsideCondition as outside:
+        raise Refusal(str(outside)) from None
     if fetched.status >= 400:
         raise Refusal(f"the page answered HTTP {fetched.status}")
     if fetched.content_type not in PAGE_TYPES:
@@ -167,7 +175,8 @@ class WebpageToolset(BuiltinToolset):
     catalog_defaults = {"default_policy": "granted_only"}
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__([BuiltinTool(fetch_webpage, risk="read")], **kwargs)
+        tool = BuiltinTool(fetch_webpage, risk="read", urls=["url"])
+        super().__init__([tool], **kwargs)
 
 
 toolset = WebpageToolset()

@@ -50,7 +50,12 @@ from toolsets.availability import (
 from toolsets.bindings import Binding, is_internal
 from toolsets.conditions import Condition, aabsent_toolsets
 from toolsets.governance.execution import refusal
-from toolsets.governance.policies import RateLimit, ResultCache, ValidArguments
+from toolsets.governance.policies import (
+    RateLimit,
+    ResultCache,
+    ValidArguments,
+    validator_of,
+)
 from toolsets.governance.turn import (
     Answer,
     Call,
@@ -60,6 +65,8 @@ from toolsets.governance.turn import (
     ToolChoice,
     Turn,
 )
+from toolsets.grant_conditions import Condition as ArgumentsCondition
+from toolsets.grant_conditions import url_arguments
 from toolsets.models import Grant, ToolCall
 
 # In a catalog-asked confirmation's payload: the Tool row that asked.
@@ -97,10 +104,13 @@ class ArgumentConditions(Check):
     """Run a call of a tool allowed on a condition only with arguments within it.
 
     The condition is the one of the allow that decided access (Access, just
-    before). A call outside it is refused with feedback naming the condition, so
-    the model can call again within it, and audited `denied` with the condition;
-    or, when the grant says `otherwise: approval`, held for a person's approval
-    (ApprovalGate), its audit naming the condition too.
+    before); an argument the tool declares a URL is judged as one
+    (grant_conditions.url_arguments), and a fetch tool judges its redirects by the
+    same condition (destinations.py). A call outside it is refused with feedback
+    naming the condition, so the model can call again within it, and audited
+    `denied` with the condition; or, when the grant says `otherwise: approval`,
+    held for a person's approval (ApprovalGate), its audit naming the condition
+    too.
     """
 
     status = ToolCall.Status.DENIED
@@ -109,10 +119,11 @@ class ArgumentConditions(Check):
         decision = call.decision
         if decision is None or decision.condition is None:
             return None
-        failed = decision.condition.failure(call.args)
+        grant = call.narrowed_by = decision.rule.removeprefix("allowed by ")
+        urls = url_arguments(validator_of(call.tool).schema, call.tool.custom_metadata)
+        failed = decision.condition.failure(call.args, urls=urls)
         if failed is None:
             return None
-        grant = decision.rule.removeprefix("allowed by ")
         if decision.otherwise == Grant.Otherwise.APPROVAL:
             call.outside_condition = failed
             rule = f"held for approval: {failed}, outside the condition of {grant}"
@@ -120,12 +131,17 @@ class ArgumentConditions(Check):
             return None
         rule = f"denied: {failed}, outside the condition of {grant}"
         call.decision = replace(decision, allowed=False, rule=rule)
-        message = (
-            f"Tool {call.tool.name} is allowed to you only if "
-            f"{decision.condition.describe()}, and here {failed}. Call it again "
-            "within that condition, or tell the user it is not allowed."
-        )
+        message = condition_feedback(call.tool.name, decision.condition, failed)
         return Answer(self.status, {"status": "error", "error_message": message})
+
+
+def condition_feedback(tool: str, condition: ArgumentsCondition, failed: str) -> str:
+    """What the model reads of a call outside its grant's condition."""
+    return (
+        f"Tool {tool} is allowed to you only if {condition.describe()}, and here "
+        f"{failed}. Call it again within that condition, or tell the user it is "
+        "not allowed."
+    )
 
 
 class Activation(Check):

@@ -97,6 +97,8 @@ class Call:
     started_at: datetime = field(default_factory=timezone.now)
     started: float = field(default_factory=time.perf_counter)
     decision: Decision | None = None  # access's, set by the access check
+    # The grant whose condition narrows the call, in words (ArgumentConditions).
+    narrowed_by: str | None = None
     # Why the call is outside its allow's condition, when that asks for approval.
     outside_condition: str | None = None
     answer: Answer | None = None  # the check that answered it, if one did
@@ -212,6 +214,15 @@ def turn_of(context: Any) -> Turn | None:
     if not isinstance(turns, Turns):
         return None
     return turns.get(invocation.invocation_id)
+
+
+def call_of(context: Any) -> Call | None:
+    """The governed call a tool's context runs, if any (by its function call id)."""
+    turn = turn_of(context)
+    call_id = getattr(context, "function_call_id", None)
+    if turn is None or not call_id:
+        return None
+    return turn.calls.get(call_id)
 
 
 def call_key(context: Context, tool: BaseTool) -> str:
