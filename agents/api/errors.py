@@ -1,7 +1,7 @@
 """The one exception handler of the API: domain errors become clear 4xx answers.
 
-Django's own 400 and 404 (a URL no route matches, such as a path id its converter
-refuses) answer JSON under /api/ too, as the schema says every error does.
+Django's own 400, 403, 404 (a URL no route matches, such as a path id its converter
+refuses) and 500 answer JSON under /api/ too, as the schema says every error does.
 """
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -31,11 +31,25 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     return defaults.bad_request(request, exception)
 
 
+def forbidden(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's handler403: JSON for the API, the usual page elsewhere."""
+    if _is_api(request):
+        return JsonResponse({"detail": "Forbidden."}, status=403)
+    return defaults.permission_denied(request, exception)
+
+
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Django's handler404: JSON for the API, the usual page elsewhere."""
     if _is_api(request):
         return JsonResponse({"detail": "Not found."}, status=404)
     return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's handler500: JSON for the API, the usual page elsewhere."""
+    if _is_api(request):
+        return JsonResponse({"detail": "Server error."}, status=500)
+    return defaults.server_error(request)
 
 
 def _is_api(request: HttpRequest) -> bool:
