@@ -89,3 +89,123 @@ def test_the_mcp_session_goes_on_after_a_parse_error(mcp):
 
     assert listed.status_code == 200
     assert "math.calculate" in listed.text
+
+
+# A malformed multipart body: before, Twisted (under Daphne) answered every POST
+# that said multipart/form-data and could not be parsed with a bare 400, no body.
+MALFORMED = {
+    "no boundary": ("multipart/form-data", b"garbage"),
+    "a boundary never sent": ("multipart/form-data; boundary=XX", b"no boundary here"),
+    "a boundary in an unknown charset": (
+        "multipart/form-data; boundary*=bogus''XX",
+        b"--XX\r\n\r\n--XX--\r\n",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def operations(gateway, api) -> list[tuple[str, dict]]:
+    """Every POST operation of the schema the server serves, as (path, operation),
+    its path pointing at a session of admin's where it names one."""
+    admin = api("admin").client
+    schema = admin.get("/api/schema/", params={"format": "json"}).json()
+    session = admin.post("/api/sessions/", json={"agent": "calculator"}).json()["id"]
+    return [
+        (
+            path.replace("{id}", session)
+            if path.startswith("/api/sessions/")
+            else path,
+            op,
+        )
+        for path, item in schema["paths"].items()
+        for method, op in item.items()
+        if method == "post"
+    ]
+
+
+def is_json_object(answer: httpx.Response) -> bool:
+    return answer.headers.get("content-type") == "application/json" and isinstance(
+        answer.json(), dict
+    )
+
+
+@pytest.mark.parametrize("content_type, body", MALFORMED.values(), ids=MALFORMED)
+def test_a_malformed_multipart_body_gets_json_on_every_post(
+    gateway, api, operations, content_type, body
+):
+    admin = api("admin").client
+    bodies = {path for path, op in operations if "requestBody" in op}
+
+    answers = {
+        path: admin.post(
+            path.replace("{", "").replace("}", ""),
+            content=body,
+            headers={"Content-Type": content_type},
+        )
+        for path, _ in operations
+    }
+
+    assert len(answers) >= 17
+    # An operation that reads no body (close/, memory/) may well succeed.
+    assert [p for p, a in answers.items() if a.status_code >= 500] == []
+    assert {p: a.status_code // 100 for p, a in answers.items() if p in bodies} == {
+        p: 4 for p in answers if p in bodies
+    }
+    assert [p for p, a in answers.items() if not is_json_object(a)] == []
+
+
+def test_a_multipart_body_without_a_boundary_is_a_400_with_why(
+    gateway, api, operations
+):
+    admin = api("admin").client
+    takes_multipart = [
+        path
+        for path, op in operations
+        if "multipart/form-data" in op.get("requestBody", {}).get("content", {})
+        and "{" not in path
+    ]
+
+    answers = {
+        path: admin.post(
+            path, content=b"x", headers={"Content-Type": "multipart/form-data"}
+        )
+        for path in takes_multipart
+    }
+    anonymous = httpx.post(
+        f"{gateway.url}/api/auth/token/",
+        content=b"x",
+        headers={"Content-Type": "multipart/form-data"},
+    )
+
+    assert len(answers) >= 9
+    assert {p: a.status_code for p, a in answers.items()} == {p: 400 for p in answers}
+    assert all(
+        "Multipart form parse error" in a.json()["detail"] for a in answers.values()
+    )
+    assert anonymous.status_code == 400
+    assert "Multipart form parse error" in anonymous.json()["detail"]
+
+
+def test_a_header_parameter_in_an_unknown_charset_is_a_400_in_json(gateway, api):
+    answer = api("alice").client.get(
+        "/api/agents/", headers={"Content-Type": "text/plain; a*=bogus''x"}
+    )
+
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "detail": "Bad request: Invalid encoding 'bogus' for RFC 2231 param."
+    }
+
+
+def test_a_body_past_djangos_limit_is_a_400_that_says_so(gateway, api):
+    big = b'--XX\r\nContent-Disposition: form-data; name="agent"\r\n\r\n'
+    big += b"x" * 3_000_000 + b"\r\n--XX--\r\n"
+
+    answer = api("alice").client.post(
+        "/api/sessions/",
+        content=big,
+        headers={"Content-Type": "multipart/form-data; boundary=XX"},
+    )
+
+    assert answer.status_code == 400
+    assert answer.json() == {"detail": "The request body is too large."}
