@@ -600,7 +600,15 @@ TOOLCRIB_OTLP_EXPORT = bool(
 # answers "waiting for approval" (docs/gateway.md); 0: answer that at once.
 TOOLCRIB_GATEWAY_APPROVAL_WAIT = float(env("TOOLCRIB_GATEWAY_APPROVAL_WAIT", "300"))
 TOOLCRIB_MAX_MESSAGE_CHARS = int(env("TOOLCRIB_MAX_MESSAGE_CHARS", "20000"))
+# A websocket frame past TOOLCRIB_WS_MAX_FRAME_BYTES gets a `too_big` error frame
+# and the socket stays; one past TOOLCRIB_WS_MAX_MESSAGE_BYTES is not read at all:
+# Daphne closes the socket with 1009 and a reason (project/daphne_input.py).
 TOOLCRIB_WS_MAX_FRAME_BYTES = int(env("TOOLCRIB_WS_MAX_FRAME_BYTES", "65536"))
+TOOLCRIB_WS_MAX_MESSAGE_BYTES = int(env("TOOLCRIB_WS_MAX_MESSAGE_BYTES", "1048576"))
+if TOOLCRIB_WS_MAX_MESSAGE_BYTES < TOOLCRIB_WS_MAX_FRAME_BYTES:
+    raise ImproperlyConfigured(
+        "TOOLCRIB_WS_MAX_MESSAGE_BYTES must be at least TOOLCRIB_WS_MAX_FRAME_BYTES."
+    )
 # Arrays and objects nested in a request body or a frame (agents/inputs.py); deeper
 # is refused, as Python's JSON parser and every serializer after it recurse.
 TOOLCRIB_MAX_JSON_DEPTH = int(env("TOOLCRIB_MAX_JSON_DEPTH", "64"))

@@ -5,10 +5,12 @@ SQLite file with the demo users and catalog), spoken to over real HTTP, MCP and
 websockets.
 """
 
+import asyncio
 import json
 
 import httpx
 import pytest
+import websockets
 from mcp import types
 
 from tests.toolsets.gateway import conftest as live
@@ -209,3 +211,66 @@ def test_a_body_past_djangos_limit_is_a_400_that_says_so(gateway, api):
 
     assert answer.status_code == 400
     assert answer.json() == {"detail": "The request body is too large."}
+
+
+# A websocket message too big to read: before, Daphne (autobahn) dropped the TCP
+# connection without a close frame, and the client could not tell why.
+MESSAGE_LIMIT = 1048576  # TOOLCRIB_WS_MAX_MESSAGE_BYTES, its default
+FRAME_LIMIT = 65536  # TOOLCRIB_WS_MAX_FRAME_BYTES, its default
+
+
+@pytest.fixture
+def socket_url(gateway, api) -> tuple[str, dict[str, str]]:
+    """A new session's stream URL, and the header that signs alice in."""
+    alice = api("alice")
+    session = alice.client.post("/api/sessions/", json={"agent": "calculator"})
+    url = f"{gateway.ws_url}/ws/sessions/{session.json()['id']}/"
+    return url, {"Authorization": f"Token {alice.token}"}
+
+
+def message_of(size: int) -> str:
+    """A message frame of exactly `size` bytes."""
+    frame = '{"type": "message", "text": ""}'
+    return frame.replace('""', '"' + "x" * (size - len(frame)) + '"')
+
+
+@pytest.mark.parametrize("size", [16 * 1024 * 1024, MESSAGE_LIMIT + 1])
+async def test_a_message_past_the_limit_closes_the_socket_with_1009(socket_url, size):
+    url, headers = socket_url
+    async with websockets.connect(url, additional_headers=headers) as socket:
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            # The close may come while the client still sends: send raises then.
+            await socket.send(message_of(size))
+            await asyncio.wait_for(socket.recv(), 10)
+
+    assert closed.value.rcvd is not None, "the socket ended without a close frame"
+    assert closed.value.rcvd.code == 1009
+    assert closed.value.rcvd.reason == (
+        f"received WebSocket message size {size} exceeds payload limit of "
+        f"{MESSAGE_LIMIT} octets"
+    )
+
+
+async def refused_and_still_open(socket, raw: str) -> dict:
+    await socket.send(raw)
+    error = json.loads(await asyncio.wait_for(socket.recv(), 10))
+    await socket.send('{"type": "ping"}')
+    assert json.loads(await asyncio.wait_for(socket.recv(), 10)) == {"type": "pong"}
+    return error
+
+
+async def test_frames_under_the_limit_get_error_frames_and_the_socket_stays(
+    socket_url,
+):
+    url, headers = socket_url
+    async with websockets.connect(
+        url, additional_headers=headers, max_size=None
+    ) as socket:
+        just_under = await refused_and_still_open(socket, message_of(MESSAGE_LIMIT))
+        too_big = await refused_and_still_open(socket, message_of(FRAME_LIMIT + 1))
+        not_json = await refused_and_still_open(socket, "{" * (FRAME_LIMIT - 1))
+
+    assert just_under["error"]["code"] == "too_big"
+    assert too_big["error"]["code"] == "too_big"
+    assert f"at most {FRAME_LIMIT} bytes" in too_big["error"]["message"]
+    assert not_json["error"]["code"] == "bad_json"
