@@ -11,12 +11,17 @@ holds on both edges at once. The rule for every text that will be stored
 
 JSON, from a request body or a frame, is read by `load_client_json`, which applies
 the rule to every string and key and bounds the nesting, since Python's parser and
-every serializer after it recurse. Rows stored before the rule existed are shown
+every serializer after it recurse. Its numbers are numbers JSON can carry back:
+finite (`1e400` would read as infinity, which no JSON encoder, PostgreSQL's jsonb
+nor SQLite's JSON takes), and integers within Python's limit of digits
+(`sys.get_int_max_str_digits()`, 4,300), past which Python refuses to read them. Rows stored before the rule existed are shown
 with U+FFFD in place of a lone surrogate (`replace_surrogates`), never refused.
 """
 
 import json
+import math
 import re
+import sys
 from collections import deque
 from collections.abc import Iterator
 from typing import Annotated, Any
@@ -44,7 +49,8 @@ Path = tuple[str | int, ...]
 
 
 class BadJson(ValueError):
-    """Not JSON a client may send: malformed, nested too deep, or NaN/Infinity."""
+    """Not JSON a client may send: malformed, nested too deep, NaN/Infinity, or a
+    number out of range."""
 
 
 class BadText(ValueError):
@@ -101,37 +107,56 @@ def json_depth(value: Any) -> int:
 
 
 def check_json(value: Any) -> Any:
-    """Refuse a JSON value nested too deep or holding a text that breaks the rule.
+    """Refuse a JSON value nested too deep, holding a number JSON cannot carry, or
+    holding a text that breaks the rule.
 
     Raises:
-        BadJson: It is nested deeper than TOOLCRIB_MAX_JSON_DEPTH.
+        BadJson: It is nested deeper than TOOLCRIB_MAX_JSON_DEPTH, or holds NaN or
+            an infinity (a value parsed elsewhere, such as by the MCP SDK).
         BadText: A string or key breaks the rule.
     """
     limit = settings.TOOLCRIB_MAX_JSON_DEPTH
     if json_depth(value) > limit:
         raise BadJson(_too_deep(limit))
+    if not _all_finite(value):
+        raise BadJson(NOT_FINITE)
     first = next(text_problems(value), None)
     if first is not None:
         raise BadText(*first)
     return value
 
 
-def load_client_json(raw: str | bytes) -> Any:
-    """Parse what a client sent and check it (see check_json).
+def load_json(raw: str | bytes) -> Any:
+    """Parse JSON as a client may send it, before any rule for its texts.
 
     Raises:
-        BadJson: Malformed, nested too deep, or NaN/Infinity (no JSON has them).
-        BadText: A string or key breaks the rule.
+        BadJson: Malformed, nested past Python's recursion limit, NaN/Infinity, a
+            number out of a float's range, or an integer too long to read.
     """
     try:
-        value = json.loads(raw, parse_constant=_refuse_constant)
+        return json.loads(
+            raw, parse_constant=_refuse_constant, parse_float=_finite_float
+        )
     except RecursionError:
         raise BadJson(_too_deep(settings.TOOLCRIB_MAX_JSON_DEPTH)) from None
     except json.JSONDecodeError as exc:
         raise BadJson(f"Malformed JSON: {exc.msg} at position {exc.pos}.") from None
     except UnicodeDecodeError:
         raise BadJson("Malformed JSON: not UTF-8 text.") from None
-    return check_json(value)
+    except BadJson:
+        raise
+    except ValueError:  # int() past sys.get_int_max_str_digits(), the one other
+        raise BadJson(_TOO_LONG.format(sys.get_int_max_str_digits())) from None
+
+
+def load_client_json(raw: str | bytes) -> Any:
+    """Parse what a client sent and check it (see load_json and check_json).
+
+    Raises:
+        BadJson: Malformed, nested too deep, NaN/Infinity or a number out of range.
+        BadText: A string or key breaks the rule.
+    """
+    return check_json(load_json(raw))
 
 
 def replace_surrogates(value: Any) -> Any:
@@ -169,6 +194,33 @@ def _too_deep(limit: int) -> str:
 
 def _refuse_constant(name: str) -> None:
     raise BadJson(f"Malformed JSON: {name} is not a JSON value.")
+
+
+NOT_FINITE = "Malformed JSON: a number is out of range (NaN or infinite)."
+_TOO_LONG = "Malformed JSON: an integer longer than {} digits is out of range."
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        shown = text if len(text) <= 40 else f"{text[:37]}..."
+        raise BadJson(f"Malformed JSON: the number {shown} is out of range.")
+    return value
+
+
+def _all_finite(value: Any) -> bool:
+    """Whether no float in a JSON value is NaN or infinite (iterative: a value may
+    be deep)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+    return True
 
 
 def _check_text(value: str) -> str:

@@ -2,12 +2,17 @@
 
 import os
 
+import django
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
-# Django must be set up before consumers (and their models) are imported.
-django_asgi_app = get_asgi_application()
+# Django must be set up before consumers (and their models) are imported; then
+# get_asgi_application()'s handler, with its refusals in JSON under /api/.
+django.setup(set_prefix=False)
+
+from project.asgi_handler import JsonErrorsASGIHandler  # noqa: E402
+
+django_asgi_app = JsonErrorsASGIHandler()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
@@ -15,7 +20,7 @@ from django.conf import settings  # noqa: E402
 from agents.realtime.routing import websocket_urlpatterns  # noqa: E402
 from agents.realtime.wsauth import WebsocketAuthStack  # noqa: E402
 from agents.turns import sweep  # noqa: E402
-from project import garbage, socket_writes  # noqa: E402
+from project import daphne_input, garbage, socket_writes  # noqa: E402
 from toolsets.gateway.server import GatewayApp  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -33,5 +38,7 @@ if settings.TOOLCRIB_EXECUTOR == "inline":
     sweep.start()
 # Under Daphne, a frame with nothing queued before it goes to its socket at once.
 socket_writes.install()
+# Daphne leaves bad bodies to the app, which answers them in JSON.
+daphne_input.install()
 # The code is loaded: what start-up made is kept out of every collection from now on.
 garbage.tune()

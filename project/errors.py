@@ -45,7 +45,7 @@ class SessionClosed(DomainError):
 
 
 class SignInLockedOut(DomainError):
-    """Too many failed sign-ins for an account or from an address: wait, then retry."""
+    """Too many failed sign-ins for an account at an address: wait, then retry."""
 
     status_code = 429
     code = "locked_out"

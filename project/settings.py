@@ -600,7 +600,15 @@ TOOLCRIB_OTLP_EXPORT = bool(
 # answers "waiting for approval" (docs/gateway.md); 0: answer that at once.
 TOOLCRIB_GATEWAY_APPROVAL_WAIT = float(env("TOOLCRIB_GATEWAY_APPROVAL_WAIT", "300"))
 TOOLCRIB_MAX_MESSAGE_CHARS = int(env("TOOLCRIB_MAX_MESSAGE_CHARS", "20000"))
+# A websocket frame past TOOLCRIB_WS_MAX_FRAME_BYTES gets a `too_big` error frame
+# and the socket stays; one past TOOLCRIB_WS_MAX_MESSAGE_BYTES is not read at all:
+# Daphne closes the socket with 1009 and a reason (project/daphne_input.py).
 TOOLCRIB_WS_MAX_FRAME_BYTES = int(env("TOOLCRIB_WS_MAX_FRAME_BYTES", "65536"))
+TOOLCRIB_WS_MAX_MESSAGE_BYTES = int(env("TOOLCRIB_WS_MAX_MESSAGE_BYTES", "1048576"))
+if TOOLCRIB_WS_MAX_MESSAGE_BYTES < TOOLCRIB_WS_MAX_FRAME_BYTES:
+    raise ImproperlyConfigured(
+        "TOOLCRIB_WS_MAX_MESSAGE_BYTES must be at least TOOLCRIB_WS_MAX_FRAME_BYTES."
+    )
 # Arrays and objects nested in a request body or a frame (agents/inputs.py); deeper
 # is refused, as Python's JSON parser and every serializer after it recurse.
 TOOLCRIB_MAX_JSON_DEPTH = int(env("TOOLCRIB_MAX_JSON_DEPTH", "64"))
@@ -649,19 +657,29 @@ PROMETHEUS_MULTIPROC_DIR = env("PROMETHEUS_MULTIPROC_DIR")
 if PROMETHEUS_MULTIPROC_DIR and not Path(PROMETHEUS_MULTIPROC_DIR).is_dir():
     raise ImproperlyConfigured("PROMETHEUS_MULTIPROC_DIR must be a directory.")
 # Password guessing (django-axes, project/lockout.py): this many failed sign-ins
-# for one account, or from one client address, refuse both (429) for the cool-off,
-# on /api/auth/token/, /login/ and the admin. 0 turns the lockout off. The address
-# is REMOTE_ADDR only, never a header a client can forge: behind a proxy, Daphne's
-# --proxy-headers sets it from X-Forwarded-For, which the proxy must overwrite
-# (docs/deployment.md).
+# for one account from one client address refuse that account from that address
+# (429) for the cool-off, on /api/auth/token/, /login/ and the admin; the account
+# still signs in from elsewhere, and others from that address. One address failing
+# TOOLCRIB_LOGIN_ADDRESS_FAILURE_LIMIT times, over any accounts, is refused for
+# every account (0: no such limit); TOOLCRIB_LOGIN_FAILURE_LIMIT=0 turns the whole
+# lockout off. The address is REMOTE_ADDR only, never a
+# header a client can forge: behind a proxy, Daphne's --proxy-headers sets it from
+# X-Forwarded-For, which the proxy must overwrite (docs/deployment.md).
 TOOLCRIB_LOGIN_FAILURE_LIMIT = int(env("TOOLCRIB_LOGIN_FAILURE_LIMIT", "10"))
+TOOLCRIB_LOGIN_ADDRESS_FAILURE_LIMIT = int(
+    env("TOOLCRIB_LOGIN_ADDRESS_FAILURE_LIMIT", "100")
+)
 TOOLCRIB_LOGIN_COOLOFF_MINUTES = float(env("TOOLCRIB_LOGIN_COOLOFF_MINUTES", "15"))
 if TOOLCRIB_LOGIN_COOLOFF_MINUTES <= 0:
     raise ImproperlyConfigured("TOOLCRIB_LOGIN_COOLOFF_MINUTES must be above 0.")
 AXES_ENABLED = TOOLCRIB_LOGIN_FAILURE_LIMIT > 0
 AXES_FAILURE_LIMIT = TOOLCRIB_LOGIN_FAILURE_LIMIT
 AXES_COOLOFF_TIME = timedelta(minutes=TOOLCRIB_LOGIN_COOLOFF_MINUTES)
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# The pair only: a username alone or an address alone would let anyone lock a
+# person out of her account, or everyone at one address out of theirs. The
+# handler adds the per-address limit.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HANDLER = "project.lockout.PairLockoutHandler"
 # The cool-off runs from the last counted failure: attempts while locked out are
 # refused without being counted, so "try again in N minutes" holds.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False

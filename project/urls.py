@@ -26,4 +26,6 @@ urlpatterns = [
 ]
 # Errors under /api/ answer JSON, like every other API error (agents/api/errors.py).
 handler400 = "agents.api.errors.bad_request"
+handler403 = "agents.api.errors.forbidden"
 handler404 = "agents.api.errors.not_found"
+handler500 = "agents.api.errors.server_error"

@@ -7,13 +7,14 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import GroupAdmin
 from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
-from toolsets import access, policies
+from toolsets import access, groups, policies
 from toolsets.grant_conditions import parse_condition
 from toolsets.imports import admin as imports_admin  # noqa: F401 - ToolImportAdmin
 from toolsets.models import Grant, ProviderIdentity, Tool, ToolCall, Toolset
@@ -328,3 +329,29 @@ class ProviderIdentityAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+class GroupNameForm(forms.ModelForm):
+    """Django's group form, refusing a name that looks like another group's."""
+
+    class Meta:
+        model = Group
+        fields = ["name", "permissions"]
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        other_than = self.instance if self.instance.pk else None
+        existing = groups.confusable_with(name, other_than=other_than)
+        if existing is not None and existing != name:
+            raise forms.ValidationError(str(groups.GroupNameConfusable(name, existing)))
+        return name
+
+
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class ConfusableCheckedGroupAdmin(GroupAdmin):
+    """The admin's groups, under the same naming rule as /api/groups/."""
+
+    form = GroupNameForm

@@ -1,6 +1,11 @@
 """Groups of users, the subjects of grants: staff create, rename, fill and delete them,
 and the sign-in provider keeps the groups it manages in step with its group claim.
 
+A group's name may not look like another's (`confusable_with`: the same letters
+in another script, width or case, `mаnagers` with a Cyrillic а beside `managers`):
+grants and approvals name groups, and a person choosing one must not pick the
+impostor.
+
 Every change that moves a user in or out of a group rings her sockets ("tools
 changed") once committed: membership through toolsets.signals, which also sees
 the admin's edits; a deleted group through access.membership_changed, since
@@ -20,6 +25,7 @@ from django.db.models import Count, QuerySet
 from agents.models import Request
 from project.errors import DomainError, NotFoundError
 from toolsets import access
+from toolsets.confusables import look_alike
 
 NAME_MAX = Group._meta.get_field("name").max_length
 
@@ -32,6 +38,22 @@ class GroupNameTaken(DomainError):
 
     def __init__(self, name: str) -> None:
         super().__init__(f"A group named {name!r} exists already.")
+
+
+class GroupNameConfusable(DomainError):
+    """The name looks like another group's: the same letters in another script,
+    width or case."""
+
+    code = "name_confusable"
+    field = "name"
+
+    def __init__(self, name: str, existing: str) -> None:
+        unlike = _described(char for char in name if char not in existing)
+        super().__init__(
+            f"{name!r} looks like the group {existing!r}, which exists already"
+            f"{f' ({unlike})' if unlike else ''}: choose a name that reads "
+            "differently."
+        )
 
 
 class NoSuchUser(DomainError):
@@ -195,9 +217,35 @@ def _groups_for(wanted: Mapping[str, str]) -> dict[str, Group]:
     return found
 
 
+def confusable_with(name: str, *, other_than: Group | None = None) -> str | None:
+    """The name of an existing group that `name` looks like, or None.
+
+    Looks alike: equal after NFKC, case folding and Unicode's confusables skeleton
+    (TR39, toolsets/confusables.py), so `mаnagers` (Cyrillic а), `MANAGERS` and
+    `ｍanagers` all name `managers`. `other_than`: a group to leave out (the one
+    being renamed).
+    """
+    names = Group.objects.order_by("name").values_list("name", flat=True)
+    if other_than is not None:
+        names = names.exclude(pk=other_than.pk)
+    return next((existing for existing in names if look_alike(name, existing)), None)
+
+
 def _refuse_taken(name: str, *, other_than: Group | None = None) -> None:
     taken = Group.objects.filter(name__iexact=name)
     if other_than is not None:
         taken = taken.exclude(pk=other_than.pk)
     if taken.exists():
         raise GroupNameTaken(name)
+    existing = confusable_with(name, other_than=other_than)
+    if existing is not None:
+        raise GroupNameConfusable(name, existing)
+
+
+def _described(chars: Iterable[str]) -> str:
+    """Up to three characters as Unicode names them: U+0430 CYRILLIC SMALL LETTER A."""
+    unique = list(dict.fromkeys(chars))[:3]
+    return ", ".join(
+        f"U+{ord(char):04X} {unicodedata.name(char, 'an unnamed character')}"
+        for char in unique
+    )

@@ -71,8 +71,9 @@ class ObtainTokenView(APIView):
                 inline_serializer(
                     "SignInLockedOut", {"detail": serializers.CharField()}
                 ),
-                description="Too many failed sign-ins for this account or from "
-                "this address: try again after the cool-off.",
+                description="Too many failed sign-ins for this account from this "
+                "address (or from this address, over all accounts): try again "
+                "after the cool-off.",
             ),
         },
         auth=[],
@@ -87,8 +88,9 @@ class ObtainTokenView(APIView):
 def sign_in(*, request: Request, username: str, password: str) -> AbstractBaseUser:
     """The user these credentials name, checked by every auth backend (axes first).
 
-    Axes counts the failure and flags the request once the account or the address
-    is over the limit; then even the right password is refused until the cool-off.
+    Axes counts the failure and flags the request once the account at this address
+    (or the address over all accounts) is over its limit; then even the right
+    password is refused from there until the cool-off.
     With passwords switched off, every password is refused before any check.
     """
     if not settings.TOOLCRIB_PASSWORD_LOGIN:

@@ -1,9 +1,14 @@
 """The one exception handler of the API: domain errors become clear 4xx answers.
 
-Django's own 400 and 404 (a URL no route matches, such as a path id its converter
-refuses) answer JSON under /api/ too, as the schema says every error does.
+Django's own 400, 403, 404 (a URL no route matches, such as a path id its converter
+refuses) and 500 answer JSON under /api/ too, as the schema says every error does.
 """
 
+from django.core.exceptions import (
+    RequestDataTooBig,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from rest_framework.response import Response
@@ -24,11 +29,27 @@ def _domain_response(exc: DomainError) -> Response:
     return Response(body, status=exc.status_code)
 
 
+# Django's refusals of a body too big to read, in words (its own name settings).
+TOO_MUCH = {
+    RequestDataTooBig: "The request body is too large.",
+    TooManyFieldsSent: "The request body has too many fields.",
+    TooManyFilesSent: "The request body has too many files.",
+}
+
+
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Django's handler400: JSON for the API, the usual page elsewhere."""
     if _is_api(request):
-        return JsonResponse({"detail": "Bad request."}, status=400)
+        detail = TOO_MUCH.get(type(exception), "Bad request.")
+        return JsonResponse({"detail": detail}, status=400)
     return defaults.bad_request(request, exception)
+
+
+def forbidden(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's handler403: JSON for the API, the usual page elsewhere."""
+    if _is_api(request):
+        return JsonResponse({"detail": "Forbidden."}, status=403)
+    return defaults.permission_denied(request, exception)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
@@ -36,6 +57,13 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
         return JsonResponse({"detail": "Not found."}, status=404)
     return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's handler500: JSON for the API, the usual page elsewhere."""
+    if _is_api(request):
+        return JsonResponse({"detail": "Server error."}, status=500)
+    return defaults.server_error(request)
 
 
 def _is_api(request: HttpRequest) -> bool:

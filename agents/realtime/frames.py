@@ -103,6 +103,10 @@ def parse_client_frame(raw: str) -> ClientFrame:
     return _adapter.validate_python(load_client_json(raw))
 
 
+def _unread(text: str) -> None:
+    return None
+
+
 def client_frame_schema() -> dict:
     return _adapter.json_schema()
 
@@ -111,7 +115,10 @@ def ref_of(raw: str) -> str | None:
     """The `ref` of a frame that could not be parsed whole, if it has a usable one:
     its refusal then names it too. Never raises."""
     try:
-        value = json.loads(raw)
+        # Numbers unread: one out of range must not hide the ref of its refusal.
+        value = json.loads(
+            raw, parse_int=_unread, parse_float=_unread, parse_constant=_unread
+        )
     except (ValueError, RecursionError):
         return None
     ref = value.get("ref") if isinstance(value, dict) else None

@@ -8,12 +8,11 @@ from datetime import timedelta
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.api.inputs import validated
+from agents.api.inputs import JSONParser, validated
 from toolsets.gateway import tokens
 from toolsets.models import GatewayToken
 

@@ -11,6 +11,10 @@ Server and its StreamableHTTPSessionManager, in front of Django's ASGI app.
   other), and a revoked or expired token is refused (401) on its next request.
 - With OAuth on (oauth.py), the gateway's Protected Resource Metadata is served
   here too, at `/.well-known/oauth-protected-resource[/mcp]`, and a 401 names it.
+- A POST's JSON is read by the rule of every client's JSON first
+  (agents.inputs.load_json): a number JSON cannot carry back (`1e400`, NaN, an
+  integer past Python's 4,300 digits) is a JSON-RPC parse error, as the SDK answers
+  malformed JSON, never a value that reaches a tool and the audit.
 - Only bearer tokens open the gateway, never a cookie, so a page in a browser
   cannot reach it with the browser's credentials: the SDK's DNS-rebinding checks
   (Host and Origin) stay off, as Django's ALLOWED_HOSTS is not consulted here.
@@ -32,6 +36,7 @@ from mcp.shared.exceptions import MCPError
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from agents.inputs import BadJson, load_json
 from project.errors import DomainError
 from toolsets.gateway import oauth
 from toolsets.gateway.auth import Caller, TokenRefused, aauthenticate, bearer_token
@@ -174,6 +179,16 @@ class GatewayApp:
             token="", client_id=caller.credential, scopes=[], subject=caller.credential
         )
         scope = {**scope, "user": AuthenticatedUser(principal), CALLER_KEY: caller}
+        if scope["method"] == "POST":
+            body = await _read_body(receive)
+            if body is None:  # the client left before its body had come
+                return
+            try:
+                load_json(body)
+            except BadJson as exc:
+                await _parse_error(exc)(scope, receive, send)
+                return
+            receive = _replay(body, receive)
         manager = await self._amanager()
         await manager.handle_request(scope, receive, send)
 
@@ -201,6 +216,35 @@ async def _run_forever(
     async with manager.run():
         started.set()
         await asyncio.Event().wait()
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    """The whole request body (Daphne has it in memory already), or None if the
+    client disconnected first."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that gives the body read already, then what the client sends."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replayed() -> dict[str, Any]:
+        return pending.pop() if pending else await receive()
+
+    return replayed
+
+
+def _parse_error(exc: BadJson) -> JSONResponse:
+    """The JSON-RPC parse error the SDK answers for malformed JSON, with why."""
+    error = {"code": types.PARSE_ERROR, "message": f"Parse error: {exc}"}
+    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, 400)
 
 
 def _unauthorized(refusal: DomainError | None) -> JSONResponse:
