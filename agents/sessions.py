@@ -1,13 +1,32 @@
 """Sessions as users see them: create, and fetch with an access check in one call."""
 
 from django.db.models import QuerySet
+from google.adk.agents import BaseAgent
 
+from agents.adk.builder import (
+    AgentBuildError,
+    agent_for,
+    code_agent_error,
+    unloaded_code_agents,
+)
 from agents.models import AgentSpec, Run, Session, new_session_id
-from project.errors import NotFoundError
+from project.errors import DomainError, NotFoundError
+
+NO_SUCH_AGENT = "No such agent, or you may not use it."
 
 
 class AgentNotAvailable(NotFoundError):
     """The agent does not exist, is inactive, or its code no longer loads."""
+
+    def __init__(self, message: str = NO_SUCH_AGENT) -> None:
+        super().__init__(message)
+
+
+class AgentNotLoaded(DomainError):
+    """The agent's code does not load now: staff read why, others that it cannot run."""
+
+    status_code = 409
+    code = "agent_not_loaded"
 
 
 def usable_agents(*, user) -> QuerySet[AgentSpec]:
@@ -15,11 +34,47 @@ def usable_agents(*, user) -> QuerySet[AgentSpec]:
     return AgentSpec.objects.filter(is_active=True, missing=False)
 
 
+def listed_agents(*, user) -> QuerySet[AgentSpec]:
+    """The agents a user sees listed: the usable ones, and for staff also the code
+    agents of settings that do not load (agents.adk.builder.code_agent_error)."""
+    if not user.is_staff:
+        return usable_agents(user=user)
+    return usable_agents(user=user) | unloaded_code_agents()
+
+
 def get_usable_agent(*, user, name: str) -> AgentSpec:
+    """The agent if `user` may start a session with it.
+
+    Raises:
+        AgentNotLoaded: Staff asked for a code agent that fails to load (says why).
+        AgentNotAvailable: Any other agent the user may not use.
+    """
     agent = usable_agents(user=user).filter(name=name).first()
-    if agent is None:
-        raise AgentNotAvailable(name)
-    return agent
+    if agent is not None:
+        return agent
+    listed = listed_agents(user=user).filter(name=name).first()
+    error = code_agent_error(listed) if listed is not None else None
+    if error:
+        raise AgentNotLoaded(f"The agent {name} does not load: {error}")
+    raise AgentNotAvailable()
+
+
+def build_agent_tree(*, user, spec: AgentSpec) -> BaseAgent:
+    """The ADK agent tree of a usable agent.
+
+    Raises:
+        AgentNotLoaded: Its code, or a sub-agent's, fails to load now; only staff
+            read the error, which names code.
+    """
+    try:
+        return agent_for(spec)
+    except AgentBuildError as exc:
+        if user.is_staff:
+            raise AgentNotLoaded(f"The agent {spec.name} does not load: {exc}") from exc
+        raise AgentNotLoaded(
+            f"The agent {spec.name} cannot run now: its code does not load. An "
+            "administrator sees why on the Agents page."
+        ) from exc
 
 
 def create_session(*, user, agent: AgentSpec) -> Session:

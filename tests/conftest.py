@@ -1,6 +1,8 @@
 """Fixtures shared by the whole suite: users, tokens, API clients."""
 
+import importlib
 import itertools
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -133,3 +135,23 @@ def events_of(api_for):
         return response.json()
 
     return read
+
+
+@pytest.fixture
+def code_module(tmp_path, monkeypatch):
+    """Write a module of the given source where imports find it; returns its name.
+
+    Each gets a name of its own: a module that failed to import is remembered as
+    failed (agents.adk.builder), one that imported stays in sys.modules.
+    """
+    monkeypatch.syspath_prepend(str(tmp_path))
+    names = itertools.count()
+    stem = re.sub(r"\W", "_", tmp_path.name)
+
+    def write(source: str) -> str:
+        name = f"{stem}_module_{next(names)}"
+        (tmp_path / f"{name}.py").write_text(source)
+        importlib.invalidate_caches()  # the folder's finder may have listed it
+        return name
+
+    return write

@@ -8,6 +8,7 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.utils.module_loading import import_string
 from google.adk.agents import BaseAgent, LlmAgent, LoopAgent, SequentialAgent
 from google.adk.tools import BaseTool, FunctionTool
@@ -67,25 +68,51 @@ def toolset_source() -> ToolsetSource:
     return import_string(settings.TOOLCRIB_TOOLSET_SOURCE)
 
 
+# Dotted path of a code agent whose module failed to import -> the error.
+_unimportable: dict[str, str] = {}
+
+
 def load_code_agent(dotted_path: str) -> BaseAgent:
     """Import an ADK agent defined in code, by dotted path, ready to run: its
     AgentTools adopted (agents.adk.agent_tools), its tools' names checked.
 
     Raises:
-        AgentBuildError: It does not import, is no agent, or one of its agents has
-            two tools of one name.
+        AgentBuildError: It does not import (remembered until the process
+            restarts, as a module that imported stays imported), its factory
+            raises, it is no agent, or one of its agents has two tools of one name.
     """
-    try:
-        agent = import_string(dotted_path)
-    except ImportError as exc:
-        raise AgentBuildError(f"cannot import agent {dotted_path}: {exc}") from exc
+    agent = _import_agent(dotted_path)
     if callable(agent) and not isinstance(agent, BaseAgent):
-        agent = agent()
+        try:
+            agent = agent()
+        except Exception as exc:  # noqa: BLE001 - as _import_agent says
+            raise AgentBuildError(load_failure(dotted_path, exc)) from exc
     if not isinstance(agent, BaseAgent):
         raise AgentBuildError(f"{dotted_path} is not an ADK agent")
     _adopt(agent, dotted_path)
     check_tool_names(agent)
     return agent
+
+
+def _import_agent(dotted_path: str) -> Any:
+    if dotted_path in _unimportable:
+        raise AgentBuildError(_unimportable[dotted_path])
+    try:
+        return import_string(dotted_path)
+    # Any error a module's own code raises, not only ImportError: an extra agent is
+    # an operator's code, and one that breaks stops no other agent.
+    except Exception as exc:  # noqa: BLE001
+        error = _unimportable[dotted_path] = load_failure(dotted_path, exc)
+        raise AgentBuildError(error) from exc
+
+
+def load_failure(dotted_path: str, exc: Exception) -> str:
+    """Which agent failed to load, and the exception's type and message.
+
+    Never the traceback: its source lines may hold secrets, and staff read this in
+    the agents API and the logs.
+    """
+    return f"{dotted_path} failed to load: {type(exc).__name__}: {exc}"
 
 
 def _adopt(agent: BaseAgent, source: str) -> None:
@@ -293,17 +320,20 @@ def describe_agent(agent: BaseAgent) -> dict[str, Any]:
 
 
 def sync_code_agents() -> list[AgentSpec]:
-    """Create or update the AgentSpec row of every agent registered in settings."""
+    """Create or update the AgentSpec row of every agent registered in settings.
+
+    Returns the rows of the agents that load. One that does not is logged and kept
+    as a `missing` row (created if need be), so staff see it and its error
+    (code_agent_error); every other agent loads and syncs.
+    """
     seen = []
     for path in settings.TOOLCRIB_AGENTS:
         name = path.rsplit(".", 1)[-1]
         try:
             agent = load_code_agent(path)
-        except AgentBuildError:
-            logger.exception("code agent failed to load path=%s", path)
-            AgentSpec.objects.filter(name=name, source=AgentSpec.Source.CODE).update(
-                missing=True
-            )
+        except AgentBuildError as exc:
+            logger.error("code agent failed to load path=%s error=%s", path, exc)
+            _keep_broken(name, path)
             continue
         spec, _ = AgentSpec.objects.update_or_create(
             name=name,
@@ -323,6 +353,52 @@ def sync_code_agents() -> list[AgentSpec]:
         pk__in=[spec.pk for spec in seen]
     ).update(missing=True)
     return seen
+
+
+def _keep_broken(name: str, path: str) -> None:
+    """A missing row for a code agent that does not load; a row agent of the same
+    name is left alone."""
+    spec = AgentSpec.objects.filter(name=name).first()
+    if spec is None:
+        AgentSpec.objects.create(
+            name=name, source=AgentSpec.Source.CODE, dotted_path=path, missing=True
+        )
+    elif spec.source == AgentSpec.Source.CODE:
+        spec.dotted_path, spec.missing = path, True
+        spec.save(update_fields=["dotted_path", "missing", "updated_at"])
+
+
+def unloaded_code_agents() -> QuerySet[AgentSpec]:
+    """The code agents of settings that the last sync kept missing: they did not
+    load (sync_code_agents)."""
+    return AgentSpec.objects.filter(
+        source=AgentSpec.Source.CODE,
+        missing=True,
+        dotted_path__in=settings.TOOLCRIB_AGENTS,
+    )
+
+
+def code_agent_error(spec: AgentSpec) -> str | None:
+    """Why a spec of unloaded_code_agents() does not load in this process; None for
+    every other spec, and for one that loads now."""
+    unloaded = (
+        spec.source == AgentSpec.Source.CODE
+        and spec.missing
+        and spec.dotted_path in settings.TOOLCRIB_AGENTS
+    )
+    if not unloaded:
+        return None
+    try:
+        load_code_agent(spec.dotted_path)
+    except AgentBuildError as exc:
+        return str(exc)
+    return None
+
+
+def broken_code_agents() -> dict[str, str]:
+    """Name -> error of each code agent of settings that does not load."""
+    errors = {spec.name: code_agent_error(spec) for spec in unloaded_code_agents()}
+    return {name: error for name, error in errors.items() if error}
 
 
 def code_agent_starters(dotted_path: str) -> list[str]:

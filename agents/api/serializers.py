@@ -11,6 +11,7 @@ from rest_framework import serializers
 from agents.adk.builder import (
     AgentBuildError,
     agent_for,
+    code_agent_error,
     describe_agent,
     toolset_source,
 )
@@ -97,12 +98,22 @@ class AgentSerializer(serializers.ModelSerializer):
         slug_field="name", many=True, queryset=AgentSpec.objects.all(), required=False
     )
     tree = serializers.SerializerMethodField()
+    available = serializers.SerializerMethodField(
+        help_text="Whether sessions can start with it: active, and its code loads."
+    )
+    error = serializers.SerializerMethodField(
+        help_text="Why an agent defined in code does not load (the module, the "
+        "exception's type and message; staff only, who alone see such an agent); "
+        "else null."
+    )
 
     class Meta:
         model = AgentSpec
         fields = [
             "name",
             "description",
+            "available",
+            "error",
             "source",
             "kind",
             "instruction",
@@ -139,6 +150,13 @@ class AgentSerializer(serializers.ModelSerializer):
             return parse_history(value)
         except ValueError as exc:
             raise serializers.ValidationError(str(exc)) from None
+
+    def get_available(self, spec: AgentSpec) -> bool:
+        return spec.is_active and not spec.missing
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_error(self, spec: AgentSpec) -> str | None:
+        return code_agent_error(spec)
 
     def get_tree(self, spec: AgentSpec) -> dict:
         """The built ADK agent: names, models, tools and sub-agents as ADK sees them."""

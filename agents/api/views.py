@@ -61,11 +61,12 @@ from agents.requests.answer import answer_request
 from agents.requests.kinds import CALL
 from agents.sessions import (
     AgentNotAvailable,
+    AgentNotLoaded,
     access_run,
     access_session,
     create_session,
     get_usable_agent,
-    usable_agents,
+    listed_agents,
     visible_sessions,
 )
 from agents.titles import rename_session
@@ -95,7 +96,7 @@ class AgentViewSet(viewsets.ModelViewSet):
     def get_queryset(self):
         if self.request.user.is_staff and self.action != "list":
             return AgentSpec.objects.prefetch_related("sub_agents")
-        return usable_agents(user=self.request.user).prefetch_related("sub_agents")
+        return listed_agents(user=self.request.user).prefetch_related("sub_agents")
 
     def perform_destroy(self, instance: AgentSpec) -> None:
         if instance.source == AgentSpec.Source.CODE:
@@ -185,10 +186,8 @@ class SessionViewSet(
             agent = get_usable_agent(
                 user=request.user, name=data.validated_data["agent"]
             )
-        except AgentNotAvailable:
-            raise ValidationError(
-                {"agent": ["No such agent, or you may not use it."]}
-            ) from None
+        except (AgentNotAvailable, AgentNotLoaded) as exc:
+            raise ValidationError({"agent": [str(exc)]}) from None
         session = create_session(user=request.user, agent=agent)
         return Response(SessionSerializer(session).data, status=status.HTTP_201_CREATED)
 

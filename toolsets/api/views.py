@@ -16,7 +16,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.adk.builder import AgentBuildError, agent_for
 from agents.api.inputs import JSONRenderer, validated
 from agents.params import (
     ID_CONVERTER,
@@ -25,7 +24,7 @@ from agents.params import (
     parse_whole_number,
     whole_number_param,
 )
-from agents.sessions import AgentNotAvailable, get_usable_agent
+from agents.sessions import AgentNotAvailable, build_agent_tree, get_usable_agent
 from toolsets import access, catalog, policies
 from toolsets.api.renderers import CSVRenderer, JSONLinesRenderer
 from toolsets.api.serializers import (
@@ -413,14 +412,17 @@ class AgentToolsView(APIView):
         responses={
             200: AgentToolSerializer(many=True),
             404: OpenApiResponse(description="No such agent, or not yours to use."),
+            409: OpenApiResponse(
+                description="The agent's code does not load (staff read why)."
+            ),
         }
     )
     def get(self, request: Request, name: str) -> Response:
         try:
             spec = get_usable_agent(user=request.user, name=name)
-            root = agent_for(spec)
-        except (AgentNotAvailable, AgentBuildError):
-            raise NotFound("No such agent, or you may not use it.") from None
+        except AgentNotAvailable as exc:
+            raise NotFound(str(exc)) from None
+        root = build_agent_tree(user=request.user, spec=spec)
         usable = catalog.usable_tools(user_id=request.user.pk, root=root, app_name=name)
         return Response(
             [

@@ -1,7 +1,7 @@
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from agents.adk.builder import sync_code_agents
+from agents.adk.builder import broken_code_agents, sync_code_agents
 from demo.users import ensure_demo_groups, ensure_demo_users
 
 
@@ -14,6 +14,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         specs = sync_code_agents()
         self.stdout.write("Agents: " + ", ".join(spec.name for spec in specs))
+        # One that does not load is left out; the others and the server go on.
+        for name, error in broken_code_agents().items():
+            self.stderr.write(f"Agent {name} left out: {error}")
         call_command("sync_tools", stdout=self.stdout)
         self.stdout.write("Demo users (username / password):")
         for username, password, is_admin, created in ensure_demo_users():

@@ -1,4 +1,5 @@
-// Agents (staff): every active agent, its model, instruction, tools and sub-agents.
+// Agents (staff): every active agent, its model, instruction, tools and sub-agents;
+// and each agent defined in code that does not load, with its error.
 
 import { api } from "./api.js";
 import { badge, clear, empty, failure, h, loading, timeAgo } from "./dom.js";
@@ -22,6 +23,7 @@ async function load() {
 }
 
 function card(agent) {
+  if (agent.error) return brokenCard(agent);
   const model = agent.model_info || {};
   return h(
     "article",
@@ -45,6 +47,17 @@ function card(agent) {
     agent.instruction ? h("details", {}, h("summary", {}, "Instruction"), h("div", { class: "instruction" }, agent.instruction)) : null,
     h("div", { class: "label" }, "Tree"),
     agent.tree && !agent.tree.error ? h("ul", { class: "tree" }, node(agent.tree)) : h("p", { class: "state error compact" }, agent.tree ? agent.tree.error : "Not built."),
+  );
+}
+
+// An agent whose code does not load: users never see it; every other agent works.
+function brokenCard(agent) {
+  return h(
+    "article",
+    { class: "agent-card broken", dataset: { agent: agent.name } },
+    h("div", { class: "agent-meta" }, h("h2", {}, agent.name), badge("code"), badge("does not load", "bad")),
+    h("p", { class: "state error compact" }, agent.error),
+    h("p", { class: "muted small" }, "Users do not see it. Fix its module or its TOOLCRIB_EXTRA_AGENTS entry and restart Toolcrib (make run syncs the agents); every other agent works meanwhile."),
   );
 }
 

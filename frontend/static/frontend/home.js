@@ -18,11 +18,13 @@ async function loadAgents() {
     clear(agentsBox, failure(error, loadAgents));
     return;
   }
-  if (!agents.length) {
+  // Staff are also listed the agents whose code does not load: none to start.
+  const usable = agents.filter((agent) => agent.available !== false);
+  if (!usable.length) {
     clear(agentsBox, empty("No agents you may use yet", "Ask an administrator to add one."));
     return;
   }
-  clear(agentsBox, h("ul", { class: "agent-picker" }, agents.map(agentOption)));
+  clear(agentsBox, h("ul", { class: "agent-picker" }, usable.map(agentOption)));
   fillAgentFilter(agents);
 }
 

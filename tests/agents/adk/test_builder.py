@@ -1,9 +1,16 @@
-"""agents.adk.builder.agent_for: an agent tree built once, and again after a change."""
+"""agents.adk.builder: an agent tree built once, and again after a change; code
+agents loaded, and a broken one refused with its error while the others load."""
 
 import pytest
 
-from agents.adk.builder import agent_for
+from agents.adk.builder import (
+    AgentBuildError,
+    agent_for,
+    load_code_agent,
+    sync_code_agents,
+)
 from agents.models import AgentSpec
+from tests.agents import code_modules
 
 pytestmark = pytest.mark.django_db
 
@@ -52,3 +59,46 @@ def test_a_change_to_a_sub_agents_spec_is_in_the_next_tree():
     child.save()
 
     assert agent_for(fresh(root)).sub_agents[0].instruction == "Answer at length."
+
+
+@pytest.mark.parametrize("kind", list(code_modules.BROKEN))
+def test_a_broken_agent_module_is_refused_with_a_readable_error(code_module, kind):
+    source, says = code_modules.BROKEN[kind]
+    path = f"{code_module(source)}.helper"
+
+    with pytest.raises(AgentBuildError) as refused:
+        load_code_agent(path)
+
+    assert str(refused.value).startswith(path)
+    assert says in str(refused.value)
+    assert "Traceback" not in str(refused.value)
+
+
+@pytest.mark.parametrize("kind", list(code_modules.BROKEN))
+def test_every_good_agent_syncs_beside_a_broken_one(
+    settings, code_module, caplog, kind
+):
+    source, says = code_modules.BROKEN[kind]
+    broken = f"{code_module(source)}.helper"
+    good = f"{code_module(code_modules.GOOD)}.assistant"
+    settings.TOOLCRIB_AGENTS = [broken, "tests.agents.kettle.kettle", good]
+
+    synced = sync_code_agents()
+
+    assert [spec.dotted_path for spec in synced] == [
+        "tests.agents.kettle.kettle",
+        good,
+    ]
+    row = AgentSpec.objects.get(dotted_path=broken)
+    assert (row.source, row.missing) == (AgentSpec.Source.CODE, True)
+    assert f"code agent failed to load path={broken}" in caplog.text
+    assert says in caplog.text
+    assert "Traceback" not in caplog.text
+
+
+def test_an_agent_refused_for_two_tools_of_one_name_is_kept_as_missing(settings):
+    settings.TOOLCRIB_AGENTS = ["tests.agents.test_transfers.twins"]
+
+    assert sync_code_agents() == []
+
+    assert AgentSpec.objects.get(name="twins").missing
