@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.toolsets import gotools, tools
-from tests.toolsets.conftest import tool
+from tests.toolsets.conftest import tool, toolset
 from toolsets import access
 from toolsets.models import ToolCall
 
@@ -25,6 +25,8 @@ def _direct_toolsets(toolcrib_settings):
         **toolcrib_settings.TOOLCRIB_TOOLSETS,
         "goagent": "tests.toolsets.gotools",
         "math": "toolsets.builtin.calculator.toolset",
+        "files": "toolsets.builtin.files.toolset",
+        "scratch": "tests.toolsets.scratch_tools.keep_note",
     }
     gotools.SEARCHES.clear()
 
@@ -92,6 +94,46 @@ def test_the_documents_add_tool_returns_its_sum(catalog, alice, api_for):
     body = invoke(api_for(alice), "goagent.add", {"a": 2, "b": 3}).json()
 
     assert (body["status"], body["result"]) == ("ok", {"result": 5})
+
+
+def test_a_tool_saves_and_reads_artifacts_in_a_store_of_its_call(
+    catalog, alice, api_for
+):
+    client = api_for(alice)
+
+    first = invoke(client, "scratch.keep_note", {"text": "buy milk"})
+    second = invoke(client, "scratch.keep_note", {"text": "call bob"})
+
+    assert first.json()["result"] == {
+        "version": 0,
+        "read_back": "buy milk",
+        "kept": ["note.txt"],
+    }
+    # A store of its own, each call (docs/permissions.md): nothing of the first.
+    assert second.json()["result"]["version"] == 0
+
+
+def test_the_files_tools_run_directly_and_keep_nothing_past_the_call(
+    catalog, alice, api_for
+):
+    access.grant_tool(target=toolset("files"), effect="allow", user=alice)
+    client = api_for(alice)
+
+    written = invoke(client, "files.write_file", {"path": "a.md", "content": "hi"})
+    read = invoke(client, "files.read_file", {"path": "a.md"})
+    listed = invoke(client, "files.list_files")
+
+    assert written.json()["result"] == {
+        "status": "success",
+        "path": "a.md",
+        "bytes": 2,
+        "version": 0,
+    }
+    assert read.json()["result"] == {
+        "status": "error",
+        "error_message": "there is no file 'a.md' in the workspace",
+    }
+    assert (listed.json()["status"], listed.json()["result"]["files"]) == ("ok", [])
 
 
 def test_a_denied_tool_is_refused_and_audited(catalog, alice, api_for):

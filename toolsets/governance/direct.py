@@ -13,7 +13,7 @@ What a direct call has not: a session, a model, an agent. So:
   offered, a tool's gates, an agent's middleware) do not apply: they shape what a
   model is offered and may call within a turn;
 - the call runs with a session of its own that lasts the call: empty state, and
-  an in-memory artifact store (files it writes are not kept);
+  an in-memory artifact store (CallArtifactService: files it writes are not kept);
 - a call that needs a person (an approval, from the catalog or the tool's own
   `require_confirmation`, or a credential the user never gave for this use) has
   nobody to ask: it does not run, its row is `refused`, and the caller gets
@@ -40,6 +40,7 @@ from google.adk.agents.invocation_context import (
 )
 from google.adk.agents.run_config import RunConfig, ToolThreadPoolConfig
 from google.adk.artifacts import InMemoryArtifactService
+from google.adk.artifacts.base_artifact_service import ArtifactVersion
 from google.adk.events import Event
 from google.adk.flows.llm_flows.functions import handle_function_call_list_async
 from google.adk.plugins import BasePlugin
@@ -257,6 +258,43 @@ async def _run(
     return call_id, event, invocation.agent
 
 
+class CallArtifactService(InMemoryArtifactService):
+    """ADK's in-memory artifact store for one direct call: what it saves lasts the
+    call (docs/permissions.md).
+
+    The call's session is named after the agent its audit row names: none for an
+    API call, and ADK's stores refuse an empty app name (InputValidationError, a
+    ValueError, which a tool reads as no artifact service at all). This store
+    files every artifact under DIRECT_AGENT instead: it holds one call's files,
+    so the name tells nothing apart.
+    """
+
+    async def save_artifact(self, *, app_name: str, **kwargs: Any) -> int:
+        return await super().save_artifact(app_name=DIRECT_AGENT, **kwargs)
+
+    async def load_artifact(self, *, app_name: str, **kwargs: Any) -> types.Part | None:
+        return await super().load_artifact(app_name=DIRECT_AGENT, **kwargs)
+
+    async def list_artifact_keys(self, *, app_name: str, **kwargs: Any) -> list[str]:
+        return await super().list_artifact_keys(app_name=DIRECT_AGENT, **kwargs)
+
+    async def delete_artifact(self, *, app_name: str, **kwargs: Any) -> None:
+        await super().delete_artifact(app_name=DIRECT_AGENT, **kwargs)
+
+    async def list_versions(self, *, app_name: str, **kwargs: Any) -> list[int]:
+        return await super().list_versions(app_name=DIRECT_AGENT, **kwargs)
+
+    async def list_artifact_versions(
+        self, *, app_name: str, **kwargs: Any
+    ) -> list[ArtifactVersion]:
+        return await super().list_artifact_versions(app_name=DIRECT_AGENT, **kwargs)
+
+    async def get_artifact_version(
+        self, *, app_name: str, **kwargs: Any
+    ) -> ArtifactVersion | None:
+        return await super().get_artifact_version(app_name=DIRECT_AGENT, **kwargs)
+
+
 async def _invocation(
     user_id: int, tool: Any, governance: GovernancePlugin, agent: str
 ) -> InvocationContext:
@@ -265,7 +303,7 @@ async def _invocation(
     threads = ToolThreadPoolConfig(max_workers=settings.TOOLCRIB_TOOL_THREADS)
     return InvocationContext(
         session_service=sessions,
-        artifact_service=InMemoryArtifactService(),
+        artifact_service=CallArtifactService(),
         credential_service=DjangoCredentialService(),
         invocation_id=new_invocation_context_id(),
         agent=LlmAgent(name=DIRECT_AGENT, tools=[tool]),
