@@ -17,12 +17,24 @@ an LlmAgent is adopted instead:
 
 ADK's own single-turn tool (a private class) does the running; this module only
 adds what AgentTool promised on top (skip_summarization) and the adoption.
+
+An agent run as a tool (every single-turn agent of the tree: an adopted AgentTool's,
+or one written so) answers its caller and nobody else. ADK would offer it
+`transfer_to_agent` to its parent, its peers and its chat sub-agents, and a
+transfer from inside the tool runs the target on the tool's branch and leaves the
+tool without an answer (`{"result": null}`). So, with ADK's own flags, it is
+offered no transfer to its parent or peers (a call to `transfer_to_agent` anyway
+is answered with ADK's "no such tool" error, which the model reads), and a tree in
+which it has sub-agents it could transfer to (not single-turn or task agents,
+which are its tools) is refused when it loads.
 """
 
 from google.adk.agents import BaseAgent, LlmAgent
 from google.adk.tools.agent_tool import AgentTool, _SingleTurnAgentTool
 
 MAX_DEPTH = 8
+# Modes of agents that ADK runs as tools of their parent, never transfers to.
+TOOL_MODES = ("single_turn", "task")
 
 
 class AgentToolError(ValueError):
@@ -44,7 +56,8 @@ def adopt_agent_tools(root: BaseAgent, *, depth: int = 0) -> None:
 
     Raises:
         AgentToolError: An AgentTool's agent is named as an agent of the tree already,
-            or AgentTools nest deeper than MAX_DEPTH.
+            AgentTools nest deeper than MAX_DEPTH, or an agent run as a tool has a
+            sub-agent it could transfer to.
     """
     if depth > MAX_DEPTH:
         raise AgentToolError(f"agent {root.name}: agents used as tools nest too deep")
@@ -59,6 +72,26 @@ def adopt_agent_tools(root: BaseAgent, *, depth: int = 0) -> None:
             elif type(tool) is AgentTool and isinstance(tool.agent, LlmAgent):
                 agent.tools[index] = _adopt(agent, tool)
                 adopt_agent_tools(agent.tools[index].agent, depth=depth + 1)
+    for agent in _walk(root):
+        if isinstance(agent, LlmAgent) and agent.mode == "single_turn":
+            _keep_in_its_tool(agent)
+
+
+def _keep_in_its_tool(agent: LlmAgent) -> None:
+    """Offer an agent run as a tool no transfer out of it (see the module)."""
+    targets = [
+        sub.name
+        for sub in agent.sub_agents
+        if getattr(sub, "mode", None) not in TOOL_MODES
+    ]
+    if targets:
+        raise AgentToolError(
+            f"agent {agent.name} runs as a tool, and a transfer to its sub-agent "
+            f"{', '.join(targets)} would leave the tool without an answer; make "
+            f"them mode='single_turn', tools of {agent.name}"
+        )
+    agent.disallow_transfer_to_parent = True
+    agent.disallow_transfer_to_peers = True
 
 
 def _adopt(parent: LlmAgent, tool: AgentTool) -> SessionAgentTool:
