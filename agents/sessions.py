@@ -71,10 +71,7 @@ def build_agent_tree(*, user, spec: AgentSpec) -> BaseAgent:
     except AgentBuildError as exc:
         if user.is_staff:
             raise AgentNotLoaded(f"The agent {spec.name} does not load: {exc}") from exc
-        raise AgentNotLoaded(
-            f"The agent {spec.name} cannot run now: its code does not load. An "
-            "administrator sees why on the Agents page."
-        ) from exc
+        raise AgentNotLoaded(exc.public_message) from exc
 
 
 def create_session(*, user, agent: AgentSpec) -> Session:

@@ -27,6 +27,14 @@ MAX_DEPTH = 8
 class AgentBuildError(Exception):
     """An agent spec cannot be turned into an ADK agent (bad path, cycle, ...)."""
 
+    code = "AGENT_NOT_LOADED"  # a failed turn's error code (docs/events.md)
+    # What a user who is not staff reads: the error itself names code, and the
+    # message of whatever the agent's code raised.
+    public_message = (
+        "This agent cannot run now: its code does not load. An administrator sees "
+        "why on the Agents page."
+    )
+
 
 class BrokenToolset(AgentBuildError):
     """The code of a toolset TOOLCRIB_TOOLSETS names fails to import.

@@ -26,7 +26,7 @@ from google.genai import types
 from agents.adk import history, providers
 from agents.adk.artifacts import DjangoArtifactService
 from agents.adk.budget_plugin import BudgetPlugin
-from agents.adk.builder import agent_for
+from agents.adk.builder import AgentBuildError, agent_for
 from agents.adk.credentials import DjangoCredentialService, ahydrate_message
 from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService
@@ -245,6 +245,10 @@ async def _run_claimed(run: Run, turn: TurnTrace, started: Event) -> None:
     except (providers.ModelNotConfigured, BudgetExceeded) as exc:
         logger.info("turn refused run=%s code=%s", run.id, exc.code)
         await _fail(run, turn, exc.code, str(exc))
+    except AgentBuildError as exc:
+        # Staff read why on the Agents page; the error names code, so users do not.
+        logger.error("turn refused run=%s error=%s", run.id, exc)
+        await _fail(run, turn, exc.code, exc.public_message)
     except Exception as exc:  # noqa: BLE001 - any failure must end the Run readably
         logger.exception("turn failed run=%s", run.id)
         await _fail(run, turn, *_failure(exc))

@@ -10,6 +10,10 @@ from tests.agents import code_modules
 pytestmark = pytest.mark.django_db
 
 ERROR = "RuntimeError: WEATHER_API_KEY is not set"
+NOT_LOADED = (
+    "This agent cannot run now: its code does not load. An administrator sees why "
+    "on the Agents page."
+)
 
 
 @pytest.fixture
@@ -81,7 +85,25 @@ def test_the_tools_of_an_agent_that_no_longer_builds_answer_json(
     assert as_staff.status_code == 409
     assert ERROR in as_staff.json()["detail"]
     assert as_user.status_code == 409
-    assert ERROR not in as_user.json()["detail"]
+    assert as_user.json() == {"detail": NOT_LOADED}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_turn_of_an_agent_that_no_longer_builds_fails_without_its_error(
+    broken, alice, start_session, say, events_of
+):
+    umbrella = AgentSpec.objects.create(name="umbrella", model="offline/demo")
+    umbrella.sub_agents.add(AgentSpec.objects.get(name="helper"))
+    session = start_session(alice, "umbrella")
+
+    run = say(alice, session, "hello")
+
+    assert run["status"] == "failed"
+    assert run["error"] == NOT_LOADED
+    [failure] = [
+        f["event"] for f in events_of(alice, session) if f["event"]["kind"] == "error"
+    ]
+    assert failure["error"] == {"code": "AGENT_NOT_LOADED", "message": NOT_LOADED}
 
 
 def test_an_agent_refused_for_two_tools_of_one_name_answers_json(
