@@ -13,6 +13,7 @@ class AgentsConfig(AppConfig):
         # Importing registers OfflineLlm for "offline/..." names in ADK's registry.
         from agents.adk import offline  # noqa: F401
         from agents.adk.absent_extras import mark_absent
+        from agents.redaction import install_log_redaction
 
         # Importing registers the requests' expiry sweep with Celery, by the name a
         # timer of this process runs it by (agents.turns.timers), worker or not.
@@ -20,6 +21,8 @@ class AgentsConfig(AppConfig):
         from project.sqlite import use_write_ahead_log
 
         LlmAgent.set_default_model(settings.TOOLCRIB_DEFAULT_MODEL)
+        # No log record, whatever handler writes it, shows a secret.
+        install_log_redaction()
         # ADK tries its A2A agent every step; without the extra, once is enough.
         mark_absent()
         # A session's pending requests end with it (signals.request_decided).

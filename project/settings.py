@@ -393,6 +393,9 @@ TOOLCRIB_TOOLSET_SOURCE = "toolsets.source.STORED_IMPORTS"
 # instantiated afresh per turn (agents/plugins.py). Order is policy: ADK calls
 # plugins in list order and the first to answer a callback decides.
 TOOLCRIB_PLUGINS: list[str] = [
+    # First, so no answer skips it: the turn's secret values, masked in the text
+    # that leaves it (traces, logs, the audit; agents/redaction.py).
+    "agents.adk.secret_values.SecretValuesPlugin",
     "agents.adk.budget_plugin.BudgetPlugin",
     "agents.adk.handoffs.HandoffPlugin",
     # Access, activation, availability, approval gate, policy: in the order of
@@ -853,11 +856,9 @@ LOGOUT_REDIRECT_URL = "/login/"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    # A credential a tool was given never reaches a log (agents/redaction.py).
-    "filters": {"redact_secrets": {"()": "agents.redaction.RedactSecretsFilter"}},
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]}
-    },
+    # No secret reaches a log: every record is redacted as it is made, whatever
+    # handler writes it (agents.redaction.install_log_redaction, agents.apps).
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
     "loggers": {
         "google_adk": {"level": env("ADK_LOG_LEVEL", "WARNING")},

@@ -155,3 +155,17 @@ def code_module(tmp_path, monkeypatch):
         return name
 
     return write
+
+
+@pytest.fixture
+def vault_keeper(settings, db) -> str:
+    """tests.agents.secret_agents' agent, as a row: a turn of it meets a nested
+    state secret, a `password` argument and a `session_token` result."""
+    from tests.agents.secret_agents import AGENT
+
+    settings.TOOLCRIB_AGENTS = [
+        *settings.TOOLCRIB_AGENTS,
+        "tests.agents.secret_agents.vault_keeper",
+    ]
+    sync_code_agents()
+    return AGENT

@@ -35,6 +35,7 @@ from google.genai import types
 
 from agents.adk.auth import AUTH_CALL
 from agents.models import Credential
+from agents.redaction import note_secret_values
 from project import sealing
 
 logger = logging.getLogger(__name__)
@@ -51,12 +52,17 @@ def seal(credential: AuthCredential) -> str:
 
 
 def unseal(sealed: str) -> AuthCredential | None:
-    """The credential, or None if the key changed (the user is asked again)."""
+    """The credential, or None if the key changed (the user is asked again).
+
+    Its secrets are noted for the running turn: masked in any text it sends out.
+    """
     raw = sealing.unseal(PURPOSE, sealed)
     if raw is None:
         logger.warning("a stored credential no longer decrypts; it will be asked again")
         return None
-    return AuthCredential.model_validate_json(raw)
+    credential = AuthCredential.model_validate_json(raw)
+    note_secret_values(credential)
+    return credential
 
 
 def seal_code_verifier(auth_config: AuthConfig) -> str:

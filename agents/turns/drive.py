@@ -48,6 +48,7 @@ from agents.models import Budget, Event, Request, Run
 from agents.observability.spans import TurnTrace, publishing
 from agents.plugins import plugins_for
 from agents.realtime import streams
+from agents.redaction import turn_secrets
 from agents.requests.record import arecord_requests
 from agents.turns import queue, stops
 from agents.turns.orm_threads import turn_thread
@@ -167,7 +168,9 @@ async def _execute_turn(run_id) -> None:
         await _fail_start(run.id, start, exc)
         return
     try:
-        with turn.active():
+        # The turn's secret values, noted as it meets them, masked in the text
+        # its spans, logs and audit send out (agents.adk.secret_values).
+        with turn_secrets(), turn.active():
             await _run_claimed(run, turn, started)
     finally:
         await queue.arelease_lease(run.id)

@@ -1,13 +1,21 @@
 """One redaction rule: the tool-call audit and the event stream hide the same secrets."""
 
 import json
+import logging
 
 import pytest
 from google.adk.events import Event as AdkEvent
 from google.adk.events import EventActions
 
 from agents.adk.auth import redacted_event
-from agents.redaction import REDACTED, is_secret_key, redact_secrets
+from agents.redaction import (
+    REDACTED,
+    SecretValues,
+    is_secret_key,
+    redact_secrets,
+    secret_values,
+)
+from tests.agents.secret_agents import SECRETS
 from toolsets.governance.plugin import summarize
 
 # Each shape one of the two old rules missed: the audit's substring pattern, or
@@ -84,3 +92,68 @@ def test_a_credential_object_keeps_its_shape_but_not_its_secrets():
         "raw_auth_credential": hidden
     }
     assert redact_secrets({"credential": "s3cr3t"}) == {"credential": REDACTED}
+
+
+def test_a_secret_in_a_json_text_is_redacted_at_any_depth():
+    text = json.dumps({"user": "ada", "database": [{"db_password": "s3cr3t"}]})
+
+    shown = redact_secrets({"result": text, "note": "{not json"})
+
+    assert json.loads(shown["result"]) == {
+        "user": "ada",
+        "database": [{"db_password": REDACTED}],
+    }
+    assert shown["note"] == "{not json"
+    assert redact_secrets(json.dumps({"plain": 1})) == json.dumps({"plain": 1})
+
+
+def test_a_states_secret_values_are_masked_in_text_however_it_was_written():
+    secret = 'p@ss "quoted" \\ ünïcode'
+    state = {"user:preferences": {"theme": "dark", "db": {"db_password": secret}}}
+    values = SecretValues.of(state)
+
+    for written in (str(state), json.dumps(state), json.dumps(json.dumps(state))):
+        assert "p@ss" not in values.mask(written)
+    assert values.mask("theme dark, as before") == "theme dark, as before"
+    assert secret_values(state) == {secret}
+
+
+def test_the_longer_of_two_secrets_is_masked_whole():
+    values = SecretValues.of({"token": "abc", "api_key": "abcdef"})
+
+    assert values.mask("key abcdef, token abc") == f"key {REDACTED}, token {REDACTED}"
+
+
+def test_a_log_records_secret_fields_are_redacted_whatever_handler_writes_it(caplog):
+    logger = logging.getLogger("tests.redaction")
+
+    with caplog.at_level(logging.INFO, logger="tests.redaction"):
+        logger.info("called with %s", {"username": "ada", "password": "s3cr3t"})
+        logger.info("answered %s", json.dumps({"session_token": "t0k3n"}))
+
+    assert "s3cr3t" not in caplog.text and "t0k3n" not in caplog.text
+    assert "'password': '[redacted]'" in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_turns_log_lines_show_no_secret_it_met(
+    vault_keeper, alice, start_session, say, caplog
+):
+    session = start_session(alice, vault_keeper)
+
+    with caplog.at_level(logging.DEBUG):
+        say(alice, session, "keep and sign me in")
+
+    assert not [secret for secret in SECRETS if secret in caplog.text]
+    # The tool logged its password as a bare value: the turn had noted it.
+    assert "sign_in checks the password [redacted]" in caplog.text
+
+
+def test_a_value_nested_too_deep_to_look_through_shows_nothing():
+    deep: dict = {"password": "s3cr3t"}
+    for _ in range(5000):
+        deep = {"a": deep}
+
+    assert redact_secrets(deep) == {}
+    assert redact_secrets([deep]) == []
+    assert secret_values(deep) == set()
