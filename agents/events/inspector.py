@@ -53,9 +53,9 @@ def inspect_event(*, session: Session, seq: int) -> InspectedEvent:
     row = row.first()
     if row is None:
         raise NotFoundError(f"Session {session.pk} has no event {seq}.")
-    # The timeline's frame, with the value of every secret field (a call's
-    # `password` argument) redacted by the one rule.
-    frame = redact_secrets(frame_json(frame_from_row(row)))
+    # The timeline's frame: the value of every secret field (a call's `password`
+    # argument) redacted by the one rule, as the wire renders every frame.
+    frame = frame_json(frame_from_row(row))
     runs = _runs_of(session, row)
     model_step = None
     if row.is_adk and row.author != "user" and runs:

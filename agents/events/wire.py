@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 from agents.adk.auth import redacted_event
 from agents.inputs import replace_surrogates
 from agents.models import Run
+from agents.redaction import redact_secrets
 
 Kind = Literal[
     "user_message",
@@ -268,19 +269,26 @@ def _response_status(response: Mapping[str, Any], pending: bool) -> str:
 def wire_from_adk(
     event: AdkEvent, *, kind: str | None = None, sender: Sender | None = None
 ) -> WireEvent:
-    """Render an ADK event (stored or live) in the wire shape, without secrets."""
+    """Render an ADK event (stored or live) in the wire shape, without secrets.
+
+    The stored event keeps a call's arguments as the model wrote them (ADK sends
+    them to the model again, and runs an approved call with them); every frame
+    shows them, its results and actions through the one redaction rule.
+    """
     event = redacted_event(event)
     actions = event.actions
     long_running = sorted(event.long_running_tool_ids or [])
     calls = [
-        FunctionCallOut(id=c.id, name=c.name or "", args=dict(c.args or {}))
+        FunctionCallOut(
+            id=c.id, name=c.name or "", args=redact_secrets(dict(c.args or {}))
+        )
         for c in event.get_function_calls()
     ]
     responses = [
         FunctionResponseOut(
             id=r.id,
             name=r.name or "",
-            response=dict(r.response or {}),
+            response=redact_secrets(dict(r.response or {})),
             status=_response_status(r.response or {}, r.id in long_running),
         )
         for r in event.get_function_responses()
@@ -314,7 +322,9 @@ def wire_from_adk(
         long_running_tool_ids=long_running,
         error=error,
         usage=usage,
-        actions=_nonempty(actions.model_dump(mode="json", exclude_none=True)),
+        actions=_nonempty(
+            redact_secrets(actions.model_dump(mode="json", exclude_none=True))
+        ),
         sender=sender,
     )
 

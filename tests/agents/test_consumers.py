@@ -17,6 +17,7 @@ from agents.realtime.consumers import (
 from agents.tokens import issue_token
 from agents.turns import start
 from project.asgi import application
+from tests.agents.secret_agents import SECRETS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -109,9 +110,31 @@ async def test_message_frame_streams_the_whole_turn_live(alice, session_of):
     await socket.disconnect()
 
 
-async def test_the_ack_comes_before_the_turn_it_started(
-    alice, session_of, monkeypatch
+async def test_a_password_argument_and_a_nested_state_secret_are_redacted_live(
+    alice, vault_keeper, start_session
 ):
+    session = await sync(start_session)(alice, vault_keeper)
+    socket = await open_socket(f"/ws/sessions/{session}/", await sync(auth)(alice))
+
+    await socket.send_json_to({"type": "message", "text": "keep and sign me in"})
+
+    _, frames = await ack_and_turn(socket)
+    await socket.disconnect()
+    calls = [
+        call
+        for frame in frames
+        for call in frame["event"]["function_calls"]
+        if call["name"] == "sign_in"
+    ]
+    assert [call["args"] for call in calls] == [
+        {"username": "ada", "password": "[redacted]"}
+    ]
+    (delta,) = [f["event"]["state_delta"] for f in frames if f["event"]["state_delta"]]
+    assert delta["user"]["preferences"]["database"]["db_password"] == "[redacted]"
+    assert not [secret for secret in SECRETS if secret in json.dumps(frames)]
+
+
+async def test_the_ack_comes_before_the_turn_it_started(alice, session_of, monkeypatch):
     """The turn runs while the frame's service is still returning (here it is
     slow to): its first events wait for the ack, which names their run."""
     started = start.start_turn
