@@ -595,9 +595,17 @@ TOOLCRIB_TRACES = env("TOOLCRIB_TRACES", "1").strip().lower() not in {
 }
 # The spans one turn keeps at most (a long loop stops recording past it).
 TOOLCRIB_TRACE_MAX_SPANS = int(env("TOOLCRIB_TRACE_MAX_SPANS", "2000"))
-# OpenTelemetry's own variables: set, ADK's setup exports every span over OTLP/HTTP.
+# OpenTelemetry's own variables: set, every span is exported over OTLP/HTTP, each
+# redacted first (agents/observability/provider.py); the endpoint for all signals
+# also exports ADK's GenAI metrics and log events.
 TOOLCRIB_OTLP_EXPORT = bool(
     env("OTEL_EXPORTER_OTLP_ENDPOINT") or env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+)
+TOOLCRIB_OTLP_METRICS = bool(
+    env("OTEL_EXPORTER_OTLP_ENDPOINT") or env("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+)
+TOOLCRIB_OTLP_LOGS = bool(
+    env("OTEL_EXPORTER_OTLP_ENDPOINT") or env("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT")
 )
 # How long an MCP gateway call held for approval waits for the decision before it
 # answers "waiting for approval" (docs/gateway.md); 0: answer that at once.

@@ -31,7 +31,7 @@ from google.adk.plugins import BasePlugin
 from google.genai import types
 from opentelemetry import trace
 
-from agents.redaction import REDACTED, is_secret_key
+from agents.redaction import SecretValues
 
 tracer = trace.get_tracer("toolcrib")
 
@@ -132,14 +132,18 @@ def answered(event: Event) -> dict[str, object]:
 
 
 def instruction_of(request: LlmRequest, *, state: Mapping[str, Any]) -> str:
-    """The system instruction's text, cut to INSTRUCTION_CHARS, with every value of
-    a secret state key (agents.redaction's one rule) an instruction template may
-    have put in it redacted."""
+    """The system instruction's text, cut to INSTRUCTION_CHARS, without the state's
+    secret values (agents.redaction's one rule, at any depth of the state).
+
+    ADK's templates render a state value into the text (`{user:preferences}`: a
+    dict as repr() writes it), where no key says what is secret any more: so each
+    value the rule hides in the state is masked wherever it appears in the text,
+    as it is or escaped. Masked here, at the source, so no span processor (an
+    operator's exporter included) ever sees it.
+    """
     config = request.config
     text = _text(config.system_instruction if config is not None else None)
-    for key, value in state.items():
-        if isinstance(value, str) and value and is_secret_key(key):
-            text = text.replace(value, REDACTED)
+    text = SecretValues.of(state).mask(text)
     if len(text) > INSTRUCTION_CHARS:
         return text[: INSTRUCTION_CHARS - 1] + "…"
     return text

@@ -162,7 +162,11 @@ SPAN_ROWS = Insert(
 
 def store_spans(run_id: Any, spans: Sequence[ReadableSpan]) -> None:
     """Store a turn's finished spans as its RunSpan rows, attributes redacted: one
-    INSERT (a few, in one transaction, past the backend's batch size)."""
+    INSERT (a few, in one transaction, past the backend's batch size).
+
+    The recorder is handed spans already redacted (agents.observability.redactor,
+    which also masks the turn's secret values); the rule applies again here, so
+    no row rests with a secret field whatever recorded it."""
     SPAN_ROWS.rows([_values_of(run_id, span) for span in spans])
 
 

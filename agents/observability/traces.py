@@ -13,6 +13,7 @@ from django.utils import timezone
 from pydantic import BaseModel
 
 from agents.models import Request, Run, RunSpan
+from agents.redaction import redact_secrets
 
 AGENT_ATTRIBUTE = "gen_ai.agent.name"
 # A request's end is its answer; one not answered yet waits on.
@@ -127,7 +128,9 @@ def _node_of(span: RunSpan) -> Node:
         start=span.start,
         duration_ms=span.duration_ms,
         status=span.status,
-        attributes=span.attributes,
+        # Stored redacted; read through the rule again, as events are, for a row
+        # stored before the rule reached it.
+        attributes=redact_secrets(span.attributes),
     )
 
 

@@ -11,6 +11,8 @@ import pytest
 from oteltest.sink import HttpSink, is_port_in_use
 from oteltest.sink.handler import AccumulatingHandler
 
+from tests.agents.secret_agents import AGENT as VAULT_KEEPER
+from tests.agents.secret_agents import SECRETS
 from tests.live.server import (
     LiveServer,
     daphne,
@@ -63,11 +65,12 @@ def sink_on() -> Iterator:
         sink.stop()
 
 
-def say(server: LiveServer, text: str) -> dict:
-    """A turn of the weather demo agent as alice, over the API; the ended run."""
+def say(server: LiveServer, text: str, agent: str = "weather_sentiment") -> dict:
+    """A turn of an agent (the weather demo's) as alice, over the API; the ended
+    run."""
     headers = {"Authorization": f"Token {server.token('alice', 'alice')}"}
     with httpx.Client(base_url=server.url, headers=headers, timeout=60) as client:
-        session = client.post("/api/sessions/", json={"agent": "weather_sentiment"})
+        session = client.post("/api/sessions/", json={"agent": agent})
         session.raise_for_status()
         said = client.post(
             f"/api/sessions/{session.json()['id']}/messages/?wait=1",
@@ -210,3 +213,41 @@ def test_a_server_without_the_variable_exports_nothing(live_folder, sink_on, tmp
     assert run["status"] == "succeeded"
     assert handler.telemetry.get_trace_requests() == []
     assert trace["spans"][0]["name"] == "toolcrib.turn"  # kept for the page
+
+
+def test_an_exported_turn_shows_no_secret_it_met(live_folder, sink_on, tmp_path):
+    port = free_port()
+    handler = sink_on(port)
+    env = env_for(
+        live_folder,
+        "secrets",
+        {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}",
+            "OTEL_BSP_SCHEDULE_DELAY": "100",
+            "OTEL_BLRP_SCHEDULE_DELAY": "100",
+            # ADK's own content too: instructions, messages, arguments, results.
+            "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+            "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_AND_EVENT",
+            "TOOLCRIB_EXTRA_AGENTS": "tests.agents.secret_agents.vault_keeper",
+        },
+    )
+    server_log = tmp_path / "daphne.log"
+    with daphne(env, server_log) as server:
+        run = say(server, "keep and sign me in", agent=VAULT_KEEPER)
+        spans = wait_for_turn(handler, run["id"])
+        time.sleep(1.0)  # ten log batches: the turn's log records are all out
+        logs = exported_logs(handler)
+
+    assert run["status"] == "succeeded"
+    attributes = [attributes_of(span.attributes) for _, span in spans]
+    texts = [str(value) for found in attributes for value in found.values()]
+    texts += [str(record) for record in logs]
+    texts.append(server_log.read_text())
+    assert not [secret for secret in SECRETS if any(secret in t for t in texts)]
+    # Redacted where they were: the preferences ADK rendered into the
+    # instruction, the password the call was made with.
+    instructions = [found.get("toolcrib.model.instruction", "") for found in attributes]
+    assert any("'db_password': '[redacted]'" in text for text in instructions)
+    arguments = [found.get("gen_ai.tool.call.arguments", "") for found in attributes]
+    assert '{"username": "ada", "password": "[redacted]"}' in arguments
+    assert "sign_in checks the password [redacted]" in server_log.read_text()

@@ -1,5 +1,6 @@
 """A run's trace over REST: the turn, its agents, model and tool calls, nested."""
 
+import json
 import time
 
 import pytest
@@ -9,6 +10,7 @@ from agents.adk.builder import sync_code_agents
 from agents.models import Request, RunSpan
 from agents.observability.provider import turn_recorder
 from tests.agents import kettle
+from tests.agents.secret_agents import SECRETS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -239,3 +241,40 @@ def wait_for(found, timeout: float = 10.0):
             return result
         time.sleep(0.05)
     raise AssertionError("not within the timeout")
+
+
+def test_a_traces_attributes_show_no_secret_the_turn_met(
+    vault_keeper, alice, start_session, say, api_for, monkeypatch
+):
+    # ADK's own content attributes too: the instruction, messages and arguments.
+    monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
+    monkeypatch.setenv(
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_AND_EVENT"
+    )
+    session = start_session(alice, vault_keeper)
+    run = say(alice, session, "keep and sign me in")
+
+    spans = trace_of(api_for(alice), run)["spans"]
+
+    attributes = json.dumps([span["attributes"] for span in spans])
+    assert not [secret for secret in SECRETS if secret in attributes]
+    stored = json.dumps(
+        list(RunSpan.objects.filter(run_id=run["id"]).values_list("attributes"))
+    )
+    assert not [secret for secret in SECRETS if secret in stored]
+    # Redacted where they were: the preferences ADK rendered into the instruction
+    # (ours and ADK's), the arguments of the call (ADK's).
+    rendered = "'db_password': '[redacted]'"
+    instructions = [
+        span["attributes"].get("toolcrib.model.instruction", "") for span in spans
+    ]
+    assert any(rendered in text for text in instructions)
+    assert any(
+        rendered in span["attributes"].get("gen_ai.system_instructions", "")
+        for span in spans
+    )
+    (call,) = named(spans, "execute_tool sign_in")
+    assert json.loads(call["attributes"]["gen_ai.tool.call.arguments"]) == {
+        "username": "ada",
+        "password": "[redacted]",
+    }
