@@ -77,4 +77,5 @@ def call_out(row: ToolCall) -> dict[str, Any]:
         "decided_by": row.decided_by.get_username() if row.decided_by else None,
         "args": redact_secrets(row.args),
         "result_summary": row.result_summary,
+        "raw_result_summary": row.raw_result_summary,
     }

@@ -271,7 +271,16 @@ class ToolCall(models.Model):
         Tool, null=True, blank=True, on_delete=models.SET_NULL, related_name="calls"
     )
     args = models.JSONField(default=dict, blank=True)
-    result_summary = models.TextField(blank=True)
+    result_summary = models.TextField(
+        blank=True,
+        help_text="What the model received as the call's result, after every "
+        "after-tool callback (secrets redacted, cut).",
+    )
+    raw_result_summary = models.TextField(
+        blank=True,
+        help_text="The tool's own result, when a callback changed what the model "
+        "received; blank if nothing did (secrets redacted, cut).",
+    )
     status = models.CharField(max_length=32, choices=Status)
     access_rule = models.TextField(
         blank=True, help_text="The access rule that allowed or denied the call."

@@ -1,5 +1,7 @@
 """Enforcement through real turns over the REST API: exposure, refusal, audit, revocation."""
 
+import json
+
 import pytest
 
 from tests.toolsets import scripted, tools
@@ -355,3 +357,28 @@ def test_nothing_a_turn_kept_outlives_it(
     assert run["status"] == ended
     assert ToolCall.objects.count() == 1
     assert [len(plugin.turns) for plugin in built] == [0]
+
+
+def test_the_audit_records_what_the_model_received_and_the_tools_own_result(
+    vault_keeper, alice, start_session, say
+):
+    session = start_session(alice, vault_keeper)
+
+    say(alice, session, "keep and sign me in")
+
+    kept, signed_in = ToolCall.objects.order_by("started_at")
+    # The agent's after_tool_callback rewrote sign_in's answer: the model read
+    # the rewritten one, the tool's own is kept beside it, both redacted.
+    assert json.loads(signed_in.result_summary) == {
+        "status": "signed in",
+        "note": "checked by the vault keeper",
+    }
+    assert json.loads(signed_in.raw_result_summary) == {
+        "status": "signed in",
+        "user": "ada",
+        "session_token": "[redacted]",
+    }
+    assert signed_in.args == {"username": "ada", "password": "[redacted]"}
+    # Nothing changed keep_preferences' answer: no second copy.
+    assert json.loads(kept.result_summary) == {"status": "kept", "theme": "dark"}
+    assert kept.raw_result_summary == ""

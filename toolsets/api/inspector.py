@@ -64,7 +64,13 @@ class InspectedCallSerializer(serializers.Serializer):
     duration_ms = serializers.IntegerField()
     decided_by = serializers.CharField(allow_null=True)
     args = serializers.JSONField(help_text="Secrets redacted.")
-    result_summary = serializers.CharField(allow_blank=True)
+    result_summary = serializers.CharField(
+        allow_blank=True, help_text="What the model received (secrets redacted)."
+    )
+    raw_result_summary = serializers.CharField(
+        allow_blank=True,
+        help_text="The tool's own result when a callback changed it, else blank.",
+    )
 
 
 class InspectionSerializer(serializers.Serializer):

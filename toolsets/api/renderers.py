@@ -30,6 +30,7 @@ EXPORT_COLUMNS = [
     "call_id",
     "args",
     "result_summary",
+    "raw_result_summary",
 ]
 
 

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.api.inputs import validated
+from agents.redaction import redact_secrets
 from toolsets import policies
 from toolsets.bindings import broken_toolsets
 from toolsets.grant_conditions import (
@@ -365,7 +366,11 @@ class AgentToolSerializer(serializers.Serializer):
 
 
 class ToolCallSerializer(serializers.ModelSerializer):
-    """One audited tool call; a held one, with who decided it and when."""
+    """One audited tool call; a held one, with who decided it and when.
+
+    Its arguments are stored redacted, and read through the rule again (as events
+    are), for a row stored before the rule reached them.
+    """
 
     user = serializers.SlugRelatedField(slug_field="username", read_only=True)
     decided_by = serializers.SlugRelatedField(
@@ -389,6 +394,7 @@ class ToolCallSerializer(serializers.ModelSerializer):
             "tool_full_name",
             "args",
             "result_summary",
+            "raw_result_summary",
             "status",
             "access_rule",
             "decided_by",
@@ -398,3 +404,8 @@ class ToolCallSerializer(serializers.ModelSerializer):
             "duration_ms",
             "attempts",
         ]
+
+    def to_representation(self, instance: ToolCall) -> dict:
+        data = super().to_representation(instance)
+        data["args"] = redact_secrets(data["args"])
+        return data

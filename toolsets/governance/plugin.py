@@ -19,7 +19,12 @@ One ADK plugin runs governance's checks (checks.CHECKS, in that order) at two po
 
 Every governed call leaves one ToolCall row, from `after_tool_callback` (which ADK
 also runs when a before-tool callback answered the call) or
-`on_tool_error_callback`. Its status is the refusing check's; else
+`on_tool_error_callback`. Its result is what the model received: a callback that
+runs after governance's (a later plugin's, the agent's own after_tool_callback)
+may change it, so when the call's function response event comes by
+(`on_event_callback`, after every callback) and says otherwise, the row is
+brought up to it, the tool's own result kept beside it (`raw_result_summary`);
+both redacted by agents.redaction's rule. Its status is the refusing check's; else
 `awaiting_approval` for a call that asked a person (ADK's own confirmation gate,
 or the tool itself); else how the run ended (ok, error, timeout, busy, or cancelled:
 cut short by a person stopping its turn, agents.turns.cancel); else, for
@@ -47,13 +52,14 @@ import json
 import logging
 import time
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Self
 
 from asgiref.sync import sync_to_async
 from django.db.models import OuterRef, Subquery
 from google.adk.agents.context import Context
 from google.adk.agents.invocation_context import InvocationContext
+from google.adk.events import Event
 from google.adk.models import LlmRequest, LlmResponse
 from google.adk.plugins import BasePlugin
 from google.adk.sessions import Session as AdkSession
@@ -63,7 +69,7 @@ from opentelemetry import trace
 from agents.adk.sessions import session_rows
 from agents.events.wire import is_error_response
 from agents.models import Run
-from agents.redaction import redact_secrets
+from agents.redaction import mask_turn_secrets, redact_secrets
 from project import metrics
 from project.rows import Insert
 from toolsets import access, activation, bindings, catalog
@@ -79,6 +85,7 @@ from toolsets.governance.turn import (
     Call,
     Check,
     Offer,
+    Result,
     Step,
     Turn,
     Turns,
@@ -189,9 +196,37 @@ class GovernancePlugin(BasePlugin):
         status, attempts = _outcome(call, tool_context, result)
         if status == ToolCall.Status.REJECTED:
             return None  # Its held row reads the decision (see the module's doc).
-        await self._audit(tool_context, tool_args, call, status, result, attempts)
+        summary = await self._audit(
+            tool_context, tool_args, call, status, result, attempts
+        )
+        call_id = tool_context.function_call_id
+        if status != ToolCall.Status.AWAITING_APPROVAL and call_id:
+            turn = self.turns.start(tool_context.invocation_id)
+            turn.results[call_id] = Result(result, summary, call.started_at)
         if status == ToolCall.Status.OK:
             await remember_result(call, result)
+        return None
+
+    async def on_event_callback(
+        self, *, invocation_context: InvocationContext, event: Event
+    ) -> Event | None:
+        """Audit what the model received for each call this event answers, when a
+        callback after governance's changed the tool's result."""
+        turn = self.turns.get(invocation_context.invocation_id)
+        if turn is None or not turn.results or event.partial:
+            return None
+        for response in event.get_function_responses():
+            result = turn.results.pop(response.id or "", None)
+            received = dict(response.response or {})
+            if result is None or received == _as_received(result.raw):
+                continue
+            await _record_received(
+                audited=turn.audited,
+                call_id=response.id,
+                started_at=result.started_at,
+                summary=summarize(received),
+                raw_summary=result.summary,
+            )
         return None
 
     async def on_tool_error_callback(
@@ -250,12 +285,18 @@ class GovernancePlugin(BasePlugin):
         status: str,
         result: Any,
         attempts: int,
-    ) -> None:
+    ) -> str:
+        """Write the call's audit row; the summary of its result it wrote."""
         session = context.session
         turn = self.turns.start(context.invocation_id)
         if turn.audited is None:
             turn.audited = self._audited_run(session) or await _audited(session)
         elapsed = timedelta(seconds=time.perf_counter() - call.started)
+        summary = (
+            HELD_SUMMARY
+            if status == ToolCall.Status.AWAITING_APPROVAL
+            else summarize(result)
+        )
         await _create_call(
             user_id=django_user_id(context.user_id),
             session_id=turn.audited.session_id,
@@ -267,9 +308,8 @@ class GovernancePlugin(BasePlugin):
             tool_name=call.tool.name,
             tool_full_name=call.full_name,
             args=redact_secrets(dict(args)),
-            result_summary=HELD_SUMMARY
-            if status == ToolCall.Status.AWAITING_APPROVAL
-            else summarize(result),
+            result_summary=summary,
+            raw_result_summary="",
             status=status,
             access_rule=call.decision.rule if call.decision else "",
             started_at=call.started_at,
@@ -277,6 +317,7 @@ class GovernancePlugin(BasePlugin):
             duration_ms=round(elapsed.total_seconds() * 1000),
             attempts=attempts,
         )
+        return summary
 
     def _audited_run(self, session: AdkSession) -> Audited | None:
         """This plugin's Run, when the call is in its session: no query needed."""
@@ -428,14 +469,40 @@ def _is_error_result(result: Any) -> bool:
 
 
 def summarize(result: Any) -> str:
-    """The result as short JSON (secrets redacted), for the audit."""
-    if isinstance(result, str):
-        text = result
+    """The result as short JSON, for the audit: secret fields redacted at any
+    depth (in a JSON text too), and the running turn's secret values masked."""
+    redacted = redact_secrets(result)
+    if isinstance(redacted, str):
+        text = redacted
     else:
-        text = json.dumps(redact_secrets(result), default=str, ensure_ascii=False)
+        text = json.dumps(redacted, default=str, ensure_ascii=False)
+    text = mask_turn_secrets(text)
     if len(text) > SUMMARY_CHARS:
         return text[: SUMMARY_CHARS - 1] + "…"
     return text
+
+
+def _as_received(result: Any) -> Any:
+    # ADK hands the model a result that is not a dict as {"result": ...}.
+    return result if isinstance(result, dict) else {"result": result}
+
+
+@sync_to_async
+def _record_received(
+    *,
+    audited: Audited | None,
+    call_id: str | None,
+    started_at: datetime,
+    summary: str,
+    raw_summary: str,
+) -> None:
+    """Bring a call's row to what the model received, the tool's result beside."""
+    if audited is None or not call_id:
+        return
+    # An approved call's run shares its held row's call id: told apart by start.
+    ToolCall.objects.filter(
+        session_id=audited.session_id, call_id=call_id, started_at=started_at
+    ).update(result_summary=summary, raw_result_summary=raw_summary)
 
 
 @sync_to_async
@@ -467,6 +534,7 @@ AUDIT_ROW = Insert(
         "tool",
         "args",
         "result_summary",
+        "raw_result_summary",
         "status",
         "access_rule",
         "started_at",

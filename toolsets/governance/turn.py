@@ -164,6 +164,16 @@ class Audited:
     run_id: uuid.UUID | None
 
 
+@dataclass(frozen=True)
+class Result:
+    """A call's audited result, until its function response event says what the
+    model received (a callback after governance's may have changed it)."""
+
+    raw: Any
+    summary: str
+    started_at: datetime
+
+
 @dataclass
 class Turn:
     """One invocation: each agent's step and offer, its calls, data its tools share."""
@@ -175,6 +185,7 @@ class Turn:
     tool_choice: ToolChoice | None = None  # for the first model call
     data: dict[str, Any] = field(default_factory=dict)
     audited: Audited | None = None
+    results: dict[str, Result] = field(default_factory=dict)  # by call id
 
 
 class Turns:

@@ -109,6 +109,8 @@ function callRow(call) {
       { class: "call-cell" },
       details("args", call.args),
       call.result_summary ? details("result", call.result_summary) : null,
+      // What the tool returned, when a callback changed it before the model read it.
+      call.raw_result_summary ? details("tool's own result", call.raw_result_summary) : null,
     ),
   );
 }

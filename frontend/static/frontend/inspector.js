@@ -139,8 +139,10 @@ function toolCalls(calls) {
         ], "call-facts"),
         call.args ? h("div", {}, h("div", { class: "label" }, "Arguments"), jsonView(call.args, { label: "Arguments" })) : null,
         call.result_summary !== undefined && call.result_summary !== null && call.result_summary !== ""
-          ? h("div", {}, h("div", { class: "label" }, "Result"), typeof call.result_summary === "string" ? h("pre", { class: "preview-text" }, call.result_summary) : jsonView(call.result_summary, { label: "Result" }))
+          ? h("div", {}, h("div", { class: "label" }, "Result (what the model received)"), typeof call.result_summary === "string" ? h("pre", { class: "preview-text" }, call.result_summary) : jsonView(call.result_summary, { label: "Result" }))
           : null,
+        // Only when a callback changed the tool's result before the model read it.
+        call.raw_result_summary ? h("div", {}, h("div", { class: "label" }, "Tool's own result, before callbacks"), h("pre", { class: "preview-text" }, call.raw_result_summary)) : null,
       ),
     ),
   );

@@ -3,8 +3,11 @@ wire frame and ids, the model step that produced it (what governance let the mod
 be offered, what it answered, its tokens), and each of its tool calls' decision,
 rule, outcome, attempts and timings; on real turns of the offline model."""
 
+import json
+
 import pytest
 
+from tests.agents.secret_agents import SECRETS
 from tests.toolsets.conftest import tool
 from toolsets import access
 
@@ -164,3 +167,43 @@ def test_inspecting_an_event_takes_a_fixed_number_of_queries(
         response = inspect(client, session, call["seq"])
 
     assert response.status_code == 200
+
+
+def test_an_event_inspected_shows_no_secret_the_turn_met(
+    vault_keeper, alice, api_for, start_session, say, events_of
+):
+    session = start_session(alice, vault_keeper)
+    say(alice, session, "keep and sign me in")
+    frames = events_of(alice, session)
+    call, response = [
+        f
+        for f in frames
+        if [c["name"] for c in f["event"]["function_calls"]] == ["sign_in"]
+        or [r["name"] for r in f["event"]["function_responses"]] == ["sign_in"]
+    ]
+
+    asked = inspect(api_for(alice), session, call["seq"]).json()
+    answered = inspect(api_for(alice), session, response["seq"]).json()
+
+    assert asked["event"]["event"]["function_calls"][0]["args"] == {
+        "username": "ada",
+        "password": "[redacted]",
+    }
+    # The step's instruction, with the preferences ADK rendered into it.
+    instruction = asked["model_step"]["instruction"]
+    assert "'database': {'host': 'db.internal', 'db_password': '[redacted]'}" in (
+        instruction
+    )
+    [audited] = answered["tool_calls"]
+    assert audited["args"] == {"username": "ada", "password": "[redacted]"}
+    assert json.loads(audited["result_summary"]) == {
+        "status": "signed in",
+        "note": "checked by the vault keeper",
+    }
+    assert json.loads(audited["raw_result_summary"]) == {
+        "status": "signed in",
+        "user": "ada",
+        "session_token": "[redacted]",
+    }
+    shown = json.dumps([asked, answered])
+    assert not [secret for secret in SECRETS if secret in shown]

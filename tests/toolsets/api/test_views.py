@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from tests.agents.secret_agents import SECRETS
 from tests.toolsets.conftest import tool, toolset
 from toolsets import access
 from toolsets.models import Grant, ToolCall
@@ -505,3 +506,31 @@ def test_the_schema_documents_the_toolsets_api(catalog, alice, api_for):
         "/api/agents/{name}/tools/",
     ]:
         assert path in paths
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_audit_and_its_exports_show_what_the_model_received_without_secrets(
+    vault_keeper, staff, alice, api_for, start_session, say
+):
+    session = start_session(alice, vault_keeper)
+    say(alice, session, "keep and sign me in")
+    client = api_for(staff)
+
+    listed = client.get("/api/tool-calls/?tool=sign_in").json()
+    exported = client.get("/api/tool-calls/?tool=sign_in&format=csv")
+    lines = client.get("/api/tool-calls/?tool=sign_in&format=jsonl").content.decode()
+
+    (row,) = listed
+    (csv_row,) = csv.DictReader(io.StringIO(exported.content.decode()))
+    (line,) = [json.loads(text) for text in lines.splitlines()]
+    received = {"status": "signed in", "note": "checked by the vault keeper"}
+    raw = {"status": "signed in", "user": "ada", "session_token": "[redacted]"}
+    for shown in (row, line):
+        assert shown["args"] == {"username": "ada", "password": "[redacted]"}
+        assert json.loads(shown["result_summary"]) == received
+        assert json.loads(shown["raw_result_summary"]) == raw
+    assert json.loads(csv_row["args"])["password"] == "[redacted]"
+    assert json.loads(csv_row["result_summary"]) == received
+    assert json.loads(csv_row["raw_result_summary"]) == raw
+    shown = json.dumps(listed) + exported.content.decode() + lines
+    assert not [secret for secret in SECRETS if secret in shown]
