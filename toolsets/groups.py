@@ -12,6 +12,7 @@ the admin's edits; a deleted group through access.membership_changed, since
 Django deletes its memberships without a signal.
 """
 
+import logging
 import unicodedata
 from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
@@ -26,6 +27,8 @@ from agents.models import Request
 from project.errors import DomainError, NotFoundError
 from toolsets import access
 from toolsets.confusables import look_alike
+
+logger = logging.getLogger(__name__)
 
 NAME_MAX = Group._meta.get_field("name").max_length
 
@@ -213,6 +216,16 @@ def _groups_for(wanted: Mapping[str, str]) -> dict[str, Group]:
         if key in wanted and key not in found:
             found[key] = group
     for key in sorted(set(wanted) - set(found)):
+        existing = confusable_with(wanted[key])
+        if existing is not None:
+            # Another script's letters (a Cyrillic а): not the same group, and never
+            # a second one that reads like it. The claim is left out.
+            logger.warning(
+                "provider group not made: %r looks like the group %r",
+                wanted[key],
+                existing,
+            )
+            continue
         found[key], _ = Group.objects.get_or_create(name=wanted[key])
     return found
 

@@ -77,3 +77,16 @@ def test_the_staff_group_is_matched_letter_case_aside(settings):
     settings.TOOLCRIB_OIDC_STAFF_GROUP = "toolcrib-admins"
 
     assert sign_in([" Toolcrib-Admins"]).is_staff
+
+
+def test_a_claim_in_another_scripts_letters_makes_no_look_alike_group(caplog):
+    managers = Group.objects.create(name="managers")
+
+    user = sign_in(["m\u0430nagers", "sales"])  # a Cyrillic а
+
+    assert sorted(Group.objects.values_list("name", flat=True)) == [
+        "managers",
+        "sales",
+    ]
+    assert managers not in user.groups.all()  # nor does it join the real one
+    assert "looks like the group 'managers'" in caplog.text
