@@ -596,12 +596,17 @@ def test_toolsets_switch_live_by_the_model_and_by_the_user(sign_in, shoot, scree
 
 def test_reconnect_after_the_server_drops_replays_each_event_once(sign_in, server, api):
     page = sign_in("alice")
+    page.clock.install()  # the page's timers run on a clock the test can stop
     session_id = start_session(page, "weather_sentiment")
     send(page, "weather in london?")
     expect(finished_runs(page)).to_have_count(1)
     indicator = page.locator("#live-status")
 
-    page.context.set_offline(True)  # the page cannot reconnect until told
+    # The page cannot reconnect until told: with its clock stopped, its backoff never
+    # fires. (Going offline and back raced that timer: when it fired between going
+    # online and the click, the page was Live again and the click met a disabled
+    # button.) pause_at jumps a second ahead, since it may not go back.
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)
     server.stop()  # every socket drops, for real
     expect(indicator).to_have_attribute("data-status", "reconnecting")
     expect(indicator).to_contain_text("Reconnecting")
@@ -615,9 +620,9 @@ def test_reconnect_after_the_server_drops_replays_each_event_once(sign_in, serve
     # The page missed that whole turn: it can only get it by replay.
     expect(indicator).to_have_attribute("data-status", "reconnecting")
     assert page.locator("#timeline").inner_text().count("Paris") == 0
-    page.context.set_offline(False)
-    indicator.click()  # "retry now" instead of waiting out the backoff
+    indicator.click()  # "retry now": the only way back, the backoff being stopped
     expect(indicator).to_have_attribute("data-status", "live")
+    page.clock.resume()  # the timeline may defer drawing a long text to a timer
     expect(finished_runs(page)).to_have_count(2)
     expect(page.locator("#timeline")).to_contain_text("The weather in Paris is sunny")
 
