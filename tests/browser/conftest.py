@@ -135,8 +135,12 @@ def api(server) -> Callable[[str], httpx.Client]:
 
     def client_for(username: str) -> httpx.Client:
         token = server.token(username, username)
+        # A turn with ?wait=1 on busy cores, or the first on a restarted server, can
+        # outlast httpx's default 5 s: wait as long as the other tests' clients.
         client = httpx.Client(
-            base_url=server.url, headers={"Authorization": f"Token {token}"}
+            base_url=server.url,
+            headers={"Authorization": f"Token {token}"},
+            timeout=60,
         )
         clients.append(client)
         return client
