@@ -46,6 +46,11 @@ class BrokenToolset(AgentBuildError):
     def __init__(self, name: str, path: str, error: str) -> None:
         self.name, self.path, self.error = name, path, error
         super().__init__(f"toolset {name!r} ({path}) failed to load: {error}")
+        # Its name, not its code's path or error (staff see those on the catalog).
+        self.public_message = (
+            f"This agent cannot run now: its toolset {name!r} does not load. An "
+            "administrator sees why in the tool catalog (/api/toolsets/)."
+        )
 
 
 @dataclass(frozen=True)
