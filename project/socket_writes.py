@@ -18,8 +18,12 @@ writable, a streaming producer paused past the buffer's limit, a lost
 connection reported by the loop as before. TLS connections, any error from the
 socket, and every other kind of connection (a UNIX socket's, which may pass file
 descriptors along with its bytes) take Twisted's way whole.
+
+install() is safe from several threads at once: one installs, under a lock, and
+Twisted's own write is what it keeps (tests/project/test_socket_writes_threads.py).
 """
 
+import threading
 from collections.abc import Callable
 
 from twisted.internet import abstract, tcp
@@ -40,6 +44,9 @@ STATE = (
 PLAIN_TCP = frozenset({tcp.Server, tcp.Client})
 
 _plain: Callable[[tcp.Connection, bytes], None] | None = None
+# Installs one at a time: a second thread reading tcp.Connection.write after the
+# first replaced it would keep the rule as Twisted's write, and call itself.
+_installing = threading.Lock()
 
 
 def install() -> bool:
@@ -49,11 +56,14 @@ def install() -> bool:
     global _plain
     if _plain is not None:
         return True
-    if not all(hasattr(abstract.FileDescriptor, name) for name in STATE):
-        return False
-    _plain = tcp.Connection.write
-    tcp.Connection.write = write
-    return True
+    with _installing:
+        if _plain is not None:
+            return True
+        if not all(hasattr(abstract.FileDescriptor, name) for name in STATE):
+            return False
+        _plain = tcp.Connection.write
+        tcp.Connection.write = write
+        return True
 
 
 def installed() -> bool:
