@@ -15,6 +15,11 @@ With traces off and no endpoint nothing is installed, and every span stays
 OpenTelemetry's no-op. A provider some other code installed first (an operator's
 `opentelemetry-instrument`) is kept, and the recorder is added to it behind the
 redactor; that provider's own exporters are the operator's (docs/observability.md).
+
+Safe under a worker's threads: the first turn installs it under a lock while the
+others wait, and the recorder is in place before any turn can read it installed;
+an install that raised is tried again by the next turn
+(tests/agents/observability/test_provider_threads.py).
 """
 
 import logging
@@ -60,21 +65,26 @@ def _install() -> None:
     with _lock:
         if _installed:
             return
+        if settings.TOOLCRIB_TRACES or settings.TOOLCRIB_OTLP_EXPORT:
+            _recorder = _installed_recorder()
+        # Said last, once the recorder is in place: a turn that reads it set (with
+        # no lock) reads the recorder too. An install that raised says nothing.
         _installed = True
-        if not (settings.TOOLCRIB_TRACES or settings.TOOLCRIB_OTLP_EXPORT):
-            return
-        recorder = TurnRecorder(max_spans=settings.TOOLCRIB_TRACE_MAX_SPANS)
-        current = trace.get_tracer_provider()
-        if isinstance(current, TracerProvider):
-            current.add_span_processor(RedactingSpanProcessor([recorder]))
-        else:
-            _set_providers(recorder, resource())
-        _recorder = recorder
-        logger.info(
-            "tracing installed traces=%s otlp=%s",
-            settings.TOOLCRIB_TRACES,
-            settings.TOOLCRIB_OTLP_EXPORT,
-        )
+
+
+def _installed_recorder() -> TurnRecorder:
+    recorder = TurnRecorder(max_spans=settings.TOOLCRIB_TRACE_MAX_SPANS)
+    current = trace.get_tracer_provider()
+    if isinstance(current, TracerProvider):
+        current.add_span_processor(RedactingSpanProcessor([recorder]))
+    else:
+        _set_providers(recorder, resource())
+    logger.info(
+        "tracing installed traces=%s otlp=%s",
+        settings.TOOLCRIB_TRACES,
+        settings.TOOLCRIB_OTLP_EXPORT,
+    )
+    return recorder
 
 
 def _set_providers(recorder: TurnRecorder, otel_resource: Resource) -> None:
