@@ -16,7 +16,12 @@ catalog (tools, toolsets), one for grants and group membership. Every change bum
 one of them, so the very next decision, in this process or another, reads what
 changed again. A warm decision makes no query. A governed model step reads the
 counters once (`asnapshot`, one cache round trip, with any other key it needs) and
-decides the step and its calls by that reading. Changes made through the service functions below also ring the
+decides the step and its calls by that reading.
+
+Safe under a worker's threads, with no lock: what is cached (the catalog, a user's
+grants, the decisions of one catalog version) is built whole and then put in place,
+and a decision is read from, and kept in, only the cache of the versions it was
+asked under (tests/toolsets/test_access_threads.py). Changes made through the service functions below also ring the
 affected users' socket groups with `access.changed` (kind `tools_changed`).
 """
 
@@ -122,13 +127,25 @@ class _UserAccess:
     by_tool: dict[int, list[_GrantRow]]
     by_toolset: dict[int, list[_GrantRow]]
     valid_until: datetime | None
-    catalog_version: int = 0
-    decisions: dict[str, Decision] = field(default_factory=dict)
+    # The decisions made under one catalog version: (version, tool -> decision),
+    # replaced whole when another version is asked for. A thread reads and fills
+    # only the dict it took with its version, so turns of one user deciding at once
+    # under readings a change apart never answer from each other's catalog.
+    decided: tuple[int, dict[str, Decision]]
 
     def is_current(self, versions: "Versions", now: datetime) -> bool:
         return self.grants_version == versions.grants and (
             self.valid_until is None or self.valid_until > now
         )
+
+    def decisions(self, catalog_version: int) -> dict[str, Decision]:
+        """The decisions kept for this catalog version (a new, empty dict for
+        another)."""
+        version, decisions = self.decided
+        if version != catalog_version:
+            decisions = {}
+            self.decided = (catalog_version, decisions)
+        return decisions
 
 
 @dataclass(frozen=True)
@@ -214,8 +231,9 @@ def _bump(*keys: str) -> None:
 
 def _load_catalog(current: Versions) -> _Catalog:
     global _catalog
-    if _catalog is not None and _catalog.version == current.catalog:
-        return _catalog
+    catalog = _catalog  # read once: another thread may replace it meanwhile
+    if catalog is not None and catalog.version == current.catalog:
+        return catalog
     rows = Tool.objects.values_list(
         "id",
         "full_name",
@@ -234,15 +252,14 @@ def _load_catalog(current: Versions) -> _Catalog:
         "description",
         "toolset__active_by_default",
     )
-    _catalog = _Catalog(current.catalog, {row[1]: CatalogTool(*row) for row in rows})
-    return _catalog
+    catalog = _Catalog(current.catalog, {row[1]: CatalogTool(*row) for row in rows})
+    _catalog = catalog
+    return catalog
 
 
 def _load_user(user_id: int, current: Versions, now: datetime) -> _UserAccess:
     cached = _users.get(user_id)
     if cached is not None and cached.is_current(current, now):
-        if cached.catalog_version != current.catalog:
-            cached.decisions, cached.catalog_version = {}, current.catalog
         return cached
     in_groups = Group.objects.filter(user__id=user_id)
     rows = (
@@ -291,7 +308,7 @@ def _load_user(user_id: int, current: Versions, now: datetime) -> _UserAccess:
         by_tool,
         by_toolset,
         min(expiries, default=None),
-        current.catalog,
+        (current.catalog, {}),
     )
     _users[user_id] = access
     return access
@@ -372,12 +389,12 @@ def explain_many(
     else:
         current, catalog = snapshot.versions, snapshot.tools
     access = _load_user(user_id, current, timezone.now())
+    kept = access.decisions(current.catalog)
     decisions = {}
     for tool in tools:
-        decision = access.decisions.get(tool)
+        decision = kept.get(tool)
         if decision is None:
-            decision = _decide(tool, catalog.get(tool), access)
-            access.decisions[tool] = decision
+            decision = kept[tool] = _decide(tool, catalog.get(tool), access)
         decisions[tool] = decision
     return decisions
 
@@ -399,8 +416,9 @@ async def acatalog_tool(full_name: str) -> CatalogTool | None:
     """The catalog's row for a tool, from the snapshot shared by every decision:
     warm, no query; any change to a Tool or Toolset row gives a new snapshot."""
     current = versions()
-    if _catalog is not None and _catalog.version == current.catalog:
-        return _catalog.tools.get(full_name)
+    catalog = _catalog  # read once: another thread may replace it meanwhile
+    if catalog is not None and catalog.version == current.catalog:
+        return catalog.tools.get(full_name)
     return (await sync_to_async(_load_catalog)(current)).tools.get(full_name)
 
 

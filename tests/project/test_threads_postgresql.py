@@ -7,8 +7,10 @@ from pathlib import Path
 from tests.postgresql_run import pytest_on_postgresql
 
 HERE = Path(__file__).parent
+TESTS = HERE.parent
 FILES = [
     HERE / "test_prepared_threads.py",
+    TESTS / "toolsets" / "test_access_threads.py",
 ]
 
 
