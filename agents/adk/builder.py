@@ -1,6 +1,12 @@
-"""Agent specs (code or rows) -> ADK agent trees, cached and rebuilt when a spec changes."""
+"""Agent specs (code or rows) -> ADK agent trees, cached and rebuilt when a spec changes.
+
+Safe under a worker's threads: a code agent (one object per process) has its
+AgentTools adopted under a lock, once; a tree built by two turns at once is built
+twice, each whole, and either is kept (tests/agents/adk/test_builder_threads.py).
+"""
 
 import logging
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
@@ -84,6 +90,11 @@ def toolset_source() -> ToolsetSource:
 # Dotted path of a code agent whose module failed to import -> the error.
 _unimportable: dict[str, str] = {}
 
+# Adopting changes a code agent in place, and a module's agent is one object per
+# process: one thread adopts a tree while the others wait (the second finds it
+# adopted and changes nothing).
+_adopting = threading.Lock()
+
 
 def load_code_agent(dotted_path: str) -> BaseAgent:
     """Import an ADK agent defined in code, by dotted path, ready to run: its
@@ -102,7 +113,8 @@ def load_code_agent(dotted_path: str) -> BaseAgent:
             raise AgentBuildError(load_failure(dotted_path, exc)) from exc
     if not isinstance(agent, BaseAgent):
         raise AgentBuildError(f"{dotted_path} is not an ADK agent")
-    _adopt(agent, dotted_path)
+    with _adopting:
+        _adopt(agent, dotted_path)
     check_tool_names(agent)
     return agent
 
