@@ -11,6 +11,11 @@ stop asked from the worker itself) is woken at once.
 `watching(run)` is to a stop what asyncio.timeout is to a deadline: the turn's
 task is cancelled where it is (a model call or an async tool in flight included),
 and the block raises TurnStopped instead of CancelledError.
+
+Safe under threads: a watcher belongs to one loop and is used only there; the map
+of loops to watchers, and of this process's turns to their loops, change under a
+lock, and a loop's watcher is read without one once made
+(tests/agents/turns/test_stops_threads.py).
 """
 
 import asyncio
@@ -93,6 +98,10 @@ class _Watcher:
 
 
 _watchers: dict[asyncio.AbstractEventLoop, _Watcher] = {}
+# Making a loop's watcher sweeps out those of closed loops: one thread at a time,
+# since another loop's thread may be making its own (a dict changed while it is
+# walked raises, and two sweeps delete one entry twice).
+_watchers_lock = threading.Lock()
 
 
 async def _arequested(keys: list[str]) -> list[str]:
@@ -110,7 +119,9 @@ def _requested(keys: list[str]) -> list[str]:
 def _watcher() -> _Watcher:
     loop = asyncio.get_running_loop()
     watcher = _watchers.get(loop)
-    if watcher is None:
+    if watcher is not None:
+        return watcher
+    with _watchers_lock:
         for closed in [other for other in _watchers if other.is_closed()]:
             del _watchers[closed]
         watcher = _watchers[loop] = _Watcher()
