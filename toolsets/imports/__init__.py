@@ -6,7 +6,8 @@ or a URL). A registration is a small validated pydantic model, so it can be
 stored as JSON and rebuilt anywhere. `import_mcp_server()` and
 `import_openapi_spec()` validate one and return the ADK toolset (McpToolset,
 OpenAPIToolset); `atoolset_for()` does the same for a stored registration, reusing
-one toolset per registration per process (an MCP toolset pools its sessions);
+one toolset per registration per process (an MCP toolset pools its sessions;
+callers asking at once, from any thread, get the first one kept);
 `arefresh()` re-reads the server's tool list or the spec.
 
 Each toolset remembers its registration (`registration_of()`), and its tools are
@@ -64,8 +65,10 @@ async def atoolset_for(registration: Registration) -> BaseToolset:
     key = _key(registration)
     toolset = _toolsets.get(key)
     if toolset is None:
-        toolset = await _abuild(registration)
-        _toolsets[key] = toolset
+        # Two callers (threads, or tasks around the await) may both build one:
+        # the first kept is everyone's. The other never connected, so nothing of
+        # it needs closing.
+        toolset = _toolsets.setdefault(key, await _abuild(registration))
     return toolset
 
 

@@ -8,6 +8,10 @@ the next agent built gets a new toolset (agents.adk.builder puts the version in 
 agent's fingerprint).
 
 Services that change rows live in toolsets.imports.registry; this module only reads.
+
+Safe under a worker's threads: the process's toolsets are looked up, built, kept
+and evicted under one lock, so turns asking for an import at once share its one
+toolset (tests/toolsets/imports/test_imports_threads.py).
 """
 
 import asyncio
@@ -151,7 +155,9 @@ def forget(name: str) -> None:
 
 def forget_all() -> None:
     """Close every import's toolset of this process (it stops)."""
-    for name in list(_built):
+    with _lock:
+        names = list(_built)
+    for name in names:
         forget(name)
 
 
