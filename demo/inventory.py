@@ -8,6 +8,8 @@ model: `list toolsets`, `activate toolset name=inventory_admin`, then
 `restock item="bolts" quantity=5`, and `deactivate toolset name=inventory_admin`.
 """
 
+import threading
+
 from google.adk.agents import LlmAgent
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.tools import BaseTool, FunctionTool
@@ -16,6 +18,9 @@ from google.adk.tools.base_toolset import BaseToolset
 from toolsets.activation import activation_tools
 
 STOCK: dict[str, int] = {"bolts": 120, "nuts": 80, "washers": 0}
+# One inventory a process, and ADK runs sync tools on threads of its own: a restock
+# reads and writes an item's count under this lock, so none is lost.
+_stock_lock = threading.Lock()
 
 
 def find_item(item: str) -> dict:
@@ -43,8 +48,9 @@ def restock_item(item: str, quantity: int) -> dict:
     """
     if quantity <= 0:
         return {"status": "error", "error_message": "quantity must be positive."}
-    STOCK[item] = STOCK.get(item, 0) + quantity
-    return {"status": "success", "item": item, "in_stock": STOCK[item]}
+    with _stock_lock:
+        in_stock = STOCK[item] = STOCK.get(item, 0) + quantity
+    return {"status": "success", "item": item, "in_stock": in_stock}
 
 
 def remove_item(item: str) -> dict:
@@ -53,7 +59,9 @@ def remove_item(item: str) -> dict:
     Args:
         item: The item's name.
     """
-    if STOCK.pop(item, None) is None:
+    with _stock_lock:
+        removed = STOCK.pop(item, None)
+    if removed is None:
         return {"status": "error", "error_message": f"No item named {item}."}
     return {"status": "success", "removed": item}
 
