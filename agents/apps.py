@@ -6,6 +6,7 @@ class AgentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from channels.layers import get_channel_layer
         from django.conf import settings
         from django.db.models.signals import post_migrate
         from google.adk.agents import LlmAgent
@@ -29,3 +30,7 @@ class AgentsConfig(AppConfig):
         signals.connect()
         # The embedded default's SQLite file in WAL mode, once it is migrated.
         post_migrate.connect(use_write_ahead_log, dispatch_uid="toolcrib-sqlite-wal")
+        # Channels makes the layer on first use, with no lock: threads using it
+        # first at once would each make one, and in memory a socket on one hears
+        # nothing sent on another. Made now, before any thread serves.
+        get_channel_layer()
