@@ -10,6 +10,7 @@ HERE = Path(__file__).parent
 TESTS = HERE.parent
 FILES = [
     HERE / "test_prepared_threads.py",
+    HERE / "test_rows_threads.py",
     TESTS / "agents" / "adk" / "test_builder_threads.py",
     TESTS / "toolsets" / "test_access_threads.py",
     TESTS / "toolsets" / "imports" / "test_imports_threads.py",
