@@ -14,6 +14,7 @@ FILES = [
     TESTS / "agents" / "adk" / "test_builder_threads.py",
     TESTS / "agents" / "turns" / "test_executors_threads.py",
     TESTS / "toolsets" / "test_access_threads.py",
+    TESTS / "toolsets" / "test_activation_threads.py",
     TESTS / "toolsets" / "imports" / "test_imports_threads.py",
 ]
 

@@ -1,0 +1,34 @@
+"""toolsets.bindings under a worker's threads: the names it works out from settings
+once a process (registered toolsets, code agents' roots, toolset classes' names)
+are the same for every turn that asks first at once."""
+
+import pytest
+
+from tests.threads import at_once
+from toolsets import bindings
+
+pytestmark = pytest.mark.django_db  # tests/toolsets/conftest.py needs the db
+
+
+def test_turns_asking_first_at_once_get_the_names_worked_out_alone(
+    monkeypatch, toolcrib_settings
+):
+    for name in ("_registered", "_code_roots", "_class_names"):
+        monkeypatch.setattr(bindings, name, None)
+    alone = (
+        bindings.registered_names(),
+        bindings.code_root_names(),
+        bindings.class_toolset_names(),
+    )
+    for name in ("_registered", "_code_roots", "_class_names"):
+        monkeypatch.setattr(bindings, name, None)
+
+    found = at_once(
+        lambda i: (
+            bindings.registered_names(),
+            bindings.code_root_names(),
+            bindings.class_toolset_names(),
+        )
+    )
+
+    assert found == [alone] * 8
