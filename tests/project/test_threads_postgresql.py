@@ -15,6 +15,7 @@ FILES = [
     TESTS / "agents" / "turns" / "test_executors_threads.py",
     TESTS / "toolsets" / "test_access_threads.py",
     TESTS / "toolsets" / "test_activation_threads.py",
+    TESTS / "toolsets" / "test_sso_recheck_threads.py",
     TESTS / "toolsets" / "imports" / "test_imports_threads.py",
 ]
 
