@@ -23,3 +23,20 @@ def test_turns_redacting_at_once_hide_every_secret_and_nothing_else():
     redacted = at_once(lambda i: redaction.redact_secrets(data))
 
     assert redacted == [expected] * 8
+
+
+def test_tool_threads_of_one_turn_noting_secrets_at_once_each_see_theirs_masked():
+    values = redaction.SecretValues()  # one turn's, shared by its tool threads
+
+    def tool(index: int) -> list[str]:
+        said = []
+        for n in range(20):
+            secret = f"sk-thread{index}-call{n}-0123456789"
+            values.note({"api_key": secret})
+            said.append(values.mask(f"the key was {secret}, keep it"))
+        return said
+
+    masked = at_once(tool)
+
+    assert masked == [[f"the key was {redaction.REDACTED}, keep it"] * 20] * 8
+    assert values.mask("sk-thread3-call7-0123456789") == redaction.REDACTED
