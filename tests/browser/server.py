@@ -1,5 +1,6 @@
 """A Daphne server the browser tests can stop and start again on the same port."""
 
+import signal
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -53,6 +54,15 @@ class RestartableServer:
             self.process.kill()
             self.process.wait()
         self.process = None
+
+    def freeze(self) -> None:
+        """Stop the process (SIGSTOP): it keeps its sockets and answers nothing."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Let a frozen process run again (SIGCONT); harmless on a running one."""
+        if self.process is not None:
+            self.process.send_signal(signal.SIGCONT)
 
     def token(self, username: str, password: str) -> str:
         response = httpx.post(

@@ -2,6 +2,10 @@
 // `?after=<last seq>`, passes on each stored event once (deduplicated by seq) and
 // reports its state (connecting, live, reconnecting, closed) for the indicator.
 
+// A handshake nobody answers (a frozen server, a stuck proxy) is otherwise left to
+// the browser, and Chromium waits 4 minutes, holding up the page's other sockets to
+// the server meanwhile (one handshake at a time, RFC 6455 4.1): give it up sooner.
+const CONNECT_WITHIN_MS = 10000;
 const PING_EVERY_MS = 20000;
 const PONG_WITHIN_MS = 8000;
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000];
@@ -51,8 +55,10 @@ export class Stream {
     this.setStatus(this.attempt === 0 ? "connecting" : "reconnecting");
     const socket = new WebSocket(this.url());
     this.socket = socket;
+    this.timers.open = setTimeout(() => this.abandon(socket), CONNECT_WITHIN_MS);
     socket.addEventListener("open", () => {
       if (socket !== this.socket) return;
+      clearTimeout(this.timers.open);
       this.attempt = 0;
       this.setStatus("live");
       this.schedulePing();
@@ -73,6 +79,15 @@ export class Stream {
       }
       this.retryLater();
     });
+  }
+
+  /** Give up an attempt the server has not answered in time; retry after the backoff. */
+  abandon(socket) {
+    if (socket !== this.socket) return;
+    this.socket = null;
+    this.clearTimers();
+    socket.close();
+    this.retryLater();
   }
 
   retryLater() {
@@ -149,24 +164,28 @@ export class Stream {
   }
 }
 
+// The states in which a click on the indicator retries at once: not live, and not
+// refused for good.
+const RETRYABLE = new Set(["connecting", "reconnecting"]);
+
 /** Show a stream's state in the header's indicator; clicking it retries at once. */
 export function bindIndicator(stream, element = document.getElementById("live-status")) {
   if (!element) return () => {};
   let countdown = null;
   element.addEventListener("click", () => {
-    if (stream.status === "reconnecting") stream.reconnect();
+    if (RETRYABLE.has(stream.status)) stream.reconnect();
   });
   return (status, detail) => {
     clearInterval(countdown);
     element.hidden = status === "idle";
     element.dataset.status = status;
-    element.disabled = status !== "reconnecting";
+    element.disabled = !RETRYABLE.has(status);
     if (status === "live") {
       element.textContent = "Live";
       element.title = "Connected: events arrive as they happen.";
     } else if (status === "connecting") {
       element.textContent = "Connecting…";
-      element.title = "";
+      element.title = "Not connected yet. Click to retry now.";
     } else if (status === "closed") {
       element.textContent = "Disconnected";
       element.title = typeof detail === "string" ? detail : "";
