@@ -517,6 +517,9 @@ TOOLCRIB_BUILTIN_SHELL_WORKDIR = env(
     "TOOLCRIB_BUILTIN_SHELL_WORKDIR",
     str(Path(tempfile.gettempdir()) / "toolcrib-shell"),
 )
+# Disk a user's working folder may hold, in MB (2**20 bytes); 0: no quota
+# (toolsets/builtin/quota.py).
+TOOLCRIB_BUILTIN_SHELL_QUOTA_MB = int(env("TOOLCRIB_BUILTIN_SHELL_QUOTA_MB", "100"))
 # The sandbox every command runs in (toolsets/builtin/sandbox.py): bubblewrap, the
 # user it runs as when the server is root, and its hard resource limits.
 TOOLCRIB_BUILTIN_SHELL_BWRAP = env("TOOLCRIB_BUILTIN_SHELL_BWRAP", "bwrap")

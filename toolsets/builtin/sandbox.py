@@ -20,8 +20,9 @@ namespace maps the server's own user, without capabilities and unable to make
 further namespaces. `prlimit` then sets hard limits the command cannot raise:
 address space, CPU seconds, file size, processes, open files, no core dumps.
 
-The Python side keeps the wall-clock timeout, the output limit and the kill of the
-whole process group (bwrap dies, and with it, its PID namespace).
+The Python side keeps the wall-clock timeout, the output limit, a caller's stop
+(the workspace quota's, quota.py) and the kill of the whole process group (bwrap
+dies, and with it, its PID namespace).
 """
 
 import asyncio
@@ -32,9 +33,10 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
@@ -55,6 +57,10 @@ REAP_TIMEOUT = 5.0
 
 class SandboxUnavailable(Refusal):
     """No working sandbox on this machine: the shell toolset runs nothing."""
+
+
+class Stopped(Refusal):
+    """The caller's `stop` was set while the command ran: it was killed."""
 
 
 @dataclass(frozen=True)
@@ -156,16 +162,25 @@ def _is_real_dir(path: str) -> bool:
 
 
 def sandbox_argv(
-    bwrap: str, program: str, args: Sequence[str], folder: Path, *, root: bool
+    bwrap: str,
+    program: str,
+    args: Sequence[str],
+    folder: Path,
+    *,
+    root: bool,
+    max_file_bytes: int | None = None,
 ) -> list[str]:
-    """The command line that runs `program args` in `folder`, sandboxed."""
+    """The command line that runs `program args` in `folder`, sandboxed; no file
+    larger than `max_file_bytes` (default: TOOLCRIB_BUILTIN_SHELL_MAX_FILE_BYTES)."""
+    if max_file_bytes is None:
+        max_file_bytes = int(settings.TOOLCRIB_BUILTIN_SHELL_MAX_FILE_BYTES)
     return [
         bwrap,
         *_namespaces(root=root),
         *_filesystem(folder),
         "--",
         *(_drop_to_sandbox_user() if root else []),
-        *_limits(),
+        *_limits(max_file_bytes),
         program,
         *args,
     ]
@@ -244,13 +259,13 @@ def _drop_to_sandbox_user() -> list[str]:
     ]
 
 
-def _limits() -> list[str]:
+def _limits(max_file_bytes: int) -> list[str]:
     """prlimit sets soft and hard limits alike: the command cannot raise them."""
     return [
         PRLIMIT,
         f"--as={int(settings.TOOLCRIB_BUILTIN_SHELL_MAX_MEMORY)}",
         f"--cpu={int(settings.TOOLCRIB_BUILTIN_SHELL_MAX_CPU)}",
-        f"--fsize={int(settings.TOOLCRIB_BUILTIN_SHELL_MAX_FILE_BYTES)}",
+        f"--fsize={int(max_file_bytes)}",
         f"--nproc={int(settings.TOOLCRIB_BUILTIN_SHELL_MAX_PROCESSES)}",
         f"--nofile={OPEN_FILES}",
         "--core=0",
@@ -258,17 +273,33 @@ def _limits() -> list[str]:
     ]
 
 
-async def run_sandboxed(program: str, args: Sequence[str], folder: Path) -> Completed:
+async def run_sandboxed(
+    program: str,
+    args: Sequence[str],
+    folder: Path,
+    *,
+    max_file_bytes: int | None = None,
+    stop: asyncio.Event | None = None,
+) -> Completed:
     """Run a program in the sandbox, in `folder`, with every limit; no checks on args.
 
-    Raises SandboxUnavailable when this machine has no working sandbox, and a
-    Refusal when the command outlives the timeout or the output limit.
+    `max_file_bytes` lowers the file size limit; the command is killed once `stop`
+    is set (Stopped). Raises SandboxUnavailable when this machine has no working
+    sandbox, and a Refusal when the command outlives the timeout or the output
+    limit.
     """
     problem = await asyncio.to_thread(sandbox_problem)
     if problem is not None:
         raise SandboxUnavailable(f"the shell toolset is off: {problem}")
     bwrap = shutil.which(settings.TOOLCRIB_BUILTIN_SHELL_BWRAP)
-    argv = sandbox_argv(str(bwrap), program, args, folder, root=_is_root())
+    argv = sandbox_argv(
+        str(bwrap),
+        program,
+        args,
+        folder,
+        root=_is_root(),
+        max_file_bytes=max_file_bytes,
+    )
     process = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.DEVNULL,
@@ -277,25 +308,52 @@ async def run_sandboxed(program: str, args: Sequence[str], folder: Path) -> Comp
         env=environment(),
         start_new_session=True,
     )
-    output = await _finish(process)
+    output = await _finish(process, stop)
     return Completed(exit_code=int(process.returncode or 0), output=output)
 
 
-async def _finish(process: asyncio.subprocess.Process) -> bytes:
-    """The output of a process that ends in time and within the output limit."""
+async def _finish(
+    process: asyncio.subprocess.Process, stop: asyncio.Event | None
+) -> bytes:
+    """The output of a process that ends in time, within the output limit and
+    before `stop` is set."""
     timeout = float(settings.TOOLCRIB_BUILTIN_SHELL_TIMEOUT)
     limit = int(settings.TOOLCRIB_BUILTIN_SHELL_MAX_OUTPUT)
     try:
         async with asyncio.timeout(timeout):
-            output = await _read(process, limit)
-            await process.wait()
-            return output
+            return await _unless_stopped(_output(process, limit), stop)
     except TimeoutError as exc:
         raise Refusal(f"the command ran longer than {timeout} seconds") from exc
     finally:
         if process.returncode is None:
             _kill(process)
             await _reap(process)
+
+
+async def _output(process: asyncio.subprocess.Process, limit: int) -> bytes:
+    output = await _read(process, limit)
+    await process.wait()
+    return output
+
+
+async def _unless_stopped(
+    work: Coroutine[Any, Any, bytes], stop: asyncio.Event | None
+) -> bytes:
+    """Await `work`, unless `stop` is set first: then cancel it, raise Stopped."""
+    if stop is None:
+        return await work
+    task = asyncio.ensure_future(work)
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not task.done():
+            task.cancel()
+        stopped.cancel()
+        await asyncio.gather(task, stopped, return_exceptions=True)
+    if task.cancelled():
+        raise Stopped("the command was stopped")
+    return task.result()
 
 
 async def _read(process: asyncio.subprocess.Process, limit: int) -> bytes:

@@ -11,6 +11,8 @@ Policy (Django settings, read on every call; docs/builtin-tools.md#shell):
 - TOOLCRIB_BUILTIN_SHELL_WORKDIR: the folder that holds one working folder per
   user. It must not be inside (or around) the data folder, the media folder or the
   project: a call refuses to run otherwise.
+- TOOLCRIB_BUILTIN_SHELL_QUOTA_MB: how much disk a user's working folder may
+  hold; a command that reaches it is stopped and what it wrote undone (quota.py).
 - The sandbox's own settings (bwrap, user, resource limits): see sandbox.py.
 
 Two layers. The first is a string check: the program gets its arguments as a list
@@ -40,7 +42,7 @@ from django.conf import settings
 from django.core import checks
 from google.adk.tools import ToolContext
 
-from toolsets.builtin import sandbox
+from toolsets.builtin import quota, sandbox
 from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal, kept_folder
 
 METACHARACTERS = frozenset(";&|$`<>(){}[]*?!~#\\'\"")
@@ -171,7 +173,7 @@ async def run_command(
     No pipes, redirects, globs, variables or quotes: each argument is passed to
     the program exactly as given. Commands run in your own working folder (and
     see nothing else but the system's programs and a private /tmp), with no
-    network, a time limit and an output limit.
+    network, a time limit, an output limit and a disk quota for the folder.
 
     Args:
         command: The program, e.g. "ls"; it must be on the administrator's list.
@@ -184,7 +186,7 @@ async def run_command(
     path = resolve_command(command)
     argv = checked_args(args)
     folder = user_workdir(tool_context.user_id)
-    completed = await sandbox.run_sandboxed(path, argv, folder)
+    completed = await quota.run_within_quota(path, argv, folder)
     return {
         "status": "success",
         "command": command,
