@@ -613,6 +613,18 @@ TOOLCRIB_OTLP_LOGS = bool(
 # How long an MCP gateway call held for approval waits for the decision before it
 # answers "waiting for approval" (docs/gateway.md); 0: answer that at once.
 TOOLCRIB_GATEWAY_APPROVAL_WAIT = float(env("TOOLCRIB_GATEWAY_APPROVAL_WAIT", "300"))
+# What one token may hold open and send at the MCP gateway, per server process
+# (toolsets/gateway/limits.py, docs/gateway.md): sessions at once, notifications a
+# minute (0: no limit), and seconds before an idle session ends (0: never).
+TOOLCRIB_GATEWAY_MAX_SESSIONS_PER_TOKEN = int(
+    env("TOOLCRIB_GATEWAY_MAX_SESSIONS_PER_TOKEN", "10")
+)
+TOOLCRIB_GATEWAY_NOTIFICATIONS_PER_MINUTE = int(
+    env("TOOLCRIB_GATEWAY_NOTIFICATIONS_PER_MINUTE", "60")
+)
+TOOLCRIB_GATEWAY_SESSION_IDLE_SECONDS = float(
+    env("TOOLCRIB_GATEWAY_SESSION_IDLE_SECONDS", "1800")
+)
 TOOLCRIB_MAX_MESSAGE_CHARS = int(env("TOOLCRIB_MAX_MESSAGE_CHARS", "20000"))
 # A websocket frame past TOOLCRIB_WS_MAX_FRAME_BYTES gets a `too_big` error frame
 # and the socket stays; one past TOOLCRIB_WS_MAX_MESSAGE_BYTES is not read at all:

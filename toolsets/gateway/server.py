@@ -18,10 +18,15 @@ Server and its StreamableHTTPSessionManager, in front of Django's ASGI app.
 - Only bearer tokens open the gateway, never a cookie, so a page in a browser
   cannot reach it with the browser's credentials: the SDK's DNS-rebinding checks
   (Host and Origin) stay off, as Django's ALLOWED_HOSTS is not consulted here.
+- A token's open sessions and its notifications are limited (limits.py): a
+  POST's body is read here first, so a notification over the limit is refused
+  before the token costs a query.
 """
 
 import asyncio
 import json
+import time
+from collections import deque
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -31,10 +36,10 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.exceptions import MCPError
 from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agents.inputs import BadJson, load_json
 from project.errors import DomainError
@@ -42,6 +47,15 @@ from toolsets.gateway import oauth
 from toolsets.gateway.auth import Caller, TokenRefused, aauthenticate, bearer_token
 from toolsets.gateway.calls import UnknownTool, acall_tool, client_name
 from toolsets.gateway.catalog import alist_tools
+from toolsets.gateway.limits import (
+    GatewaySessionManager,
+    NotificationLimit,
+    TooManyNotifications,
+    TooManySessions,
+    is_notification,
+    jsonrpc_refusal,
+    session_idle_timeout,
+)
 from toolsets.gateway.notifications import alisten_tools, awatch_tools
 
 PATHS = frozenset({"/mcp", "/mcp/"})
@@ -150,9 +164,10 @@ class GatewayApp:
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self._manager: StreamableHTTPSessionManager | None = None
+        self._manager: GatewaySessionManager | None = None
         self._starting: asyncio.Lock | None = None
         self._runner: asyncio.Task | None = None
+        self._notifications = NotificationLimit()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -165,8 +180,30 @@ class GatewayApp:
         if scope["type"] != "http" or scope["path"] not in PATHS:
             await self.app(scope, receive, send)
             return
-        await database_sync_to_async(close_old_connections)()
         token = bearer_token(scope.get("headers", []))
+        message = None
+        if token is not None and scope["method"] == "POST":
+            body, receive = await _peek_body(receive)
+            message = _parsed(body)
+            if is_notification(message):
+                try:
+                    self._notifications.take(token=token, now=time.monotonic())
+                except TooManyNotifications as exc:
+                    await jsonrpc_refusal(exc, message)(scope, receive, send)
+                    return
+        await self._serve(scope, receive, send, token=token, message=message)
+
+    async def _serve(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        *,
+        token: str | None,
+        message: Any,
+    ) -> None:
+        """Authenticate the request and hand it to the session manager."""
+        await database_sync_to_async(close_old_connections)()
         try:
             caller = await aauthenticate(token=token) if token else None
         except DomainError as exc:  # TokenRefused, or the provider unavailable
@@ -190,9 +227,12 @@ class GatewayApp:
                 return
             receive = _replay(body, receive)
         manager = await self._amanager()
-        await manager.handle_request(scope, receive, send)
+        try:
+            await manager.handle_request(scope, receive, send)
+        except TooManySessions as exc:  # refused before the SDK answered anything
+            await jsonrpc_refusal(exc, message)(scope, receive, send)
 
-    async def _amanager(self) -> StreamableHTTPSessionManager:
+    async def _amanager(self) -> GatewaySessionManager:
         """The session manager, running (started by the first MCP request)."""
         if self._manager is not None:
             return self._manager
@@ -200,7 +240,9 @@ class GatewayApp:
             self._starting = asyncio.Lock()
         async with self._starting:
             if self._manager is None:
-                manager = StreamableHTTPSessionManager(app=build_server())
+                manager = GatewaySessionManager(
+                    app=build_server(), session_idle_timeout=session_idle_timeout()
+                )
                 started = asyncio.Event()
                 self._runner = asyncio.get_running_loop().create_task(
                     _run_forever(manager, started)
@@ -210,9 +252,42 @@ class GatewayApp:
         return self._manager
 
 
-async def _run_forever(
-    manager: StreamableHTTPSessionManager, started: asyncio.Event
-) -> None:
+async def _peek_body(receive: Receive) -> tuple[bytes | None, Receive]:
+    """A request's body (None past the size the SDK accepts: it answers 413), and
+    a receive that hands the SDK the same messages again."""
+    taken: list[Message] = []
+    size = 0
+    body = None
+    while True:
+        message = await receive()
+        taken.append(message)
+        if message["type"] != "http.request":
+            break
+        size += len(message.get("body", b""))
+        if size > DEFAULT_MAX_REQUEST_BODY_SIZE:
+            break
+        if not message.get("more_body", False):
+            body = b"".join(m.get("body", b"") for m in taken)
+            break
+    pending = deque(taken)
+
+    async def replay() -> Message:
+        return pending.popleft() if pending else await receive()
+
+    return body, replay
+
+
+def _parsed(body: bytes | None) -> Any:
+    """The JSON-RPC message, or None; the SDK answers whatever does not parse."""
+    if not body:
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+
+
+async def _run_forever(manager: GatewaySessionManager, started: asyncio.Event) -> None:
     async with manager.run():
         started.set()
         await asyncio.Event().wait()

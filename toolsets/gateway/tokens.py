@@ -29,6 +29,9 @@ SHOWN_CHARS = 12
 MAX_TOKENS_PER_USER = 50
 DEFAULT_DAYS = 90
 MAX_DAYS = 366
+# last_used_at is written at most this often: every MCP request, a notification
+# included, looks its token up, and a write each time queued them all up.
+LAST_USED_EVERY = timedelta(minutes=1)
 
 
 class TokenInput(ClientInput):
@@ -140,6 +143,7 @@ def lookup(*, token: str) -> Found | None:
         return None
     if row.expires_at is not None and row.expires_at <= now:
         return None
-    GatewayToken.objects.filter(pk=row.pk).update(last_used_at=now)
+    if row.last_used_at is None or now - row.last_used_at >= LAST_USED_EVERY:
+        GatewayToken.objects.filter(pk=row.pk).update(last_used_at=now)
     names = frozenset(row.toolsets.values_list("name", flat=True))
     return Found(pk=row.pk, user=row.user, toolsets=names)
