@@ -11,20 +11,26 @@ Resolution, for one user and one tool (docs/permissions.md has examples):
 4. else the toolset's default policy: open (yes) or granted_only (no).
 
 Decisions are cached per process and per user, under two version counters kept
-in Django's cache (shared by every process when REDIS_URL is set): one for the
-catalog (tools, toolsets), one for grants and group membership. Every change bumps
-one of them, so the very next decision, in this process or another, reads what
-changed again. A warm decision makes no query. A governed model step reads the
-counters once (`asnapshot`, one cache round trip, with any other key it needs) and
-decides the step and its calls by that reading.
+in the database (AccessVersion, one row): one for the catalog (tools, toolsets), one
+for grants and group membership. Every change bumps one of them as it commits, and
+this process's own counterpart at once (what the change's transaction reads before
+it commits must not be a decision cached before it), so the very next decision, in
+this process or another, reads what changed again; no cache or doorbell can lose a
+bump. A governed model step reads the counters once (`asnapshot`: one query, and
+any cache key it needs in one round trip) and decides the step and its calls by that
+reading. A warm decision makes no other query.
 
 Safe under a worker's threads, with no lock: what is cached (the catalog, a user's
 grants, the decisions of one catalog version) is built whole and then put in place,
-and a decision is read from, and kept in, only the cache of the versions it was
-asked under (tests/toolsets/test_access_threads.py). Changes made through the service functions below also ring the
-affected users' socket groups with `access.changed` (kind `tools_changed`).
+a decision is read from, and kept in, only the cache of the versions it was asked
+under, and this process's own counters are each replaced whole by a value an
+itertools.count gives once (tests/toolsets/test_access_threads.py). Changes made
+through the service functions below also ring the affected users' socket groups
+with `access.changed` (kind `tools_changed`): a doorbell, logged and counted rather
+than raised when Redis is away, since what it rings for is already committed.
 """
 
+import itertools
 import logging
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -35,18 +41,18 @@ from typing import Any
 from asgiref.sync import async_to_sync, sync_to_async
 from django.contrib.auth.models import Group
 from django.core.cache import cache
-from django.db import transaction
-from django.db.models import Q
+from django.db import DatabaseError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from agents.realtime import streams
+from project.prepared import Param, Prepared
 from toolsets.grant_conditions import Condition, parse_condition
-from toolsets.models import Grant, Tool, Toolset
+from toolsets.models import AccessVersion, Grant, Tool, Toolset
 
 logger = logging.getLogger(__name__)
 
-CATALOG_KEY = "toolsets:access:catalog"
-GRANTS_KEY = "toolsets:access:grants"
+VERSION_ROW = 1
 MAX_CACHED_USERS = 10_000
 MAX_TOOLS_IN_MESSAGE = 100
 
@@ -115,15 +121,19 @@ class _GrantRow:
         return self.expires_at is None or self.expires_at > now
 
 
+# A version: the database's counter, and this process's own (see the module's doc).
+Version = tuple[int, int]
+
+
 @dataclass
 class _Catalog:
-    version: int
+    version: Version
     tools: dict[str, CatalogTool]
 
 
 @dataclass
 class _UserAccess:
-    grants_version: int
+    grants_version: Version
     by_tool: dict[int, list[_GrantRow]]
     by_toolset: dict[int, list[_GrantRow]]
     valid_until: datetime | None
@@ -131,14 +141,14 @@ class _UserAccess:
     # replaced whole when another version is asked for. A thread reads and fills
     # only the dict it took with its version, so turns of one user deciding at once
     # under readings a change apart never answer from each other's catalog.
-    decided: tuple[int, dict[str, Decision]]
+    decided: tuple[Version, dict[str, Decision]]
 
     def is_current(self, versions: "Versions", now: datetime) -> bool:
         return self.grants_version == versions.grants and (
             self.valid_until is None or self.valid_until > now
         )
 
-    def decisions(self, catalog_version: int) -> dict[str, Decision]:
+    def decisions(self, catalog_version: Version) -> dict[str, Decision]:
         """The decisions kept for this catalog version (a new, empty dict for
         another)."""
         version, decisions = self.decided
@@ -152,14 +162,14 @@ class _UserAccess:
 class Versions:
     """The catalog's version (tools, toolsets) and the grants' (grants, groups)."""
 
-    catalog: int
-    grants: int
+    catalog: Version
+    grants: Version
 
 
 @dataclass(frozen=True)
 class Snapshot:
     """Access as of one reading of the version counters: the catalog then, and the
-    other cache keys read in the same round trip (`keys`, None where absent)."""
+    cache keys read with them (`keys`, None where absent)."""
 
     versions: Versions
     tools: Mapping[str, CatalogTool]
@@ -168,45 +178,55 @@ class Snapshot:
 
 _catalog: _Catalog | None = None
 _users: dict[int, _UserAccess] = {}
+# This process's own counters, bumped the moment a change is made.
+_epochs = itertools.count(1)
+_local_catalog = 0
+_local_grants = 0
+
+STORED_VERSIONS = Prepared(
+    AccessVersion.objects.filter(pk=Param("pk", AccessVersion._meta.pk)).values_list(
+        "catalog", "grants"
+    )
+)
 
 
 # The version counters.
 
 
 def versions() -> Versions:
-    """The current versions; every change bumps one or both."""
-    return read_versions()[0]
+    """The current versions (one query); every change bumps one or both."""
+    catalog, grants = STORED_VERSIONS.first(pk=VERSION_ROW) or (0, 0)
+    return Versions((catalog, _local_catalog), (grants, _local_grants))
 
 
 def read_versions(keys: Sequence[str] = ()) -> tuple[Versions, dict[str, Any]]:
-    """The current versions, and the values of `keys`, in one cache round trip."""
-    found = cache.get_many([CATALOG_KEY, GRANTS_KEY, *keys])
-    if CATALOG_KEY not in found or GRANTS_KEY not in found:
-        for key in (CATALOG_KEY, GRANTS_KEY):
-            cache.add(key, 1, timeout=None)
-        found.update(cache.get_many([CATALOG_KEY, GRANTS_KEY]))
-    current = Versions(found.get(CATALOG_KEY, 1), found.get(GRANTS_KEY, 1))
-    return current, {key: found.get(key) for key in keys}
+    """The current versions, and the values of `keys` in the cache (one round trip)."""
+    found = cache.get_many(list(keys)) if keys else {}
+    return versions(), {key: found.get(key) for key in keys}
 
 
-async def asnapshot(*, keys: Sequence[str] = ()) -> Snapshot:
-    """The catalog as of now, with `keys` read in the same round trip: warm, one
-    cache read and no query (see the module's doc)."""
+async def asnapshot(
+    *, keys: Sequence[str] = (), user_id: int | None = None
+) -> Snapshot:
+    """The catalog as of now, with `keys` read from the cache and `user_id`'s
+    grants loaded if they changed, in one hop to the database: warm, one query
+    (see the module's doc)."""
+    return await sync_to_async(_snapshot)(keys, user_id)
+
+
+def _snapshot(keys: Sequence[str], user_id: int | None) -> Snapshot:
     current, found = read_versions(keys)
-    catalog = _catalog
-    if catalog is None or catalog.version != current.catalog:
-        catalog = await sync_to_async(_load_catalog)(current)
+    catalog = _load_catalog(current)
+    if user_id is not None:
+        _load_user(user_id, current, timezone.now())
     return Snapshot(current, catalog.tools, found)
 
 
 def invalidate() -> None:
-    """Forget every cached decision, now and again once the transaction commits.
-
-    The second bump drops what another process cached from rows read between the
-    first bump and the commit.
-    """
-    _bump(CATALOG_KEY, GRANTS_KEY)
-    transaction.on_commit(lambda: _bump(CATALOG_KEY, GRANTS_KEY))
+    """Forget every cached decision: in this process now, in every process once
+    the transaction commits."""
+    _bump_here(catalog=True)
+    transaction.on_commit(lambda: _bump_stored(catalog=True))
 
 
 def invalidate_grants() -> None:
@@ -214,16 +234,35 @@ def invalidate_grants() -> None:
 
     The catalog snapshot (every tool, shared by all users) is kept.
     """
-    _bump(GRANTS_KEY)
-    transaction.on_commit(lambda: _bump(GRANTS_KEY))
+    _bump_here(catalog=False)
+    transaction.on_commit(lambda: _bump_stored(catalog=False))
 
 
-def _bump(*keys: str) -> None:
-    for key in keys:
-        try:
-            cache.incr(key)
-        except ValueError:
-            cache.set(key, 2, timeout=None)
+def forget() -> None:
+    """Forget every decision this process cached; other processes keep theirs."""
+    _bump_here(catalog=True)
+
+
+def _bump_here(*, catalog: bool) -> None:
+    global _local_catalog, _local_grants
+    _local_grants = next(_epochs)
+    if catalog:
+        _local_catalog = next(_epochs)
+
+
+def _bump_stored(*, catalog: bool) -> None:
+    """Bump the database's counters, in a statement of its own after the commit.
+
+    Logged, not raised, if it fails: the change is committed, and its request must
+    not fail for it."""
+    changes = {"grants": F("grants") + 1}
+    if catalog:
+        changes["catalog"] = F("catalog") + 1
+    try:
+        if not AccessVersion.objects.filter(pk=VERSION_ROW).update(**changes):
+            AccessVersion.objects.get_or_create(pk=VERSION_ROW)
+    except DatabaseError:
+        logger.exception("access versions not bumped; decisions may be stale")
 
 
 # Loading, once per version.
@@ -414,12 +453,9 @@ async def aexplain_many(
 
 async def acatalog_tool(full_name: str) -> CatalogTool | None:
     """The catalog's row for a tool, from the snapshot shared by every decision:
-    warm, no query; any change to a Tool or Toolset row gives a new snapshot."""
-    current = versions()
-    catalog = _catalog  # read once: another thread may replace it meanwhile
-    if catalog is not None and catalog.version == current.catalog:
-        return catalog.tools.get(full_name)
-    return (await sync_to_async(_load_catalog)(current)).tools.get(full_name)
+    warm, the versions' query only; any change to a Tool or Toolset row gives a
+    new snapshot."""
+    return (await asnapshot()).tools.get(full_name)
 
 
 def explain(*, user_id: int, tool: str) -> Decision:
@@ -497,9 +533,8 @@ def uncatalogued(*, tools: Iterable[str]) -> list[str]:
 
 async def auncatalogued(*, tools: Collection[str]) -> list[str]:
     """See uncatalogued()."""
-    if _catalog is not None and _catalog.version == versions().catalog:
-        return uncatalogued(tools=tools)
-    return await sync_to_async(uncatalogued)(tools=tools)
+    catalog = (await asnapshot()).tools
+    return [tool for tool in tools if tool not in catalog]
 
 
 # Changes: the service functions every caller (API, admin, commands) goes through.
@@ -625,4 +660,4 @@ def notify(*, user_ids: Collection[int] | None, tools: Sequence[str]) -> None:
 
 
 def _send(groups: list[str], message: dict[str, Any]) -> None:
-    async_to_sync(streams.asend_to_groups)(groups, message)
+    async_to_sync(streams.apublish_access)(groups, message)

@@ -487,3 +487,18 @@ class GatewayToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class AccessVersion(models.Model):
+    """How many times the catalog and the grants changed: what every process's
+    access decisions are cached under (toolsets.access).
+
+    One row. A change bumps it as it commits, so a process that reads it learns of
+    every committed change, whether or not Redis was there to ring the doorbell.
+    """
+
+    catalog = models.BigIntegerField(default=1)
+    grants = models.BigIntegerField(default=1)
+
+    def __str__(self) -> str:
+        return f"catalog {self.catalog}, grants {self.grants}"

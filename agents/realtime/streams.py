@@ -254,6 +254,18 @@ async def apublish_inbox(groups: list[str], frame: dict[str, Any]) -> None:
         logger.warning("inbox publish failed frame=%s", frame, exc_info=True)
 
 
+async def apublish_access(groups: list[str], message: dict[str, Any]) -> None:
+    """Ring the access doorbell (`access.changed`) for these users' groups.
+
+    Logged, not raised, when it fails: the change is committed, and what decides
+    access reads it from the database, not from the doorbell."""
+    try:
+        await asend_to_groups(groups, message)
+    except PUBLISH_ERRORS:
+        metrics.count_publish_failure()
+        logger.warning("access publish failed groups=%d", len(groups), exc_info=True)
+
+
 class Subscriber(Protocol):
     """A socket fed by a relay (agents.realtime.consumers.SessionStreamConsumer)."""
 

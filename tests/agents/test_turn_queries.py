@@ -44,7 +44,7 @@ EVENTS_OF_A_TURN = 6  # run_started … run_finished, as tests/agents/api/test_t
 REQUEST_THREAD = "MainThread"
 TURN_THREAD = "toolcrib-turns"  # the process's own turn loop: no socket bound one
 
-# A turn, read in order, is the request's 9 and the turn's 32:
+# A turn, read in order, is the request's 9 and the turn's 34:
 # - request: the token (2), the session, BEGIN IMMEDIATE, the user, the session
 #   again (one UPDATE that locks it and, on the first message, names it: no query
 #   of its own for the title), the session's and the user's unfinished runs
@@ -58,9 +58,11 @@ TURN_THREAD = "toolcrib-turns"  # the process's own turn loop: no socket bound o
 #   per model call); store each of ADK's 4
 #   events (3 each: BEGIN, one UPDATE ... RETURNING that checks the session is
 #   fresh and takes the seq and revision, INSERT); the Run's invocation id (1: the
-#   token counts are written with the Run's end when no budget applies); access
-#   (tools, grants: 2) and the session's toolset choices (1), read once and kept
-#   while their versions in the cache say nothing changed; the audit row (1: its
+#   token counts are written with the Run's end when no budget applies); access's
+#   versions, once a model step (2: toolsets.access keeps them in the database, so
+#   no lost doorbell or cache leaves a decision stale), the catalog and the user's
+#   grants (2) and the session's toolset choices (1), read again only when their
+#   versions say something changed; the audit row (1: its
 #   session, Run and tool come from the turn's Run and the catalog snapshot access
 #   keeps); the end, in one transaction (BEGIN IMMEDIATE: 1): the turn's trace
 #   spans, one INSERT for all (1, none with TOOLCRIB_TRACES off: project.rows),
@@ -78,13 +80,14 @@ TURN_THREAD = "toolcrib-turns"  # the process's own turn loop: no socket bound o
 # claimed and its run_started stored (1); the agent tree, the budgets and the
 # session read ahead for ADK's Runner (1); each of ADK's 4 events (4; the Run's
 # invocation id is stored in the first one's, DjangoSessionService's on_stored);
-# access, cold here: the catalog, the decisions, the session's toolset choices (3;
-# none once warm); the audit row (1); the end, with its spans and run_finished, in
-# one transaction (1).
+# access: each model step's versions (2; the first step's, cold here, with the
+# catalog and the user's grants), the session's toolset choices (1; none once
+# warm); the audit row (1); the end, with its spans and run_finished, in one
+# transaction (1).
 TURN_HOPS = 11
 TURN_QUERIES = {
-    "sqlite": {"request": 9, "turn": 32},
-    "postgresql": {"request": 8, "turn": 20},
+    "sqlite": {"request": 9, "turn": 34},
+    "postgresql": {"request": 8, "turn": 22},
 }[connection.vendor]
 REST_REPLAY_QUERIES = 4  # the token (2), the session, its events after seq
 REST_PAGE_QUERIES = 4  # the token (2), the session, its events before seq (?before=)

@@ -24,12 +24,12 @@ TEST_AGENTS = [
 @pytest.fixture(autouse=True)
 def _fresh_access():
     """Decisions cached by an earlier test describe rows that were rolled back."""
-    access.invalidate()
+    access.forget()
     tools.LAUNCHES.clear()
     scripted.OFFERED.clear()
     gauges.FlakyToolset.down = False
     yield
-    access.invalidate()  # and leave none behind for the next test
+    access.forget()  # and leave none behind for the next test
 
 
 @pytest.fixture

@@ -92,3 +92,23 @@ def test_users_deciding_for_the_first_time_at_once_each_get_their_own_grants(
     )
 
     assert [decision.allowed for decision in decided] == [False, True] * 4
+
+
+def test_a_change_in_one_thread_is_never_undone_by_another(tools):
+    """This process's own counters, bumped by threads at once, never go back to a
+    value a thread read before its change: no decision cached before a change is
+    kept as current after it."""
+    user_id, names = tools["user"].pk, tools["names"]
+
+    def change_and_decide(index: int) -> tuple[access.Versions, access.Versions]:
+        before = access.versions()
+        access.invalidate_grants()
+        access.explain_many(user_id=user_id, tools=names)
+        return before, access.versions()
+
+    seen = at_once(in_thread(change_and_decide))
+
+    assert [before.grants == after.grants for before, after in seen] == [False] * len(
+        seen
+    )
+    assert access.versions().grants not in {before.grants for before, _ in seen}

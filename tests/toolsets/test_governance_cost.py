@@ -1,5 +1,6 @@
-"""What governance costs a turn, pinned: one cache round trip per model step, none
-per call, and no query while nothing changed (toolsets.access.asnapshot).
+"""What governance costs a turn, pinned: one cache round trip per model step (the
+session's activation token, read in the hop that reads access's versions from the
+database: toolsets.access.asnapshot), none per call.
 
 The weather agent's turn has two model steps and one call. Cache operations are
 counted at the cache backend, on every thread, and only the outermost call of
@@ -13,7 +14,7 @@ import pytest
 from django.core.cache import caches
 
 from agents.models import Session
-from toolsets import access, activation
+from toolsets import activation
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -62,7 +63,7 @@ def test_a_warm_turn_reads_the_cache_once_per_model_step_and_never_per_call(
     run = say(alice, weather_session, QUESTION)
 
     assert run["status"] == "succeeded"
-    step = [access.CATALOG_KEY, access.GRANTS_KEY, activation_key(weather_session)]
+    step = [activation_key(weather_session)]
     assert cache_ops == [("get_many", step), ("get_many", step)]
 
 

@@ -5,7 +5,10 @@ for a change for everyone, to everyone's (toolsets.access.notify): the very
 doorbell the web app's sockets hear. Each MCP session of a user joins those two
 groups with a channel of its own, from its first request, and tells its client
 on every ring; it leaves them when the session ends. The client then lists its
-tools again, and sees the change.
+tools again, and sees the change. A session that lost the layer (Redis away, its
+groups gone with it) joins them again once Redis is back and tells its client
+once then, as a ring may have been missed; what the client lists is decided from
+the database, doorbell or not.
 
 A 2026-07-28 client has no session and no standing GET stream: it asks with a
 `subscriptions/listen` request (SEP-2575), whose response is the stream. That
@@ -14,6 +17,9 @@ request joins the same two groups for as long as it is open (alisten_tools).
 
 import asyncio
 import contextlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from channels.layers import get_channel_layer
@@ -27,14 +33,21 @@ from mcp.shared.subscriptions import (
 
 from agents.realtime import streams
 
+logger = logging.getLogger(__name__)
+
 WATCH_KEY = "toolcrib.tools_watch"
+# Seconds between two tries to join the access groups again, doubling up to MAX.
+REJOIN_FIRST = 0.5
+REJOIN_MAX = 5.0
 
 
 async def awatch_tools(*, connection: Any, user_id: int) -> None:
     """Tell this MCP connection whenever the user's tools change (once per connection).
 
     `connection` is the SDK's per-session Connection: its `state` holds the watch
-    and its `exit_stack` ends it with the session.
+    and its `exit_stack` ends it with the session. With the channel layer away
+    (Redis restarting), the request still answers; the watch joins once the layer
+    is back, and tells the connection once for what may have changed meanwhile.
     """
     if WATCH_KEY in connection.state:
         return
@@ -43,28 +56,66 @@ async def awatch_tools(*, connection: Any, user_id: int) -> None:
         return
     connection.state[WATCH_KEY] = True
     streams.bind_home_loop(asyncio.get_running_loop())
-    channel = await layer.new_channel()
     groups = [streams.user_group(user_id), streams.everyone_group()]
-    for group in groups:
-        await layer.group_add(group, channel)
-    task = asyncio.create_task(_forward(layer, channel, connection))
+    watch = _Watch(layer, groups, connection)
+    with contextlib.suppress(*streams.PUBLISH_ERRORS):  # logged by _forward's retry
+        watch.channel = await _joined(layer, groups)
+    task = asyncio.create_task(_forward(watch))
 
     async def stop() -> None:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-        for group in groups:
-            await layer.group_discard(group, channel)
+        await watch.leave()
 
     connection.exit_stack.push_async_callback(stop)
 
 
-async def _forward(layer: Any, channel: str, connection: Any) -> None:
+@dataclass
+class _Watch:
+    """One MCP session's ear on its user's access groups."""
+
+    layer: Any
+    groups: list[str]
+    connection: Any
+    channel: str | None = None
+
+    async def leave(self) -> None:
+        channel, self.channel = self.channel, None
+        if channel is None:
+            return
+        for group in self.groups:
+            with contextlib.suppress(*streams.PUBLISH_ERRORS):
+                await self.layer.group_discard(group, channel)
+
+
+async def _joined(layer: Any, groups: Sequence[str]) -> str:
+    channel = await layer.new_channel()
+    for group in groups:
+        await layer.group_add(group, channel)
+    return channel
+
+
+async def _forward(watch: _Watch) -> None:
+    """Tell the connection on each ring; with the layer lost (its memberships gone
+    with Redis), join again once it is back, and tell it once then."""
+    pause = REJOIN_FIRST
     while True:
-        message = await layer.receive(channel)
+        try:
+            if watch.channel is None:  # its first join, or the layer's, failed
+                watch.channel = await _joined(watch.layer, watch.groups)
+                pause = REJOIN_FIRST
+                await watch.connection.send_tool_list_changed()
+            message = await watch.layer.receive(watch.channel)
+        except streams.PUBLISH_ERRORS:
+            logger.warning("tools watch lost its channel layer", exc_info=True)
+            await watch.leave()
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, REJOIN_MAX)
+            continue
         if message.get("type") == streams.ACCESS_MESSAGE:
             # Best effort, never raises: the SDK drops it if the stream is gone.
-            await connection.send_tool_list_changed()
+            await watch.connection.send_tool_list_changed()
 
 
 async def alisten_tools(

@@ -4,9 +4,9 @@ One ADK plugin runs governance's checks (checks.CHECKS, in that order) at two po
 
 - Every model step (`before_model_callback`): the agent's bindings (which catalog
   toolset each of its tools belongs to) are resolved once, with access as of one
-  read of its version counters (toolsets.access.asnapshot: one cache round trip,
-  which also reads the session's activation token; no query while nothing
-  changed), kept for the step's calls (a change counts from the next step), and
+  read of its version counters (toolsets.access.asnapshot: one query, in one hop
+  to the database that also reads the session's activation token from the cache
+  and the user's grants if they changed), kept for the step's calls (a change counts from the next step), and
   each check removes from the request what it refuses: the function declarations
   the model sees and `llm_request.tools_dict`, which is what ADK dispatches calls
   against. Filtering a toolset's `get_tools` would not do: ADK
@@ -382,11 +382,13 @@ async def _step(context: Context, offer: Offer | None = None) -> Step:
     if fresh:
         # A sync sees only declared tools, and marks an added one missing.
         await sync_to_async(catalog.register)(fresh, refresh=True)
-    snapshot = await access.asnapshot(keys=keys)
+    # The user's grants in the same hop: the step's decisions then take none.
+    user_id = django_user_id(context.user_id)
+    snapshot = await access.asnapshot(keys=keys, user_id=user_id)
     new = [b for b in found.values() if b.full_name not in snapshot.tools]
     if new:
         await sync_to_async(catalog.register)(new)
-        snapshot = await access.asnapshot(keys=keys)
+        snapshot = await access.asnapshot(keys=keys, user_id=user_id)
     return Step(found, snapshot, agent)
 
 
