@@ -4,8 +4,9 @@ Three kinds of token open the gateway, all sent as `Authorization: Bearer <t>`:
 a user's API token (`POST /api/auth/token/`, agents/tokens.py), which reaches every
 tool the user may use; a personal access token (tokens.py), which reaches only
 the toolsets it was made for; and, when the gateway is an OAuth protected resource,
-an access token of the OpenID Connect provider (oauth.py), which reaches every tool
-of the user it speaks for. Anything else is refused before the MCP server sees the
+an access token of the OpenID Connect provider (oauth.py), which reaches the tools
+of the user it speaks for within the toolsets its `toolset:<name>` scopes name (all
+of them when it has no such scope). Anything else is refused before the MCP server sees the
 request (TokenRefused: 401), as is a token whose user fails her account checks
 (agents.account_checks: the sign-in provider no longer lets her in).
 """
@@ -27,15 +28,19 @@ BEARER = b"bearer "
 
 @dataclass(frozen=True)
 class Caller:
-    """A user, through one credential: `toolsets` is None for an API token (all the
-    user's tools), or the toolsets a personal access token is limited to."""
+    """A user, through one credential: `toolsets` is None for an API token, or an
+    access token without toolset scopes (all the user's tools), or the toolsets a
+    personal access token was made for, or an access token's scopes name."""
 
     user: AbstractBaseUser
     credential: str  # who the MCP session belongs to: one credential of one user
     toolsets: frozenset[str] | None = None
 
     def may_reach(self, toolset: str) -> bool:
-        """Does this credential reach the toolset at all (before any grant)?"""
+        """Does this credential reach the toolset at all (before any grant)?
+
+        The one rule for every kind of credential: tools/list offers, and
+        tools/call finds, only tools of the toolsets it reaches (catalog.py)."""
         return self.toolsets is None or toolset in self.toolsets
 
 
@@ -80,7 +85,7 @@ def _caller(token: str) -> Caller:
         grant = oauth.verify_access_token(token=token)
         # One MCP session per user and client: a refreshed token keeps it.
         credential = f"oauth:{grant.identity_id}:{grant.client_id}"
-        return Caller(user=grant.user, credential=credential)
+        return Caller(user=grant.user, credential=credential, toolsets=grant.toolsets)
     # An API token: agents.tokens runs the account checks.
     user = user_for_token(token=token)
     if user is None:

@@ -11,13 +11,18 @@
   cached), its type (`at+jwt`, so an ID token is never taken for one), issuer,
   expiry, audience (the gateway's URL: RFC 8707 resource indicators) and the scopes
   TOOLCRIB_GATEWAY_OAUTH_SCOPES requires.
+- Its `toolset:<name>` scopes limit it to those toolsets, as a personal access
+  token's toolsets limit it (auth.Caller.may_reach decides for both); a token
+  with none reaches every tool of its user's, as her API token does. The
+  metadata lists one such scope for each toolset of the catalog.
 - Its subject is a Toolcrib user through the link a provider sign-in made
   (ProviderIdentity, toolsets.sso.accounts): a subject that never signed in to
   Toolcrib, or whose account is switched off, is refused.
 """
 
 import logging
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,7 +32,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 
 from project.errors import DomainError
-from toolsets.models import ProviderIdentity
+from toolsets.models import ProviderIdentity, Toolset
 from toolsets.sso import discovery
 
 logger = logging.getLogger(__name__)
@@ -42,6 +47,11 @@ ALGORITHMS = [
 ACCESS_TOKEN_TYPES = frozenset({"at+jwt", "application/at+jwt"})
 CLOCK_LEEWAY_SECONDS = 10
 JWKS_CACHE_SECONDS = 300
+# A scope naming a toolset: `toolset:math` limits a token to the toolset math.
+TOOLSET_SCOPE = "toolset:"
+# What a scope may be spelt with (RFC 6749 §3.3): a toolset whose name has other
+# characters (a space) cannot be named by a scope.
+SCOPE_TOKEN = re.compile(r"[\x21\x23-\x5b\x5d-\x7e]+")
 
 _jwks_clients: dict[str, jwt.PyJWKClient] = {}
 
@@ -67,6 +77,12 @@ class AccessGrant:
     user: AbstractBaseUser
     identity_id: int
     client_id: str
+    scopes: frozenset[str] = frozenset()
+
+    @property
+    def toolsets(self) -> frozenset[str] | None:
+        """The toolsets its scopes limit it to; None: every toolset."""
+        return toolsets_in(self.scopes)
 
 
 def is_enabled() -> bool:
@@ -90,6 +106,38 @@ def required_scopes() -> list[str]:
     return list(settings.TOOLCRIB_GATEWAY_OAUTH_SCOPES)
 
 
+def toolset_scope(name: str) -> str:
+    """The scope that names a toolset."""
+    return TOOLSET_SCOPE + name
+
+
+def toolsets_in(scopes: Iterable[str]) -> frozenset[str] | None:
+    """The toolsets `toolset:<name>` scopes name, or None when none is there.
+
+    A name the catalog does not have (or an empty one) still limits: it reaches
+    nothing, so a token with only such scopes reaches no tool, never every tool.
+    """
+    named = [
+        scope.removeprefix(TOOLSET_SCOPE)
+        for scope in scopes
+        if scope.startswith(TOOLSET_SCOPE)
+    ]
+    return frozenset(named) if named else None
+
+
+def supported_scopes() -> list[str]:
+    """The required scopes, then one `toolset:<name>` for each toolset of the
+    catalog (enabled, not missing) whose name a scope can spell."""
+    names = Toolset.objects.filter(enabled=True, missing=False).order_by("name")
+    toolsets = [
+        toolset_scope(name)
+        for name in names.values_list("name", flat=True)
+        if SCOPE_TOKEN.fullmatch(name)
+    ]
+    required = required_scopes()
+    return required + [scope for scope in toolsets if scope not in required]
+
+
 def protected_resource_metadata() -> dict[str, Any]:
     """The gateway's Protected Resource Metadata (RFC 9728 §2)."""
     metadata: dict[str, Any] = {
@@ -98,15 +146,17 @@ def protected_resource_metadata() -> dict[str, Any]:
         "bearer_methods_supported": ["header"],
         "resource_name": "Toolcrib tool gateway",
     }
-    if required_scopes():
-        metadata["scopes_supported"] = required_scopes()
+    scopes = supported_scopes()
+    if scopes:
+        metadata["scopes_supported"] = scopes
     return metadata
 
 
 def verify_access_token(*, token: str) -> AccessGrant:
     """The user an access token of the provider speaks for, or TokenRefused."""
     claims = _decode(token)
-    _check_scopes(claims)
+    scopes = granted_scopes(claims)
+    _check_scopes(scopes)
     subject = claims["sub"]
     identity = (
         ProviderIdentity.objects.select_related("user")
@@ -126,6 +176,7 @@ def verify_access_token(*, token: str) -> AccessGrant:
         user=identity.user,
         identity_id=identity.pk,
         client_id=client_id if isinstance(client_id, str) else "",
+        scopes=scopes,
     )
 
 
@@ -169,9 +220,21 @@ def _decode(token: str) -> dict[str, Any]:
         raise _refused(f"The access token is not valid: {exc}.") from None
 
 
-def _check_scopes(claims: Mapping[str, Any]) -> None:
-    scope = claims.get("scope")
-    granted = set(scope.split()) if isinstance(scope, str) else set()
+def granted_scopes(claims: Mapping[str, Any]) -> frozenset[str]:
+    """The scopes an access token carries: its `scope` (RFC 9068: space-separated),
+    and its `scp` where a provider spells them so (Entra: a string; Okta: a list),
+    so that a toolset scope a provider puts there still limits the token."""
+    granted: set[str] = set()
+    for claim in ("scope", "scp"):
+        value = claims.get(claim)
+        if isinstance(value, str):
+            granted.update(value.split())
+        elif isinstance(value, list):
+            granted.update(item for item in value if isinstance(item, str))
+    return frozenset(granted)
+
+
+def _check_scopes(granted: frozenset[str]) -> None:
     missing = [name for name in required_scopes() if name not in granted]
     if missing:
         logger.warning("gateway access token refused reason=insufficient_scope")

@@ -10,7 +10,10 @@ Server and its StreamableHTTPSessionManager, in front of Django's ASGI app.
   session belongs to the credential that opened it (the SDK answers 404 to any
   other), and a revoked or expired token is refused (401) on its next request.
 - With OAuth on (oauth.py), the gateway's Protected Resource Metadata is served
-  here too, at `/.well-known/oauth-protected-resource[/mcp]`, and a 401 names it.
+  here too, at `/.well-known/oauth-protected-resource[/mcp]`, and a 401 names it,
+  with the scopes every token needs (TOOLCRIB_GATEWAY_OAUTH_SCOPES), so that a
+  client asks for those (all its user's tools), not for every toolset's scope the
+  metadata lists.
 - A POST's JSON is read by the rule of every client's JSON first
   (agents.inputs.load_json): a number JSON cannot carry back (`1e400`, NaN, an
   integer past Python's 4,300 digits) is a JSON-RPC parse error, as the SDK answers
@@ -175,7 +178,7 @@ class GatewayApp:
             and scope["path"] in oauth.METADATA_PATHS
             and oauth.is_enabled()
         ):
-            await _resource_metadata(scope)(scope, receive, send)
+            await (await _aresource_metadata(scope))(scope, receive, send)
             return
         if scope["type"] != "http" or scope["path"] not in PATHS:
             await self.app(scope, receive, send)
@@ -339,8 +342,9 @@ def _unauthorized(refusal: DomainError | None) -> JSONResponse:
             params += [f'error="{refusal.code}"', f'error_description="{described}"']
     if oauth.is_enabled():
         params.append(f'resource_metadata="{oauth.resource_metadata_url()}"')
-    if isinstance(refusal, oauth.InsufficientScope):
-        params.append(f'scope="{" ".join(oauth.required_scopes())}"')
+        # The scopes to ask for (MCP's scope selection: the challenge's first).
+        if oauth.required_scopes():
+            params.append(f'scope="{" ".join(oauth.required_scopes())}"')
     return JSONResponse(
         {"detail": detail},
         status_code=status,
@@ -348,7 +352,7 @@ def _unauthorized(refusal: DomainError | None) -> JSONResponse:
     )
 
 
-def _resource_metadata(scope: Scope) -> Response:
+async def _aresource_metadata(scope: Scope) -> Response:
     """The gateway's Protected Resource Metadata, readable from any origin."""
     cors = {
         "Access-Control-Allow-Origin": "*",
@@ -357,7 +361,8 @@ def _resource_metadata(scope: Scope) -> Response:
     }
     if scope["method"] == "OPTIONS":
         return Response(status_code=204, headers=cors)
+    metadata = await database_sync_to_async(oauth.protected_resource_metadata)()
     return JSONResponse(
-        oauth.protected_resource_metadata(),
+        metadata,
         headers={**cors, "Cache-Control": "public, max-age=3600"},
     )

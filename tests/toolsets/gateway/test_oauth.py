@@ -33,6 +33,7 @@ from mcp.shared.auth import (
     OAuthClientMetadata,
     OAuthToken,
 )
+from mcp.shared.exceptions import MCPError
 
 from tests.live.server import (
     BIN,
@@ -47,10 +48,15 @@ from tests.live.server import (
 from tests.oidc.provider import Provider, running_provider
 from tests.toolsets.gateway.conftest import Api, mcp_client, tool_names
 from tests.toolsets.gateway.test_auth import HEADERS, INITIALIZE
+from toolsets.gateway import oauth
+from toolsets.models import Toolset
 
 ELSEWHERE = "https://elsewhere.example/mcp"  # another resource the provider serves
 SCOPE = "mcp"
 CLIENT_REDIRECT = "http://127.0.0.1:9/callback"  # the MCP client's; never contacted
+# The toolset scopes the provider lets clients ask for at the gateway (the
+# administrator declares them there, as the gateway's metadata lists them).
+TOOLSET_SCOPES = "toolset:math toolset:loader toolset:bank"
 PASSWORDS = {"alice": "alice-idp", "bob": "bob-idp", "erin": "erin-idp"}
 
 
@@ -104,7 +110,10 @@ def oauth_gateway(tmp_path_factory) -> Iterator[OAuthGateway]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     key = _private_jwk()
-    resources = {f"{url}/mcp": {"scope": SCOPE}, ELSEWHERE: {"scope": SCOPE}}
+    resources = {
+        f"{url}/mcp": {"scope": f"{SCOPE} {TOOLSET_SCOPES}"},
+        ELSEWHERE: {"scope": SCOPE},
+    }
     with running_provider(
         redirect_uris=[f"{url}/oidc/callback/"],
         folder=folder,
@@ -379,11 +388,16 @@ def test_the_gateway_publishes_its_resource_metadata(oauth_gateway):
     assert suffixed.json() == plain.json()
     assert suffixed.json()["resource"] == oauth_gateway.resource
     assert suffixed.json()["authorization_servers"] == [issuer]
-    assert suffixed.json()["scopes_supported"] == [SCOPE]
+    scopes = suffixed.json()["scopes_supported"]
+    assert scopes[0] == SCOPE
+    assert {"toolset:math", "toolset:loader", "toolset:bank"} <= set(scopes)
+    assert all(scope.startswith("toolset:") for scope in scopes[1:])
     assert refused.status_code == 401
+    # Asked for the required scope alone, a client reaches all its user's tools.
     assert refused.headers["www-authenticate"] == (
         'Bearer realm="toolcrib", resource_metadata="'
-        f'{oauth_gateway.server.url}/.well-known/oauth-protected-resource/mcp"'
+        f'{oauth_gateway.server.url}/.well-known/oauth-protected-resource/mcp", '
+        f'scope="{SCOPE}"'
     )
 
 
@@ -505,3 +519,152 @@ def test_a_switched_off_account_is_refused(oauth_gateway):
 
     assert answer.status_code == 401
     assert "erin is switched off" in answer.json()["detail"]
+
+
+def personal_token(gateway: OAuthGateway, username: str, toolsets: list[str]) -> str:
+    api = Api(gateway.server.url, api_token(gateway, username))
+    made = api.client.post(
+        "/api/gateway/tokens/", json={"name": "beside oauth", "toolsets": toolsets}
+    )
+    assert made.status_code == 201, made.text
+    return made.json()["token"]
+
+
+async def names_and_refusal(
+    gateway: OAuthGateway, token: str, *, client: str, outside: str
+) -> tuple[set[str], str]:
+    """What a client with this token lists, and its refusal calling `outside`."""
+    async with mcp_client(gateway.server.url, token, name=client) as session:
+        names = await tool_names(session)
+        with pytest.raises(MCPError) as refused:
+            await session.call_tool(outside, {})
+    return names, refused.value.error.message
+
+
+async def test_toolset_scopes_limit_a_client_as_a_personal_tokens_toolsets_do(
+    oauth_gateway,
+):
+    url = oauth_gateway.server.url
+    scoped = issue_token(
+        oauth_gateway,
+        "alice",
+        resource=oauth_gateway.resource,
+        scope=f"{SCOPE} toolset:math toolset:loader",
+    )
+    pat = personal_token(oauth_gateway, "alice", ["math", "loader"])
+    async with mcp_client(url, api_token(oauth_gateway, "alice")) as by_api_token:
+        all_hers = await tool_names(by_api_token)
+
+    by_scope, scope_refusal = await names_and_refusal(
+        oauth_gateway,
+        scoped["access_token"],
+        client="scoped-ide",
+        outside="bank.balance",
+    )
+    by_pat, pat_refusal = await names_and_refusal(
+        oauth_gateway, pat, client="pat-ide", outside="bank.balance"
+    )
+
+    claims = jwt.decode(scoped["access_token"], options={"verify_signature": False})
+    assert set(claims["scope"].split()) == {SCOPE, "toolset:math", "toolset:loader"}
+    assert "bank.balance" in all_hers  # hers, but outside the token's toolsets
+    assert (
+        by_scope
+        == by_pat
+        == {
+            "math.calculate",
+            "loader.factorial",
+            "loader.fibonacci",
+            "loader.load_math_tools",
+        }
+    )
+    assert scope_refusal == pat_refusal
+    assert "Unknown tool: bank.balance" in scope_refusal
+    admin = Api(url, api_token(oauth_gateway, "admin"))
+    for client in ("scoped-ide", "pat-ide"):
+        calls = admin.calls(agent=client)
+        assert [(c["tool_name"], c["status"]) for c in calls] == [
+            ("bank.balance", "denied")
+        ]
+
+
+async def test_a_token_without_toolset_scopes_reaches_all_her_tools(oauth_gateway):
+    url = oauth_gateway.server.url
+    plain = issue_token(
+        oauth_gateway, "alice", resource=oauth_gateway.resource, scope=SCOPE
+    )
+    async with mcp_client(url, api_token(oauth_gateway, "alice")) as by_api_token:
+        all_hers = await tool_names(by_api_token)
+
+    async with mcp_client(url, plain["access_token"]) as by_oauth:
+        seen = await tool_names(by_oauth)
+
+    assert seen == all_hers
+    assert "bank.balance" in seen
+
+
+async def test_toolset_scopes_only_narrow_her_grants(oauth_gateway):
+    url = oauth_gateway.server.url
+    admin = Api(url, api_token(oauth_gateway, "admin"))
+    admin.grant(user="bob", tool="loader.fibonacci", effect="deny")
+    scoped = issue_token(
+        oauth_gateway,
+        "bob",
+        resource=oauth_gateway.resource,
+        scope=f"{SCOPE} toolset:loader",
+    )
+
+    names, refusal = await names_and_refusal(
+        oauth_gateway,
+        scoped["access_token"],
+        client="bob-scoped",
+        outside="loader.fibonacci",
+    )
+
+    assert "loader.factorial" in names
+    assert "loader.fibonacci" not in names
+    assert "Unknown tool: loader.fibonacci" in refusal
+
+
+def test_a_toolset_scope_names_the_toolset_and_only_it():
+    assert oauth.toolsets_in(["mcp"]) is None
+    assert oauth.toolsets_in(["mcp", "toolset:math", "toolset:files"]) == {
+        "math",
+        "files",
+    }
+    # A scope naming no toolset of the catalog limits to nothing, never to all.
+    assert oauth.toolsets_in(["toolset:"]) == frozenset({""})
+    assert oauth.toolsets_in(["toolset:*"]) == frozenset({"*"})
+
+
+def test_scopes_are_read_from_scope_and_from_scp():
+    assert oauth.granted_scopes({"scope": "mcp toolset:math"}) == {
+        "mcp",
+        "toolset:math",
+    }
+    assert oauth.granted_scopes({"scp": ["mcp", "toolset:math", 7]}) == {
+        "mcp",
+        "toolset:math",
+    }
+    assert oauth.granted_scopes({"scp": "mcp toolset:math"}) == {
+        "mcp",
+        "toolset:math",
+    }
+    assert oauth.granted_scopes({"scope": 5}) == frozenset()
+
+
+@pytest.mark.django_db
+def test_the_metadata_lists_a_scope_for_each_toolset_a_scope_can_spell(settings):
+    settings.TOOLCRIB_GATEWAY_OAUTH_SCOPES = ["mcp"]
+    Toolset.objects.create(name="zz_open")
+    Toolset.objects.create(name="zz_off", enabled=False)
+    Toolset.objects.create(name="zz_gone", missing=True)
+    Toolset.objects.create(name="zz two words")
+
+    scopes = oauth.supported_scopes()
+
+    assert scopes[0] == "mcp"
+    assert "toolset:zz_open" in scopes
+    assert not {"toolset:zz_off", "toolset:zz_gone"} & set(scopes)
+    assert not [scope for scope in scopes if " " in scope]
+    assert scopes[1:] == sorted(scopes[1:])
