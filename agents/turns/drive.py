@@ -260,6 +260,21 @@ async def _run_claimed(run: Run, turn: TurnTrace, started: Event) -> None:
         await _finish(run, turn, waiting_for=waiting_for)
 
 
+def turn_run_config(*, window: GetSessionConfig | None) -> RunConfig:
+    """How a turn runs ADK's Runner: the answer streamed (SSE), the tools' thread
+    pool, the session's window, and lean telemetry. bench.adk_runner's floor runs
+    ADK's bare Runner with this same config."""
+    return RunConfig(
+        streaming_mode=StreamingMode.SSE,
+        tool_thread_pool_config=ToolThreadPoolConfig(
+            max_workers=settings.TOOLCRIB_TOOL_THREADS
+        ),
+        get_session_config=window,
+        # ADK's telemetry without the whole model request in span attributes.
+        telemetry=turn_telemetry(),
+    )
+
+
 async def _drive(run: Run) -> bool:
     """Drive the Runner through the turn; True if the turn paused for a person."""
     session = run.session
@@ -289,15 +304,7 @@ async def _drive(run: Run) -> bool:
         memory_service=DjangoMemoryService(),
         credential_service=DjangoCredentialService(),
     )
-    config = RunConfig(
-        streaming_mode=StreamingMode.SSE,
-        tool_thread_pool_config=ToolThreadPoolConfig(
-            max_workers=settings.TOOLCRIB_TOOL_THREADS
-        ),
-        get_session_config=window,
-        # ADK's telemetry without the whole model request in span attributes.
-        telemetry=turn_telemetry(),
-    )
+    config = turn_run_config(window=window)
     message = _message_of(run)
     if run.message:  # A credential answer's secret comes back here, in memory only.
         message = await ahydrate_message(
