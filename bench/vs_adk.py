@@ -12,11 +12,21 @@ here as real processes:
   sink (everything ADK's setup exports, or only spans); not run unless named:
   they measure tracing's cost (bench/README.md, "Tracing cost");
 - production-1 / production-2: PostgreSQL + Redis, one Daphne and 1 or 2 Celery
-  workers (bench/turns.py starts the Toolcrib setups).
+  workers (bench/turns.py starts the Toolcrib setups);
+- adk-runner: the floor, ADK's bare Runner in a process of its own with
+  InMemorySessionService and no plugins, run with the RunConfig Toolcrib's turns
+  use (agents.turns.drive.turn_run_config: SSE streaming, the bench agent's
+  50-event window, lean telemetry): bench/adk_runner.py --serve, C sessions at
+  once on one event loop, no server and no HTTP.
 
 C clients at once, each with its own session, send N turns one after another
 (after --warmup turns that are not counted): ADK over POST /run_sse, Toolcrib over
-the session websocket until the turn's run_finished frame. Toolcrib's socket always
+the session websocket until the turn's run_finished frame. Each Toolcrib client is
+a user of its own, as ADK's are (--one-user: all of them one user, as one
+automation client driving C sessions); either way Toolcrib's per-user cap
+(TOOLCRIB_MAX_QUEUED_TURNS_PER_USER, 20 by default) is set to at least the
+largest C on its servers, and the bench prints it, so the comparison measures
+throughput, not the cap's refusals. Toolcrib's socket always
 streams the answer's text in partial events; ADK's /run_sse is asked to stream it
 too (`"streaming": true`), so both deliver the same events, unless
 --adk-streaming off. The configurations take
@@ -27,8 +37,9 @@ turns), the server's CPU ms per turn (its processes and their children, from
 errors, and turns/s as a multiple of adk-sqlite's. Servers run on other cores than
 this driver where the machine has more than one (--no-pin: every process on every
 core, to see what the pinning costs a configuration). Under the table it judges
-issue 22's targets on the run's own numbers: a line each, with its value, its bound
-and whether it holds, then how many hold and the load average.
+issue 43's targets on the run's own numbers (load_verdicts), each a line with its
+value, its target and PASS or FAIL, then how many pass and the load average: ratios
+of one run on one machine, never absolute milliseconds.
 
 --history instead compares, on each configuration, turns 1-10 of a session with
 turns N-9 to N of one grown to --history-turns N (server CPU ms and latency per
@@ -36,8 +47,9 @@ turn), the two measured turn about after --warmup turns of a third session, and
 judges each Toolcrib configuration's growth against the 1.2x bound.
 
     .venv/bin/python -m bench.vs_adk [--clients 1 8 32] [--turns 30] [--reps 3]
-        [--warmup 2] [--configs adk-memory adk-sqlite embedded production-1
-        production-2] [--history [--history-turns 500]] [--adk-streaming on|off]
+        [--warmup 2] [--configs adk-memory adk-sqlite adk-runner embedded
+        production-1 production-2] [--history [--history-turns 500]]
+        [--adk-streaming on|off] [--one-user]
 """
 
 import argparse
@@ -84,10 +96,11 @@ class Target:
     """A running server: how to reach it and which processes are its own."""
 
     key: str
-    kind: str  # "adk" or "toolcrib"
+    kind: str  # "adk", "toolcrib" or "floor"
     url: str
     pids: list[int]
     tokens: list[str] = field(default_factory=list)  # Toolcrib: one per client
+    process: subprocess.Popen | None = None  # the floor's: its levels go through it
 
     def cpu_seconds(self) -> float:
         """User + system CPU of the server's processes, their children included."""
@@ -213,18 +226,39 @@ def adk_server(
             stop(process)
 
 
-def start_adk(stack: ExitStack, key: str, folder: Path, users: int) -> Target:
+# Toolcrib's default per-user cap (project/settings.py): the bench sets it to at
+# least the largest C, so that one user's C sessions at once are not refused.
+DEFAULT_PER_USER_CAP = 20
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What each configuration starts with."""
+
+    users: int  # Toolcrib users bench0 ... bench<users-1>, one per client
+    per_user_cap: int  # TOOLCRIB_MAX_QUEUED_TURNS_PER_USER on Toolcrib's servers
+    one_user: bool = False  # every Toolcrib client signs in as bench0
+
+    def toolcrib_env(self) -> dict[str, str]:
+        return {"TOOLCRIB_MAX_QUEUED_TURNS_PER_USER": str(self.per_user_cap)}
+
+
+def start_adk(stack: ExitStack, key: str, folder: Path, setup: Setup) -> Target:
     uri = "memory://" if key == "adk-memory" else f"sqlite:///{folder}/adk.sqlite3"
     process, url = stack.enter_context(adk_server(folder, uri))
     return Target(key=key, kind="adk", url=url, pids=[process.pid])
 
 
-def start_embedded(stack: ExitStack, key: str, folder: Path, users: int) -> Target:
-    extra = {"TOOLCRIB_EXTRA_AGENTS": AGENT_PATH, **tracing_env(stack, key)}
+def start_embedded(stack: ExitStack, key: str, folder: Path, setup: Setup) -> Target:
+    extra = {
+        "TOOLCRIB_EXTRA_AGENTS": AGENT_PATH,
+        **setup.toolcrib_env(),
+        **tracing_env(stack, key),
+    }
     server = stack.enter_context(
-        embedded(folder, argparse.Namespace(), extra, add_users(users))
+        embedded(folder, argparse.Namespace(), extra, add_users(setup.users))
     )
-    return toolcrib_target(key, server, [], users)
+    return toolcrib_target(key, server, [], setup)
 
 
 def tracing_env(stack: ExitStack, key: str) -> dict[str, str]:
@@ -280,14 +314,36 @@ def report_spans(handler: SpanCounter) -> None:
 TRACING_CONFIGS = ("embedded-notrace", "embedded-otlp", "embedded-otlp-traces")
 
 
-def start_production(stack: ExitStack, key: str, folder: Path, users: int) -> Target:
+def start_production(stack: ExitStack, key: str, folder: Path, setup: Setup) -> Target:
     workers = int(key.rsplit("-", 1)[1])
     args = argparse.Namespace(workers=workers, pool="threads", concurrency=16)
-    extra = {"TOOLCRIB_EXTRA_AGENTS": AGENT_PATH}
+    extra = {"TOOLCRIB_EXTRA_AGENTS": AGENT_PATH, **setup.toolcrib_env()}
     server, started = stack.enter_context(
-        production_processes(folder, args, extra, add_users(users))
+        production_processes(folder, args, extra, add_users(setup.users))
     )
-    return toolcrib_target(key, server, [w.process.pid for w in started], users)
+    return toolcrib_target(key, server, [w.process.pid for w in started], setup)
+
+
+def start_floor(stack: ExitStack, key: str, folder: Path, setup: Setup) -> Target:
+    """ADK's bare Runner, configured as Toolcrib's turns (bench/adk_runner.py
+    --serve), in a process of its own, until the bench ends."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with (folder / "floor.log").open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bench.adk_runner", "--serve"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
+    stack.callback(stop, process)
+    stack.callback(process.stdin.close)
+    ready = process.stdout.readline().strip()
+    if ready != "ready":
+        raise RuntimeError(f"the floor did not start: {ready!r}, see {log.name}")
+    return Target(key=key, kind="floor", url="", pids=[process.pid], process=process)
 
 
 def add_users(count: int) -> Callable[[Mapping[str, str]], None]:
@@ -311,19 +367,25 @@ def add_users(count: int) -> Callable[[Mapping[str, str]], None]:
     return prepare
 
 
-def toolcrib_target(key: str, server, worker_pids: list[int], users: int) -> Target:
+def toolcrib_target(key: str, server, worker_pids: list[int], setup: Setup) -> Target:
+    users = range(1 if setup.one_user else setup.users)
+    tokens = [server.token(f"{USER}{i}", USER) for i in users]
     return Target(
         key=key,
         kind="toolcrib",
         url=server.url,
         pids=[server.process.pid, *worker_pids],
-        tokens=[server.token(f"{USER}{i}", USER) for i in range(users)],
+        tokens=tokens * setup.users if setup.one_user else tokens,
     )
 
 
-CONFIGS: dict[str, tuple[str, Callable[[ExitStack, str, Path, int], Target]]] = {
+CONFIGS: dict[str, tuple[str, Callable[[ExitStack, str, Path, Setup], Target]]] = {
     "adk-memory": ("ADK api_server, in-memory sessions", start_adk),
     "adk-sqlite": ("ADK api_server, SQLite sessions", start_adk),
+    "adk-runner": (
+        "ADK's bare Runner in process, in memory, Toolcrib's RunConfig (the floor)",
+        start_floor,
+    ),
     "embedded": ("Toolcrib embedded (SQLite, inline)", start_embedded),
     "embedded-notrace": (
         "Toolcrib embedded, per-run traces off (TOOLCRIB_TRACES=0)",
@@ -460,6 +522,8 @@ def make_client(target: Target, http: httpx.AsyncClient, index: int):
 
 async def one_level(target: Target, clients: int, turns: int, warmup: int) -> dict:
     """C clients, warm-up turns, then `turns` timed turns each: one measurement."""
+    if target.kind == "floor":
+        return await floor_level(target, clients, turns, warmup)
     async with http_client(target, clients) as http:
         users = [make_client(target, http, index) for index in range(clients)]
         await asyncio.gather(*(user.open() for user in users))
@@ -480,6 +544,25 @@ async def one_level(target: Target, clients: int, turns: int, warmup: int) -> di
     }
 
 
+async def floor_level(target: Target, clients: int, turns: int, warmup: int) -> dict:
+    """The floor's measurement of one level: the same as one_level()'s, its CPU
+    that of the floor's process over the timed turns (it reads its own)."""
+    target.process.stdin.write(f"{clients} {turns} {warmup}\n")
+    target.process.stdin.flush()
+    line = await asyncio.to_thread(target.process.stdout.readline)
+    if not line:
+        raise RuntimeError("the floor's process ended: see its floor.log")
+    answer = json.loads(line)
+    done = len(answer["latencies"])
+    return {
+        "turns_per_s": done / answer["elapsed"] if answer["elapsed"] else 0.0,
+        "latencies": answer["latencies"],
+        "cpu_s": answer["cpu_s"],
+        "turns": done,
+        "errors": answer["errors"],
+    }
+
+
 def percentile(values: Sequence[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[max(math.ceil(len(ordered) * share) - 1, 0)] if ordered else 0.0
@@ -495,6 +578,7 @@ def summarize(runs: Sequence[dict]) -> dict:
         "p99": percentile(latencies, 0.99) * 1000,
         "cpu_ms": sum(run["cpu_s"] for run in runs) * 1000 / max(turns, 1),
         "errors": sum(run["errors"] for run in runs),
+        "turns": turns,
     }
 
 
@@ -534,11 +618,14 @@ def print_table(
             )
 
 
-# Issue 22's targets, judged on one run's own numbers.
-EMBEDDED_RATIO = 2.0  # embedded turns/s at least this multiple of adk-sqlite's
-EMBEDDED_CPU_MS = 20.0  # embedded server CPU a turn at most
-TAIL_CLIENTS = 32  # the p99 target's C
-TAIL_SHARE = 0.5  # Toolcrib's p99 there at most this share of adk-sqlite's
+# Issue 43's targets, judged on one run's own numbers: ratios, each against a
+# configuration measured in the same run on the same machine.
+CPU_VS_SQLITE = 0.5  # embedded server CPU a turn at most this share of adk-sqlite's
+CPU_VS_FLOOR = 1.5  # ... and at most this multiple of the floor's (adk-runner)
+DURABLE_CLIENTS = 1  # production-1 turns/s >= adk-sqlite's (both durable) at this C
+MEMORY_FROM_CLIENTS = 8  # production-1 turns/s >= adk-memory's from this C up
+P50_CLIENTS = 1  # the p50 target's C
+P50_VS_MEMORY = 1.25  # production-1 p50 at most this multiple of adk-memory's
 # A session's last ten turns' cost at most this multiple of its first ten's.
 HISTORY_GROWTH = 1.2
 
@@ -551,61 +638,56 @@ class Verdict:
     clients: int | None
     value: float
     bound: float
-    holds: bool
+    sense: str  # "<=", ">=" or "=": how the value must stand to the bound
+
+    @property
+    def holds(self) -> bool:
+        if self.sense == "<=":
+            return self.value <= self.bound
+        if self.sense == ">=":
+            return self.value >= self.bound
+        return self.value == self.bound
 
 
 def load_verdicts(
     summaries: Mapping[tuple[str, int], dict], clients: Sequence[int]
 ) -> list[Verdict]:
     """Each load target the run's configurations can judge (summarize()'s rows by
-    (configuration, C)), at each C: embedded at least 2x adk-sqlite's turns/s and at
-    most 20 ms of CPU a turn, production-1 at least adk-memory's turns/s, Toolcrib's
-    p99 at C = 32 at most half adk-sqlite's, and no Toolcrib turn failed."""
+    (configuration, C)), at each C: embedded's server CPU a turn at most 0.5x
+    adk-sqlite's and at most 1.5x the floor's (adk-runner); production-1's turns/s
+    at least adk-sqlite's at C = 1 and at least adk-memory's at C >= 8, its p50 at
+    C = 1 at most 1.25x adk-memory's; no Toolcrib turn failed. A target whose
+    configuration did not run, or whose peer finished no turn, is not judged."""
     verdicts: list[Verdict] = []
 
-    def judge(target: str, count: int, value: float, bound: float, holds: bool):
-        verdicts.append(Verdict(target, count, value, bound, holds))
+    def judge(target: str, count: int, value: float, bound: float, sense: str):
+        verdicts.append(Verdict(target, count, value, bound, sense))
 
     for count in clients:
         rows = {key: summaries.get((key, count)) for key in CONFIGS}
-        embedded, production = rows["embedded"], rows["production-1"]
-        sqlite, memory = rows["adk-sqlite"], rows["adk-memory"]
+        rows = {key: row for key, row in rows.items() if row}
+        embedded, production = rows.get("embedded"), rows.get("production-1")
+        peers = {key: row for key, row in rows.items() if row["turns"]}
+        sqlite, memory = peers.get("adk-sqlite"), peers.get("adk-memory")
+        floor = peers.get("adk-runner")
         if embedded and sqlite:
-            ratio = _ratio(embedded["turns_per_s"], sqlite["turns_per_s"])
-            judge(
-                "embedded x adk-sqlite turns/s",
-                count,
-                ratio,
-                EMBEDDED_RATIO,
-                ratio >= EMBEDDED_RATIO,
-            )
-        if embedded:
-            cpu = embedded["cpu_ms"]
-            judge(
-                "embedded CPU ms a turn",
-                count,
-                cpu,
-                EMBEDDED_CPU_MS,
-                cpu <= EMBEDDED_CPU_MS,
-            )
-        if production and memory:
+            ratio = _ratio(embedded["cpu_ms"], sqlite["cpu_ms"])
+            judge("embedded CPU/turn x adk-sqlite's", count, ratio, CPU_VS_SQLITE, "<=")
+        if embedded and floor:
+            ratio = _ratio(embedded["cpu_ms"], floor["cpu_ms"])
+            judge("embedded CPU/turn x the floor's", count, ratio, CPU_VS_FLOOR, "<=")
+        if production and sqlite and count == DURABLE_CLIENTS:
+            ratio = _ratio(production["turns_per_s"], sqlite["turns_per_s"])
+            judge("production-1 turns/s x adk-sqlite's", count, ratio, 1.0, ">=")
+        if production and memory and count >= MEMORY_FROM_CLIENTS:
             ratio = _ratio(production["turns_per_s"], memory["turns_per_s"])
-            judge("production-1 x adk-memory turns/s", count, ratio, 1.0, ratio >= 1.0)
-        if count == TAIL_CLIENTS and sqlite and sqlite["p99"]:  # a turn ended
-            for key, ours in (("embedded", embedded), ("production-1", production)):
-                if ours:
-                    share = _ratio(ours["p99"], sqlite["p99"])
-                    judge(
-                        f"{key} p99 x adk-sqlite's",
-                        count,
-                        share,
-                        TAIL_SHARE,
-                        share <= TAIL_SHARE,
-                    )
+            judge("production-1 turns/s x adk-memory's", count, ratio, 1.0, ">=")
+        if production and memory and count == P50_CLIENTS:
+            ratio = _ratio(production["p50"], memory["p50"])
+            judge("production-1 p50 x adk-memory's", count, ratio, P50_VS_MEMORY, "<=")
         for key in ("embedded", "production-1"):
-            if rows[key]:
-                errors = rows[key]["errors"]
-                judge(f"{key} errors", count, errors, 0, errors == 0)
+            if key in rows:
+                judge(f"{key} errors", count, rows[key]["errors"], 0, "=")
     return verdicts
 
 
@@ -618,18 +700,22 @@ def _ratio(ours: float, theirs: float) -> float:
 
 
 def print_verdicts(verdicts: Sequence[Verdict]) -> None:
-    """The targets as a table: each measured value, its bound, and whether it holds."""
+    """The targets as a table: each measured value, its target, PASS or FAIL."""
     if not verdicts:
         return
-    print(f"\n{'target (issue 22)':<36} {'C':>3} {'value':>8} {'bound':>7}  holds")
+    print(f"\n{'target (issue 43)':<38} {'C':>3} {'value':>8} {'target':>9}  verdict")
     for verdict in verdicts:
         count = "-" if verdict.clients is None else verdict.clients
+        bound = f"{verdict.sense} {verdict.bound:.2f}"
+        value = _shown(verdict.value, verdict.bound)
+        if verdict.sense == "=":  # a count: errors
+            value, bound = f"{verdict.value:.0f}", f"= {verdict.bound:.0f}"
         print(
-            f"{verdict.target:<36} {count:>3} {_shown(verdict.value, verdict.bound):>8}"
-            f" {verdict.bound:>7.2f}  {'yes' if verdict.holds else 'NO'}"
+            f"{verdict.target:<38} {count:>3} {value:>8}"
+            f" {bound:>9}  {'PASS' if verdict.holds else 'FAIL'}"
         )
-    missed = sum(not verdict.holds for verdict in verdicts)
-    print(f"{len(verdicts) - missed} of {len(verdicts)} hold", end="")
+    failed = sum(not verdict.holds for verdict in verdicts)
+    print(f"{len(verdicts) - failed} of {len(verdicts)} pass", end="")
     print(f"; load {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1, 5 min)")
 
 
@@ -736,11 +822,7 @@ def history_verdicts(key: str, row: Mapping[str, float]) -> list[Verdict]:
         growth = _ratio(row[last], row[first])
         verdicts.append(
             Verdict(
-                f"{key} {what} last 10 x first 10",
-                None,
-                growth,
-                HISTORY_GROWTH,
-                growth <= HISTORY_GROWTH,
+                f"{key} {what} last 10 x first 10", None, growth, HISTORY_GROWTH, "<="
             )
         )
     return verdicts
@@ -750,7 +832,7 @@ def start_all(
     stack: ExitStack,
     folder: Path,
     keys: Sequence[str],
-    users: int,
+    setup: Setup,
     *,
     pinned: bool = True,
 ) -> dict:
@@ -765,11 +847,26 @@ def start_all(
     for key in keys:
         own = folder / key
         own.mkdir()
-        targets[key] = CONFIGS[key][1](stack, key, own, users)
+        targets[key] = CONFIGS[key][1](stack, key, own, setup)
         pin(targets[key].pids, servers)
     os.sched_setaffinity(0, driver)
     print(f"driver on cores {sorted(driver)}, servers on {sorted(servers)}")
     return targets
+
+
+def print_setup(setup: Setup, most_clients: int) -> None:
+    """Who Toolcrib's clients sign in as, and the per-user cap the bench set."""
+    if setup.one_user:
+        who = f"one user (bench0), driving up to {most_clients} sessions at once"
+    else:
+        who = "a user each (bench0 ...), one session each"
+    print(f"Toolcrib's clients: {who}")
+    print(
+        "Toolcrib's per-user cap set to TOOLCRIB_MAX_QUEUED_TURNS_PER_USER="
+        f"{setup.per_user_cap} (default {DEFAULT_PER_USER_CAP}): at least the"
+        " largest C, so that the run measures throughput, not the cap's"
+        " too_many_turns refusals (docs/deployment.md)"
+    )
 
 
 def main() -> None:
@@ -799,15 +896,29 @@ def main() -> None:
         help="leave servers and driver on every core (default: apart, where the"
         " machine has two or more)",
     )
+    parser.add_argument(
+        "--one-user",
+        action="store_true",
+        help="every Toolcrib client signs in as one user (bench0), as one automation"
+        " client driving C sessions at once; default: a user per client, as ADK's",
+    )
     args = parser.parse_args()
     global ADK_STREAMING
     ADK_STREAMING = args.adk_streaming == "on"
+    if args.history and "adk-runner" in args.configs:
+        print("--history: the floor (adk-runner) is not measured by session length")
+        args.configs = [key for key in args.configs if key != "adk-runner"]
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1, 5 min)")
     print(f"ADK's answers streamed: {args.adk_streaming}")
+    setup = Setup(
+        users=max(*args.clients, 3 if args.history else 1),
+        per_user_cap=max(DEFAULT_PER_USER_CAP, *args.clients),
+        one_user=args.one_user,
+    )
+    print_setup(setup, max(args.clients))
     with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
-        users = max(*args.clients, 3 if args.history else 1)
         targets = start_all(
-            stack, Path(name), args.configs, users, pinned=not args.no_pin
+            stack, Path(name), args.configs, setup, pinned=not args.no_pin
         )
         if args.history:
             run_history(args, targets)
