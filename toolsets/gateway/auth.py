@@ -6,9 +6,9 @@ tool the user may use; a personal access token (tokens.py), which reaches only
 the toolsets it was made for; and, when the gateway is an OAuth protected resource,
 an access token of the OpenID Connect provider (oauth.py), which reaches the tools
 of the user it speaks for within the toolsets its `toolset:<name>` scopes name (all
-of them when it has no such scope). Anything else is refused before the MCP server sees the
-request (TokenRefused: 401), as is a token whose user fails her account checks
-(agents.account_checks: the sign-in provider no longer lets her in).
+of them when it has no such scope). Anything else is refused before the MCP server
+sees the request (TokenRefused: 401), as is a token whose user fails her account
+checks (agents.account_checks: the sign-in provider no longer lets her in).
 """
 
 from collections.abc import Iterable
