@@ -2,6 +2,8 @@
 verdicts says must follow from the measured rows, at the bounds' edges too."""
 
 import argparse
+import asyncio
+from contextlib import ExitStack
 from types import SimpleNamespace
 
 import pytest
@@ -9,11 +11,13 @@ import pytest
 from bench.vs_adk import (
     Setup,
     Verdict,
+    floor_level,
     history_verdicts,
     load_verdicts,
     print_setup,
     print_table,
     print_verdicts,
+    start_floor,
     summarize,
     toolcrib_target,
 )
@@ -196,3 +200,15 @@ def test_one_user_drives_every_toolcrib_client_under_the_raised_cap(capsys):
     assert (
         "TOOLCRIB_MAX_QUEUED_TURNS_PER_USER=32 (default 20)" in capsys.readouterr().out
     )
+
+
+def test_the_floor_runs_toolcribs_turns_on_adks_bare_runner(tmp_path):
+    setup = Setup(users=2, per_user_cap=20)
+    with ExitStack() as stack:
+        floor = start_floor(stack, "adk-runner", tmp_path, setup)
+        level = asyncio.run(floor_level(floor, 2, 2, 1))
+        assert floor.process.poll() is None
+
+    assert floor.process.poll() is not None  # stopped with the bench
+    assert (level["turns"], level["errors"]) == (4, 0)
+    assert level["cpu_s"] > 0 and level["turns_per_s"] > 0
