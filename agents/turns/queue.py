@@ -8,7 +8,7 @@ never runs twice.
 A lease shows a turn is alive: a running turn holds a short-lived key in the
 shared cache (Redis), written and renewed by one thread per process (three times
 per lease, all of the process's leases in one write), so a turn spends no cache
-round trip of its own on taking it. A key that is missing twice, a renewal
+round trip of its own on taking it. A key that is missing twice, a lease
 apart, belongs to a turn whose process died (a worker killed, a machine lost):
 the Run ends failed, with an error event a user can read, and the session's next
 turn may start. Everything stored before stays as it was.
@@ -195,7 +195,7 @@ async def ahold_lease(run_id: UUID) -> None:
     renewing it while the turn is this process's.
 
     The renewer thread writes it at once. Until then the run looks lost to nobody:
-    a run is taken for lost only when its key is missing twice, a renewal apart.
+    a run is taken for lost only when its key is missing twice, a lease apart.
     With leases off the hold is only noted here (is_held_here).
     """
     _hold(run_id)
@@ -293,12 +293,14 @@ async def _ais_held(run_id: UUID) -> bool:
 
 
 async def ais_lost(run_id: UUID) -> bool:
-    """Whether a running run's lease is gone, and still gone a renewal later."""
+    """Whether a running run's lease is gone, and still gone a whole lease later."""
     if not lease_seconds() or await _ais_held(run_id):
         return False
     # A restarted Redis forgets leases too; a live holder writes its own again
-    # within one renewal.
-    await asyncio.sleep(_renew_every() + POLL_SECONDS)
+    # within one renewal. A holder can be late (its machine loaded, its Redis
+    # paused or its connection killed): it is given a whole lease more before its
+    # turn is taken for lost, so only a process silent for two leases loses it.
+    await asyncio.sleep(max(lease_seconds(), _renew_every() + POLL_SECONDS))
     return not await _ais_held(run_id)
 
 

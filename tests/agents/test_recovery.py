@@ -242,3 +242,27 @@ def test_two_deliveries_in_one_process_hold_a_lease_until_both_let_go(
         return still, queue.is_held_here(run.id)
 
     assert async_to_sync(hold_twice_release_once)() == (True, False)
+
+
+def test_a_holder_late_by_less_than_a_lease_keeps_its_turn(settings, session):
+    """A live process whose renewal comes late (its machine loaded, Redis paused
+    or its connection killed) writes its lease again within a lease: its turn is
+    not taken for lost, so it is not failed under it."""
+    settings.TOOLCRIB_RUN_LEASE = 1.5  # a renewal (0.5 s) plus a poll is 1.0 s
+    run = running_run(session)
+
+    async def judged_while_the_holder_is_late() -> bool:
+        async def late_renewal() -> None:
+            await asyncio.sleep(1.2)  # later than a renewal, within a lease
+            await cache.aset(queue.lease_key(run.id), 1, timeout=1.5)
+
+        renewal = asyncio.ensure_future(late_renewal())
+        try:
+            return await queue.ais_lost(run.id)
+        finally:
+            await renewal
+
+    assert async_to_sync(judged_while_the_holder_is_late)() is False
+    assert async_to_sync(queue.afail_lost_runs)() == 0
+    run.refresh_from_db()
+    assert run.status == Run.Status.RUNNING
