@@ -23,9 +23,10 @@ class ChannelsInput(ClientInput):
 class PreferencesInput(ClientInput):
     """The channels of the kinds given; a kind left out stays as it was."""
 
-    approval: ChannelsInput | None = None
-    credential: ChannelsInput | None = None
-    call: ChannelsInput | None = None
+    # Left out when unchanged (a default, never validated): null is no channels.
+    approval: ChannelsInput = None  # type: ignore[assignment]
+    credential: ChannelsInput = None  # type: ignore[assignment]
+    call: ChannelsInput = None  # type: ignore[assignment]
 
     @model_validator(mode="after")
     def _something(self) -> "PreferencesInput":
