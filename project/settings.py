@@ -824,6 +824,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "ImportKindEnum": "toolsets.models.ToolImport.Kind",
         "SessionStatusEnum": "agents.session_list.Status.ALL",
+        "DeliveryStatusEnum": "agents.models.Delivery.Status",
     },
     # Path ids typed as their converters take them (agents/params.py): a row id is
     # 1 to the bigint maximum; a name is anything but a slash or a NUL.
