@@ -183,3 +183,13 @@ def test_queueing_notices_takes_a_few_queries_whatever_the_group_size(
         enqueue([request])
 
     assert Delivery.objects.count() == 13
+
+
+def test_with_nothing_set_up_a_new_request_costs_one_query(
+    make_request, django_assert_num_queries
+):
+    """The embedded default (no SMTP server, no destination): one look, nothing kept."""
+    request = make_request()
+
+    with django_assert_num_queries(1):
+        assert enqueue([request]) == []
