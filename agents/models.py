@@ -758,7 +758,9 @@ class WebhookDestination(models.Model):
         TEAMS = "teams"
 
     name = models.CharField(max_length=100, unique=True)
-    url = models.URLField(max_length=2000)
+    # A Slack or Teams webhook's URL is a credential: kept encrypted, its host shown.
+    sealed_url = models.TextField(editable=False, help_text="The URL, encrypted.")
+    host = models.CharField(max_length=255, help_text="The URL's host, to show.")
     format = models.CharField(max_length=16, choices=Format, default=Format.GENERIC)
     sealed_secret = models.TextField(
         blank=True,

@@ -63,7 +63,8 @@ class PreferencesView(APIView):
 
 
 class DestinationSerializer(serializers.ModelSerializer):
-    """A webhook destination; `signed` says whether it has a secret (never shown)."""
+    """A webhook destination: its URL's `host` only (a Slack or Teams webhook's URL
+    is a credential, kept encrypted); `signed` says whether it has a secret."""
 
     user = serializers.IntegerField(source="user_id", allow_null=True)
     signed = serializers.SerializerMethodField()
@@ -73,7 +74,7 @@ class DestinationSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "name",
-            "url",
+            "host",
             "format",
             "kinds",
             "user",
@@ -113,7 +114,8 @@ class DestinationViewSet(viewsets.GenericViewSet):
 
     @extend_schema(request=DestinationInput, responses=DestinationSerializer)
     def update(self, request: HttpRequest, pk=None) -> Response:
-        """Change a destination as a whole; a secret left out is kept."""
+        """Change a destination as a whole (its URL given again); a secret left out
+        is kept."""
         values = validated(DestinationInput, request.data)
         changed = save_destination(values=values, destination=self.get_object())
         return Response(self.get_serializer(changed).data)

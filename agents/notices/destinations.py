@@ -1,10 +1,13 @@
-"""Staff's webhook destinations: made, changed and removed, the secret sealed."""
+"""Staff's webhook destinations: made, changed and removed, the URL and the
+secret sealed."""
+
+from urllib.parse import urlsplit
 
 from django.contrib.auth import get_user_model
 
 from agents.models import WebhookDestination
 from agents.notices.inputs import DestinationInput
-from agents.notices.sending import SECRET_PURPOSE
+from agents.notices.sending import SECRET_PURPOSE, URL_PURPOSE
 from project.errors import DomainError
 from project.sealing import seal
 
@@ -33,7 +36,8 @@ def save_destination(
     destination = destination or WebhookDestination()
     _check(values, destination)
     destination.name = values.name
-    destination.url = values.url
+    destination.sealed_url = seal(URL_PURPOSE, values.url)
+    destination.host = urlsplit(values.url).hostname or ""
     destination.format = values.format
     destination.kinds = list(values.kinds)
     destination.user_id = values.user

@@ -42,8 +42,9 @@ Status = Delivery.Status
 BATCH = 200
 # An attempt's lease beyond its own timeouts: past it, another sender retakes it.
 LEASE_MARGIN = 30.0
-# The secret of a generic destination is sealed under this purpose.
+# A destination's signing secret and URL are sealed under these purposes.
 SECRET_PURPOSE = "notices.webhook"
+URL_PURPOSE = "notices.webhook_url"
 SIGNATURE_HEADER = "X-Toolcrib-Signature"
 TIMESTAMP_HEADER = "X-Toolcrib-Timestamp"
 ERROR_CHARS = 500
@@ -145,11 +146,18 @@ def _post(notice: messages.Notice, destination) -> None:
         timestamp = str(int(time.time()))
         headers[TIMESTAMP_HEADER] = timestamp
         headers[SIGNATURE_HEADER] = sign(secret=secret, timestamp=timestamp, body=body)
+    url = unseal(URL_PURPOSE, destination.sealed_url)
+    if url is None:
+        raise NoticeFailed(
+            "The address cannot be read (the key changed): set it again."
+        )
     timeout = settings.TOOLCRIB_NOTICE_WEBHOOK_TIMEOUT
     try:
-        answer = httpx.post(
-            destination.url, content=body, headers=headers, timeout=timeout
-        )
+        # Only the status is read: a body sent slowly cannot hold the sender.
+        with httpx.stream(
+            "POST", url, content=body, headers=headers, timeout=timeout
+        ) as answer:
+            status = answer.status_code
     except httpx.TimeoutException:
         raise NoticeFailed(
             f"The webhook did not answer within {timeout:g} s."
@@ -158,8 +166,8 @@ def _post(notice: messages.Notice, destination) -> None:
         raise NoticeFailed(
             f"The webhook could not be reached ({_kind(exc)})."
         ) from None
-    if not answer.is_success:
-        raise NoticeFailed(f"The webhook answered HTTP {answer.status_code}.")
+    if not 200 <= status < 300:
+        raise NoticeFailed(f"The webhook answered HTTP {status}.")
 
 
 def _failed(delivery: Delivery, error: str) -> None:

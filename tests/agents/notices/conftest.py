@@ -8,12 +8,15 @@ from collections.abc import Callable
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
 import pytest
 from aiosmtpd.controller import Controller
 from django.contrib.auth.models import Group
 
-from agents.models import Request
+from agents.models import Request, WebhookDestination
+from agents.notices.sending import SECRET_PURPOSE, URL_PURPOSE
+from project.sealing import seal
 
 
 def free_port() -> int:
@@ -126,3 +129,13 @@ def make_request(team) -> Callable[..., Request]:
         return Request.objects.create(**(values | fields))
 
     return make
+
+
+def make_destination(*, url: str, secret: str = "", **fields) -> WebhookDestination:
+    """A webhook destination as staff's API stores it: URL and secret sealed."""
+    return WebhookDestination.objects.create(
+        sealed_url=seal(URL_PURPOSE, url),
+        host=urlsplit(url).hostname,
+        sealed_secret=seal(SECRET_PURPOSE, secret) if secret else "",
+        **fields,
+    )

@@ -5,6 +5,7 @@ import pytest
 from agents.models import Delivery, WebhookDestination
 from agents.notices.enqueue import enqueue
 from project.sealing import unseal
+from tests.agents.notices.conftest import make_destination
 
 pytestmark = pytest.mark.django_db
 
@@ -67,9 +68,13 @@ def test_staff_add_a_destination_whose_secret_is_sealed_and_never_shown(
 
     assert made.status_code == 201, made.content
     assert made.json()["signed"] is True
+    assert made.json()["host"] == "hooks.slack.com"
+    assert "xyz" not in made.content.decode()  # the URL is a credential
     assert "secret" not in made.json() and "sealed_secret" not in made.json()
     stored = WebhookDestination.objects.get()
     assert unseal("notices.webhook", stored.sealed_secret) == "0123456789abcdef0123"
+    assert unseal("notices.webhook_url", stored.sealed_url) == HOOK["url"]
+    assert "xyz" not in stored.sealed_url
     changed = staff.put(
         f"/api/notices/webhooks/{stored.pk}/",
         HOOK | {"format": "generic", "enabled": False},
@@ -121,7 +126,7 @@ def test_a_destination_of_an_unknown_user_or_a_taken_name_is_refused(
 
 
 def test_people_who_are_not_staff_see_no_destination_nor_delivery(api_for, alice):
-    WebhookDestination.objects.create(name="x", url="https://h.example.com", kinds=[])
+    make_destination(name="x", url="https://h.example.com", kinds=[])
     api = api_for(alice)
 
     for path in ("/api/notices/webhooks/", "/api/notices/deliveries/"):

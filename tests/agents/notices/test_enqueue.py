@@ -3,10 +3,11 @@ as their preferences say."""
 
 import pytest
 
-from agents.models import Delivery, NoticePreference, Request, WebhookDestination
+from agents.models import Delivery, NoticePreference, Request
 from agents.notices.enqueue import enqueue
 from agents.notices.recipients import recipients
 from agents.requests import rules
+from tests.agents.notices.conftest import make_destination
 
 pytestmark = pytest.mark.django_db
 
@@ -118,23 +119,21 @@ def test_an_inactive_member_is_not_told(mail_on, make_request, team):
 
 
 def test_a_teams_destination_hears_its_groups_requests_of_its_kinds(make_request):
-    WebhookDestination.objects.create(
+    make_destination(
         name="managers-channel",
         url="https://hooks.example.com/a",
         kinds=["approval"],
         group="managers",
         format="slack",
     )
-    WebhookDestination.objects.create(
+    make_destination(
         name="auditors-channel",
         url="https://hooks.example.com/b",
         kinds=["approval"],
         group="auditors",
     )
-    WebhookDestination.objects.create(
-        name="calls", url="https://hooks.example.com/c", kinds=["call"]
-    )
-    WebhookDestination.objects.create(
+    make_destination(name="calls", url="https://hooks.example.com/c", kinds=["call"])
+    make_destination(
         name="off", url="https://hooks.example.com/d", kinds=["approval"], enabled=False
     )
     request = make_request()
@@ -147,7 +146,7 @@ def test_a_teams_destination_hears_its_groups_requests_of_its_kinds(make_request
 
 def test_a_persons_destination_follows_her_preferences(make_request, team):
     for name in ("carol", "dave", "alice"):
-        WebhookDestination.objects.create(
+        make_destination(
             name=f"{name}-dm",
             url="https://hooks.example.com/x",
             kinds=["approval"],
@@ -174,7 +173,7 @@ def test_queueing_notices_takes_a_few_queries_whatever_the_group_size(
         user.email = f"member{number}@example.com"
         user.save()
         user.groups.add(*user.groups.model.objects.filter(name="managers"))
-    WebhookDestination.objects.create(
+    make_destination(
         name="channel", url="https://hooks.example.com/a", kinds=["approval"]
     )
 

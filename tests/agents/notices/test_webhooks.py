@@ -9,8 +9,8 @@ import pytest
 
 from agents.models import Delivery, WebhookDestination
 from agents.notices.enqueue import enqueue
-from agents.notices.sending import SECRET_PURPOSE, send_due, sign
-from project.sealing import seal
+from agents.notices.sending import send_due, sign
+from tests.agents.notices.conftest import make_destination
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +18,7 @@ SECRET = "a-shared-secret-of-the-team"
 
 
 def destination(receiver, fmt: str, **fields) -> WebhookDestination:
-    return WebhookDestination.objects.create(
+    return make_destination(
         name=f"{fmt}-channel",
         url=receiver.url(f"/{fmt}"),
         format=fmt,
@@ -28,7 +28,7 @@ def destination(receiver, fmt: str, **fields) -> WebhookDestination:
 
 
 def test_the_generic_format_is_the_request_as_data_signed(receiver, make_request):
-    destination(receiver, "generic", sealed_secret=seal(SECRET_PURPOSE, SECRET))
+    destination(receiver, "generic", secret=SECRET)
     request = make_request(args={"to": "bob", "password": "hunter2"})
     enqueue([request])
 
@@ -190,7 +190,7 @@ def test_a_silent_webhook_times_out_is_logged_and_retried(
 
 
 def test_an_unreachable_webhook_is_logged_without_its_address(make_request):
-    WebhookDestination.objects.create(
+    make_destination(
         name="gone",
         url="http://127.0.0.1:9/T000/B000/XXXXsecretXXXX",
         kinds=["approval"],
