@@ -81,7 +81,7 @@ def decide(*, token: str, viewer, comment: str = "") -> NoticeLink:
     """Decide the link's request as its approver, once; the link and its twins
     are used. A refusal changes nothing."""
     with transaction.atomic():
-        link = _find(NoticeLink.objects.select_for_update(), token)
+        link = _find(NoticeLink.objects.select_for_update(of=("self",)), token)
         _refuse_unless_usable(link, viewer)
         answer_by_id(
             user=link.user,
