@@ -1,10 +1,10 @@
 """A new request's notices: one Delivery per person and channel, and per webhook
 destination that hears of it, queued once the request is stored.
 
-The recorder calls enqueue() after storing the requests, outside the turn's
-critical path only in that it waits for a few queries: nothing is sent here.
-The sending starts once the deliveries commit, on a worker or a timer thread
-(agents.turns.timers), by the Celery task's registered name.
+The recorder calls enqueue() after storing the requests: a few queries whatever
+the group's size (one when no SMTP server and no destination is set up), and
+nothing is sent here. The sending starts once the deliveries commit, on a worker
+or a timer thread (agents.turns.timers), by the Celery task's registered name.
 """
 
 from collections.abc import Iterable
