@@ -134,6 +134,8 @@ def _mail(notice: messages.Notice, address: str) -> None:
         mail.send(fail_silently=False)
     except (smtplib.SMTPException, OSError) as exc:
         raise NoticeFailed(f"The mail server refused or failed: {exc}") from None
+    except ValueError:  # Django's refusal of an address or header it cannot send
+        raise NoticeFailed("The mail address is not one a mail can go to.") from None
 
 
 def _post(notice: messages.Notice, destination) -> None:

@@ -126,3 +126,21 @@ def test_a_mail_server_that_refuses_is_retried_then_failed(settings, make_reques
     assert delivery.last_error.startswith("The mail server refused or failed")
     assert send_due() == 0  # nothing is tried a fourth time
     assert Delivery.objects.get().attempts == 3
+
+
+def test_an_address_no_mail_can_go_to_is_logged_failed_not_stuck(
+    smtp, make_request, team, settings
+):
+    settings.TOOLCRIB_NOTICE_ATTEMPTS = 1
+    team["alice"].email = "alice@example.com\nBcc: everyone@example.com"
+    team["alice"].save()
+    enqueue([make_request(answer_group="")])
+
+    assert send_due() == 0
+
+    delivery = Delivery.objects.get()
+    assert (delivery.status, delivery.last_error) == (
+        "failed",
+        "The mail address is not one a mail can go to.",
+    )
+    assert smtp.mails == []
