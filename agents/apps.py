@@ -14,10 +14,12 @@ class AgentsConfig(AppConfig):
         # Importing registers OfflineLlm for "offline/..." names in ADK's registry.
         from agents.adk import offline  # noqa: F401
         from agents.adk.absent_extras import mark_absent
-        from agents.redaction import install_log_redaction
 
-        # Importing registers the requests' expiry sweep with Celery, by the name a
-        # timer of this process runs it by (agents.turns.timers), worker or not.
+        # Importing registers the requests' sweeps and the notices' sender with
+        # Celery, by the names a timer of this process runs them by
+        # (agents.turns.timers), worker or not.
+        from agents.notices import tasks as notice_tasks  # noqa: F401
+        from agents.redaction import install_log_redaction
         from agents.requests import signals, tasks  # noqa: F401
         from project.sqlite import use_write_ahead_log
 

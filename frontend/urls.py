@@ -33,4 +33,5 @@ def _patterns(session: views.View) -> list:
         path("staff/firehose/", views.firehose, name="firehose"),
         path("staff/agents/", views.agents, name="agents"),
         path("staff/groups/", views.groups, name="groups"),
+        path("staff/notices/", views.notices, name="notices"),
     ]

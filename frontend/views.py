@@ -49,6 +49,7 @@ audit = staff_required(_page("frontend/audit.html", "audit"))
 firehose = staff_required(_page("frontend/firehose.html", "firehose"))
 agents = staff_required(_page("frontend/agents.html", "agents"))
 groups = staff_required(_page("frontend/groups.html", "groups"))
+notices = staff_required(_page("frontend/notices.html", "notices"))
 
 
 @login_required

@@ -21,6 +21,8 @@ urlpatterns = [
     path("api/", include("agents.api.urls")),
     # Single sign-on (toolsets/sso/): /oidc/authenticate/, /oidc/callback/, /oidc/link/.
     path("oidc/", include("toolsets.sso.urls")),
+    # A notice's approve / reject links (agents/notices/, docs/notices.md).
+    path("notices/", include("agents.notices.urls")),
     # The composition root: the pages get the runtime's session access check.
     path("", include(pages(session_access=access_session))),
 ]

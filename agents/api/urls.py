@@ -4,6 +4,7 @@ from rest_framework.routers import DefaultRouter, SimpleRouter
 from agents.api.approvals import ApprovalViewSet
 from agents.api.auth import ObtainTokenView
 from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
+from agents.api.notices import DeliveryViewSet, DestinationViewSet, PreferencesView
 from agents.api.oauth2 import oauth2_callback
 from agents.api.requests import RequestViewSet
 from agents.api.runs import RegenerateView, RunCancelView
@@ -34,6 +35,8 @@ router.register("budgets", BudgetViewSet, basename="budget")
 router.register("auth-requests", AuthRequestViewSet, basename="auth-request")
 router.register("credentials", CredentialViewSet, basename="credential")
 router.register("requests", RequestViewSet, basename="request")
+router.register("notices/webhooks", DestinationViewSet, basename="notice-webhook")
+router.register("notices/deliveries", DeliveryViewSet, basename="notice-delivery")
 # Approvals are served here since they are requests (agents.requests), and kept out
 # of the API root's listing, where they were never named.
 unlisted = SimpleRouter(use_regex_path=False)
@@ -51,6 +54,7 @@ urlpatterns = [
     ),
     path("events/schema/", EventSchemaView.as_view(), name="event-schema"),
     path("usage/", UsageView.as_view(), name="usage"),
+    path("notices/preferences/", PreferencesView.as_view(), name="notice-preferences"),
     path("calls/", CallListView.as_view(), name="call-list"),
     path("memory/", MemorySearchView.as_view(), name="memory-search"),
     # Where OAuth2 providers send the browser back (agents/api/oauth2.py).

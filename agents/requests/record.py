@@ -10,6 +10,9 @@ a little after its time; an approval its requester always allows in this session
 A call through the MCP gateway that needs approval is no event of a turn: the
 gateway records it with arecord_gateway_approval, a request with no session,
 rung and swept the same way.
+
+Each new request (but one a standing approval approves at once) has its notices
+queued (agents.notices.enqueue): mail and webhooks, sent off the turn's path.
 """
 
 import asyncio
@@ -17,11 +20,13 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.utils import timezone
 from google.adk.agents import BaseAgent
 from google.adk.events import Event as AdkEvent
 
 from agents.models import Request, Run, StandingApproval
+from agents.notices.enqueue import enqueue
 from agents.redaction import redact_secrets
 from agents.requests import rings
 from agents.requests.kinds import KINDS, expiry_after
@@ -54,7 +59,9 @@ async def arecord_requests(run: Run, event: AdkEvent, root: BaseAgent) -> list[R
     stored = await _astore_new(run, rows)
     standing = await _astanding(run, stored)
     # The driver runs outside any transaction: the rows are committed already.
-    await rings.aring([r for r in stored if r.pk not in standing], rings.NEW)
+    waiting = [r for r in stored if r.pk not in standing]
+    await rings.aring(waiting, rings.NEW)
+    await sync_to_async(enqueue)(waiting)
     if standing:
         await asyncio.to_thread(timers.later, 0, APPROVE_STANDING)
     for when in sorted({row.expires_at for row in stored if row.expires_at}):
@@ -99,6 +106,7 @@ async def arecord_gateway_approval(
     )
     stored = await Request.objects.select_related("caller").aget(pk=row.pk)
     await rings.aring([stored], rings.NEW)
+    await sync_to_async(enqueue)([stored])
     if stored.expires_at:
         await asyncio.to_thread(_sweep_at, stored.expires_at)
     return stored

@@ -83,9 +83,7 @@ def test_stop_ends_a_turn_blocked_in_a_slow_tool_at_once(
     assert Run.objects.get(pk=run["id"]).status == "cancelled"
 
 
-def test_the_next_message_runs_right_after_a_stop(
-    alice, api_for, kettle_session, say
-):
+def test_the_next_message_runs_right_after_a_stop(alice, api_for, kettle_session, say):
     client = api_for(alice)
     run = boiling(client, kettle_session)
     client.post(f"/api/runs/{run['id']}/cancel/")
@@ -204,9 +202,7 @@ def test_regenerate_sends_the_last_message_again_as_a_new_run(
 ):
     first = say(alice, kettle_session, "hello there")
 
-    response = api_for(alice).post(
-        f"/api/sessions/{kettle_session}/regenerate/?wait=1"
-    )
+    response = api_for(alice).post(f"/api/sessions/{kettle_session}/regenerate/?wait=1")
 
     again = response.json()
     assert response.status_code == 200, response.content

@@ -227,9 +227,7 @@ def test_a_turn_whose_start_raises_ends_failed_readably_and_frees_the_session(
     assert say(alice, session.id, "weather in london?")["status"] == "succeeded"
 
 
-def test_two_deliveries_in_one_process_hold_a_lease_until_both_let_go(
-    leases, session
-):
+def test_two_deliveries_in_one_process_hold_a_lease_until_both_let_go(leases, session):
     run = running_run(session)
 
     async def hold_twice_release_once() -> tuple[bool, bool]:

@@ -140,9 +140,7 @@ def test_a_running_run_nobody_holds_ends_failed_as_lost(
 def test_sweeps_at_once_queue_a_run_again_once(leases, session, monkeypatch):
     run = queued_run(session, age=45)
     submitted = []
-    monkeypatch.setattr(
-        executors, "submit", lambda *, run_id: submitted.append(run_id)
-    )
+    monkeypatch.setattr(executors, "submit", lambda *, run_id: submitted.append(run_id))
 
     swept = at_once(lambda i: sweep_now(), threads=4)
 

@@ -151,6 +151,7 @@ STAFF_PAGES = {
     "audit": ("/staff/audit/", "#audit-table"),
     "firehose": ("/staff/firehose/", '#live-status[data-status="live"]'),
     "agents": ("/staff/agents/", ".agent-card"),
+    "notices": ("/staff/notices/", "#notices-table, #notices .state.empty"),
 }
 
 

@@ -14,6 +14,7 @@ STAFF_PAGES = [
     "/staff/firehose/",
     "/staff/agents/",
     "/staff/groups/",
+    "/staff/notices/",
 ]
 
 

@@ -12,6 +12,7 @@ FILES = [
     HERE / "test_prepared_threads.py",
     HERE / "test_rows_threads.py",
     TESTS / "agents" / "adk" / "test_builder_threads.py",
+    TESTS / "agents" / "notices" / "test_sending_threads.py",
     TESTS / "agents" / "turns" / "test_executors_threads.py",
     TESTS / "toolsets" / "test_access_threads.py",
     TESTS / "toolsets" / "test_activation_threads.py",

@@ -43,10 +43,14 @@ async def test_a_second_read_parses_only_what_is_new(validations):
         await service.append_event(session, said(f"message {n}"))
     validations.clear()
 
-    first = await service.get_session(app_name="app", user_id="u", session_id=session.id)
+    first = await service.get_session(
+        app_name="app", user_id="u", session_id=session.id
+    )
     await service.append_event(first, said("answer", author="model"))
     parsed_before = len(validations)
-    again = await service.get_session(app_name="app", user_id="u", session_id=session.id)
+    again = await service.get_session(
+        app_name="app", user_id="u", session_id=session.id
+    )
 
     assert [e.content.parts[0].text for e in again.events] == [
         "message 0",
