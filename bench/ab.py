@@ -59,7 +59,14 @@ def hold(config: str, users: int) -> None:
     from bench import vs_adk
 
     with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
-        target = vs_adk.start_all(stack, Path(name), [config], users)[config]
+        # A side's own vs_adk: from issue 43 on it takes a Setup (users and the
+        # per-user cap), before that the number of users.
+        setup = (
+            vs_adk.Setup(users=users, per_user_cap=max(users, 20))
+            if hasattr(vs_adk, "Setup")
+            else users
+        )
+        target = vs_adk.start_all(stack, Path(name), [config], setup)[config]
         fields = ("key", "kind", "url", "pids", "tokens")
         print(json.dumps({field: getattr(target, field) for field in fields}))
         sys.stdout.flush()
