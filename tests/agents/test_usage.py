@@ -6,7 +6,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.utils import timezone
 
-from agents.models import Budget, Run, Session
+from agents.models import Budget, Run, RunTotal, Session
+from agents.usage import count_ended_runs, count_late_tokens
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,6 +29,7 @@ def spent(demo_agents, start_session):
         )
         created = timezone.now() - timedelta(days=days_ago)
         Run.objects.filter(pk=run.pk).update(created_at=created)
+        count_ended_runs(Run.objects.filter(pk=run.pk))  # as its end counts it
         return run
 
     return record
@@ -246,3 +248,70 @@ def test_admin_sets_a_budget_for_a_user_or_a_group_only(alice, client):
         ("interns", 10)
     ]
     assert client.get("/admin/agents/budget/").status_code == 200
+
+
+@pytest.mark.parametrize("runs", [2, 60])
+def test_usage_costs_the_same_queries_whatever_the_number_of_runs(
+    alice, bob, make_user, api_for, spent, django_assert_num_queries, runs
+):
+    for index in range(runs):
+        spent((alice, bob)[index % 2], 10 + index, days_ago=index % 30)
+    client = api_for(make_user(is_staff=True))
+    since = (timezone.localdate() - timedelta(days=30)).isoformat()
+
+    # The token (2), the totals (1); by user, the usernames (1).
+    with django_assert_num_queries(3):
+        days = client.get(f"/api/usage/?group_by=day&since={since}").json()
+    with django_assert_num_queries(3):
+        agents = client.get("/api/usage/?group_by=agent").json()
+    with django_assert_num_queries(4):
+        users = client.get("/api/usage/?group_by=user").json()
+
+    expected = sum(10 + index for index in range(runs))
+    assert days["total"]["total_tokens"] == expected
+    assert agents["total"]["runs"] == users["total"]["runs"] == runs
+    assert [row["key"] for row in users["rows"]] == ["alice", "bob"]
+
+
+def test_a_turns_tool_call_and_tokens_show_as_soon_as_it_ends(
+    alice, demo_agents, start_session, say, api_for
+):
+    session = start_session(alice, "weather_sentiment")
+
+    run = say(alice, session, "weather in london?")
+
+    client = api_for(alice)
+    usage = client.get("/api/usage/?group_by=agent").json()
+    overview = client.get("/api/tool-calls/summary/").json()
+    assert run["status"] == "succeeded" and run["total_tokens"] > 0
+    assert usage["rows"] == [
+        {
+            "key": "weather_sentiment",
+            "runs": 1,
+            "prompt_tokens": run["prompt_tokens"],
+            "completion_tokens": run["completion_tokens"],
+            "total_tokens": run["total_tokens"],
+        }
+    ]
+    assert (overview["kpis"]["calls"], overview["kpis"]["ran"]) == (1, 1)
+    assert [row["tool"] for row in overview["slowest"]] == [
+        "weather_sentiment.get_weather_report"
+    ]
+
+
+def test_a_stopped_turns_tokens_count_once_with_its_run(alice, spent):
+    run = spent(alice, 0)
+    RunTotal.objects.all().delete()
+    # Who stopped it ended the run and counted it (agents.turns.cancel).
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.CANCELLED)
+    count_ended_runs(Run.objects.filter(pk=run.pk))
+    run.prompt_tokens, run.completion_tokens, run.total_tokens = 30, 10, 40
+
+    count_late_tokens(run)  # the stopped turn stores what it counted after
+    Run.objects.filter(pk=run.pk).update(
+        prompt_tokens=30, completion_tokens=10, total_tokens=40
+    )
+    count_late_tokens(run)  # nothing more is late: counted once
+
+    total = RunTotal.objects.get()
+    assert (total.runs, total.prompt_tokens, total.total_tokens) == (1, 30, 40)

@@ -13,6 +13,8 @@ FILES = [
     HERE / "test_rows_threads.py",
     TESTS / "agents" / "adk" / "test_builder_threads.py",
     TESTS / "agents" / "turns" / "test_executors_threads.py",
+    TESTS / "agents" / "test_usage_totals_threads.py",
+    TESTS / "toolsets" / "test_call_totals_threads.py",
     TESTS / "toolsets" / "test_access_threads.py",
     TESTS / "toolsets" / "test_activation_threads.py",
     TESTS / "toolsets" / "test_sso_recheck_threads.py",
