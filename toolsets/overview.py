@@ -3,7 +3,9 @@
 `summarize_calls` answers five queries whatever the number of calls, over the
 ToolCallTotal rows of the window (toolsets.call_totals keeps them as each call is
 audited): counts by status, distinct tools, counts by bucket (1, 6 or 24 hours,
-aligned in UTC) and status, each tool's p50 and p95, and denials by user and tool.
+aligned in UTC) and status, each tool's latency buckets of the calls that ran
+(its p50 and p95; all tools' together, the KPI's p95), and denials by user and
+tool.
 
 The totals are hourly, so the window is read in whole hours (UTC): from the hour
 that holds `since` (the answer's `since` is that hour's start) through the hour
@@ -136,17 +138,20 @@ def summarize_calls(
     since = hour_of(since)
     starts = _bucket_starts(since, until, BUCKET_HOURS[bucket])
     totals = totals.filter(hour__gte=since, hour__lt=until).order_by()
-    by_status = {
-        row["status"]: row for row in totals.values("status").annotate(**LATENCIES)
-    }
+    by_status = dict(
+        totals.values_list("status").annotate(n=Sum("calls")).values_list("status", "n")
+    )
+    # Each tool's latencies, of the calls that ran: its p50 and p95, and all of
+    # them together the KPI's p95.
+    ran = list(totals.filter(status__in=RAN).values("tool").annotate(**LATENCIES))
     return Overview(
         since=since,
         until=until,
         bucket=bucket,
         groups=GROUPS,
-        kpis=_kpis(totals, by_status),
+        kpis=_kpis(totals, by_status, ran),
         buckets=_buckets(totals, starts, BUCKET_HOURS[bucket]),
-        slowest=_slowest(totals.filter(status__in=RAN)),
+        slowest=_slowest(ran),
         denials=_denials(totals.filter(status=Status.DENIED)),
     )
 
@@ -170,11 +175,12 @@ def _bucket_starts(since: datetime, until: datetime, hours: int) -> list[datetim
     return [datetime.fromtimestamp(first + i * size, UTC) for i in range(count)]
 
 
-def _kpis(totals: QuerySet[ToolCallTotal], by_status: dict[str, dict]) -> Kpis:
+def _kpis(
+    totals: QuerySet[ToolCallTotal], by_status: dict[str, int], ran: list[dict]
+) -> Kpis:
     def count(*statuses: str) -> int:
-        return sum(by_status[s]["n"] for s in statuses if s in by_status)
+        return sum(by_status.get(status) or 0 for status in statuses)
 
-    ran = [by_status[status] for status in RAN if status in by_status]
     return Kpis(
         calls=count(*by_status) - count(Status.APPROVED),
         ran=count(*RAN),
@@ -233,12 +239,12 @@ def _buckets(
     return [Bucket(start, count) for start, count in zip(starts, counts, strict=True)]
 
 
-def _slowest(ran: QuerySet[ToolCallTotal]) -> list[ToolSpeed]:
-    """The TOP tools by p95, slowest first (then by name), from one query of each
-    tool's latency buckets."""
+def _slowest(ran: list[dict]) -> list[ToolSpeed]:
+    """The TOP tools by p95, slowest first (then by name), from each tool's
+    latency buckets."""
     speeds = [
         ToolSpeed(row["tool"], row["n"], _percentile(50, [row]), _percentile(95, [row]))
-        for row in ran.values("tool").annotate(**LATENCIES)
+        for row in ran
         if row["n"]
     ]
     speeds.sort(key=lambda speed: (-speed.p95_ms, speed.tool))
