@@ -1,4 +1,4 @@
-"""Totals kept by adding: `INSERT ... ON CONFLICT (key) DO UPDATE SET n = n + excluded.n`.
+"""Totals kept by adding: `INSERT ... ON CONFLICT DO UPDATE SET n = n + excluded.n`.
 
 A table of counters has one row per key (an hour, a user, an agent, ...): `Counters`
 adds to it in one statement, which inserts the key's row the first time and adds to

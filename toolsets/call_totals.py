@@ -8,6 +8,11 @@ the longest duration kept. It is counted in the transaction that writes the row
 status changes (a held call decided, a direct call refused) moves between totals
 in the transaction that changes it (`recount`). Nothing reads the calls again to
 count them, and deleting audit rows (retention) leaves the totals as they were.
+
+Each call is also counted in a row of its day (UTC) for every user together
+(`user_id` EVERYONE, `hour` the day's start), in the same statement: staff's
+Overview by day reads those, a few rows a day for each tool and status, where a
+month of hourly rows by user can hold as many rows as calls.
 """
 
 from datetime import UTC, datetime
@@ -25,12 +30,13 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Coalesce, NullIf, TruncHour
+from django.db.models.functions import Coalesce, NullIf, TruncDay, TruncHour
 
 from project.counters import Counters
 from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
 
 BUCKETS = [name for _, name in LATENCY_BUCKETS]
+EVERYONE = -1  # the user_id of a day's row of every user's calls
 CALL_TOTALS = Counters(
     ToolCallTotal,
     key=["hour", "user_id", "agent", "tool", "status"],
@@ -54,6 +60,11 @@ def hour_of(moment: datetime) -> datetime:
     return moment.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
 
 
+def day_of(moment: datetime) -> datetime:
+    """The start of the day (UTC) of `moment`."""
+    return hour_of(moment).replace(hour=0)
+
+
 def count_call(
     *,
     user_id: int | None,
@@ -64,8 +75,8 @@ def count_call(
     started_at: datetime,
     duration_ms: int,
 ) -> None:
-    """Count one audit row in its totals: call it in the transaction that writes
-    the row (one statement)."""
+    """Count one audit row in its totals, its hour's and its day's for everyone:
+    call it in the transaction that writes the row (one statement)."""
     bucket = bucket_of(duration_ms)
     row: dict[str, Any] = {
         "hour": hour_of(started_at),
@@ -77,7 +88,8 @@ def count_call(
         **{name: int(name == bucket) for name in BUCKETS},
         "max_ms": duration_ms,
     }
-    CALL_TOTALS.add([row])
+    day = {**row, "hour": day_of(started_at), "user_id": EVERYONE}
+    CALL_TOTALS.add([row, day])
 
 
 def create_call(**fields: Any) -> ToolCall:
@@ -97,15 +109,21 @@ def recount(calls: QuerySet[ToolCall], **changes: Any) -> int:
         if not ids:
             return 0
         rows = ToolCall.objects.filter(pk__in=ids)
-        CALL_TOTALS.add_query(_by_key(rows, sign=-1))
+        _add(rows, sign=-1)
         changed = rows.update(**changes)
-        CALL_TOTALS.add_query(_by_key(rows, sign=1))
+        _add(rows, sign=1)
     return changed
 
 
 def count_all(calls: QuerySet[ToolCall]) -> None:
-    """Count audit rows already written (a back-fill): one statement."""
-    CALL_TOTALS.add_query(_by_key(calls, sign=1))
+    """Count audit rows already written (a back-fill): two statements."""
+    _add(calls, sign=1)
+
+
+def _add(calls: QuerySet[ToolCall], *, sign: int) -> None:
+    """Add `calls` to their hours' totals and their days' for everyone."""
+    CALL_TOTALS.add_query(_by_key(calls, sign=sign))
+    CALL_TOTALS.add_query(_by_key(calls, sign=sign, by_day=True))
 
 
 def _counted(call: ToolCall) -> dict[str, Any]:
@@ -120,9 +138,9 @@ def _counted(call: ToolCall) -> dict[str, Any]:
     }
 
 
-def _by_key(calls: QuerySet[ToolCall], *, sign: int) -> QuerySet:
-    """`calls` grouped by the totals' key, counted with `sign` (-1: taken out),
-    as values_list in CALL_TOTALS' order."""
+def _by_key(calls: QuerySet[ToolCall], *, sign: int, by_day: bool = False) -> QuerySet:
+    """`calls` grouped by the totals' key (`by_day`: their days' for everyone),
+    counted with `sign` (-1: taken out), as values_list in CALL_TOTALS' order."""
     integer = BigIntegerField()
     counted = Value(sign, output_field=integer)
     buckets = {}
@@ -139,8 +157,8 @@ def _by_key(calls: QuerySet[ToolCall], *, sign: int) -> QuerySet:
     grouped = (
         calls.order_by()
         .annotate(
-            t_hour=TruncHour("started_at", tzinfo=UTC),
-            t_user=Coalesce("user_id", 0),
+            t_hour=(TruncDay if by_day else TruncHour)("started_at", tzinfo=UTC),
+            t_user=Value(EVERYONE) if by_day else Coalesce("user_id", 0),
             t_tool=TOOL,
         )
         .values("t_hour", "t_user", "agent", "t_tool", "status")

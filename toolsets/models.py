@@ -342,12 +342,14 @@ class ToolCallTotal(models.Model):
     transaction (toolsets.call_totals), never by reading the calls again: the
     Overview reads these rows, whatever the number of calls. Rows outlive what they
     count (a deleted user, an audit row past retention): `user_id` is a plain
-    number, 0 for a call of nobody's.
+    number, 0 for a call of nobody's, and -1 (call_totals.EVERYONE) for a day's row
+    of every user's calls (`hour`: the day's start, UTC), which staff's Overview by
+    day reads.
     """
 
     hour = models.DateTimeField(help_text="The hour's start, UTC.")
     user_id = models.IntegerField(
-        help_text="The caller, 0 if none (kept after deletion)."
+        help_text="The caller, 0 if none (kept after deletion); -1: a day of everyone."
     )
     agent = models.CharField(max_length=100, help_text="The agent (app) or MCP client.")
     tool = models.CharField(
@@ -377,8 +379,13 @@ class ToolCallTotal(models.Model):
                 name="toolcalltotal_key",
             )
         ]
-        # A user's own Overview, by time (staff read by time: the key's index).
-        indexes = [models.Index(fields=["user_id", "hour"], name="toolcalltotal_user")]
+        indexes = [
+            # A user's own Overview, and staff's days, by time (staff's hours: the
+            # key's index).
+            models.Index(fields=["user_id", "hour"], name="toolcalltotal_user"),
+            # Staff's denials by user: the denied rows alone.
+            models.Index(fields=["status", "hour"], name="toolcalltotal_status"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.hour} {self.tool} {self.status}: {self.calls}"

@@ -8,9 +8,11 @@ aligned in UTC) and status, each tool's latency buckets of the calls that ran
 tool.
 
 The totals are hourly, so the window is read in whole hours (UTC): from the hour
-that holds `since` (the answer's `since` is that hour's start) through the hour
-that holds `until` (with `until` now, the hour so far). Durations are counted in
-fixed buckets (models.LATENCY_BUCKETS: 10 ms, 25, 50, 100, 250, 500 ms, 1 s, 2.5,
+that holds `since` (the answer's `since` is that hour's start) through the hour that
+holds `until` (with `until` now, the hour so far); with buckets of a day, in whole
+days (UTC), and staff's (every user's calls) from the days' totals for everyone
+(call_totals.EVERYONE), a few rows a day per tool and status. Durations are counted
+in fixed buckets (models.LATENCY_BUCKETS: 10 ms, 25, 50, 100, 250, 500 ms, 1 s, 2.5,
 5, 10, 30, 60 s, over), so percentiles are bucket-accurate: the nearest rank
 (ceil(q·n)) falls in one bucket, and the percentile given is that bucket's upper
 bound, or the longest duration counted if that is less (past 60 s, the longest).
@@ -35,7 +37,7 @@ from django.db.models import (
 )
 
 from toolsets.audit import FAILED, GROUPS, RAN, OutcomeGroup, group_of
-from toolsets.call_totals import BUCKETS, hour_of
+from toolsets.call_totals import BUCKETS, EVERYONE, day_of, hour_of
 from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
 
 Status = ToolCall.Status
@@ -120,24 +122,30 @@ class Overview:
 
 def summarize_calls(
     *,
-    totals: QuerySet[ToolCallTotal],
+    user_id: int | None,
     since: datetime,
     until: datetime,
     bucket: str,
 ) -> Overview:
-    """The Overview of the calls counted in `totals` in the hours from that of
-    `since` through that of `until`, in buckets of `bucket`.
+    """The Overview of a user's calls (None: every user's) in the hours from that
+    of `since` through that of `until` (whole days, with buckets of a day), in
+    buckets of `bucket`.
 
     Args:
-        totals: the totals the reader may see (visible_totals).
+        user_id: whose calls (overview_scope: staff every user's).
         bucket: a key of BUCKET_HOURS.
 
     Raises:
         TooManyBuckets: the range holds more than MAX_BUCKETS buckets.
     """
-    since = hour_of(since)
+    by_day = bucket == "1d"
+    since = day_of(since) if by_day else hour_of(since)
     starts = _bucket_starts(since, until, BUCKET_HOURS[bucket])
-    totals = totals.filter(hour__gte=since, hour__lt=until).order_by()
+    rows = ToolCallTotal.objects.filter(hour__gte=since, hour__lt=until).order_by()
+    hours = rows.filter(
+        **({"user_id__gte": 0} if user_id is None else {"user_id": user_id})
+    )
+    totals = rows.filter(user_id=EVERYONE) if by_day and user_id is None else hours
     by_status = dict(
         totals.values_list("status").annotate(n=Sum("calls")).values_list("status", "n")
     )
@@ -152,17 +160,14 @@ def summarize_calls(
         kpis=_kpis(totals, by_status, ran),
         buckets=_buckets(totals, starts, BUCKET_HOURS[bucket]),
         slowest=_slowest(ran),
-        denials=_denials(totals.filter(status=Status.DENIED)),
+        denials=_denials(hours.filter(status=Status.DENIED)),
     )
 
 
-def visible_totals(*, user) -> QuerySet[ToolCallTotal]:
-    """The totals of the calls `user` may read (toolsets.audit.visible_calls's
-    rule): staff every user's, anyone else their own."""
-    totals = ToolCallTotal.objects.all()
-    if user.is_staff:
-        return totals
-    return totals.filter(user_id=user.pk)
+def overview_scope(*, user) -> int | None:
+    """Whose calls `user` reads in the Overview (toolsets.audit.visible_calls's
+    rule): None, every user's, for staff; else their own id."""
+    return None if user.is_staff else user.pk
 
 
 def _bucket_starts(since: datetime, until: datetime, hours: int) -> list[datetime]:

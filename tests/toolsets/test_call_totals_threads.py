@@ -12,7 +12,7 @@ from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
 from tests.threads import at_once
-from toolsets.call_totals import BUCKETS, bucket_of
+from toolsets.call_totals import BUCKETS, EVERYONE, bucket_of
 from toolsets.governance.decisions import record_decision
 from toolsets.governance.plugin import _create_call
 from toolsets.models import ToolCall, ToolCallTotal
@@ -52,7 +52,7 @@ def audit(user_id: int | None, index: int) -> None:
 def assert_totals_equal_rows() -> None:
     counted = {
         (t.user_id, t.tool, t.status): t
-        for t in ToolCallTotal.objects.filter(calls__gt=0)
+        for t in ToolCallTotal.objects.filter(calls__gt=0, user_id__gte=0)
     }
     rows = (
         ToolCall.objects.values("user_id", "tool_full_name", "status")
@@ -64,14 +64,27 @@ def assert_totals_equal_rows() -> None:
         key = (row["user_id"] or 0, row["tool_full_name"], row["status"])
         by_key[key] = by_key.get(key, 0) + row["n"]
     assert {k: t.calls for k, t in counted.items()} == by_key
-    total = ToolCallTotal.objects.aggregate(
-        calls=Sum("calls"), **{name: Sum(name) for name in BUCKETS}
-    )
-    assert total["calls"] == ToolCall.objects.count()
     buckets = {name: 0 for name in BUCKETS}
     for ms in ToolCall.objects.values_list("duration_ms", flat=True):
         buckets[bucket_of(ms)] += 1
-    assert {name: total[name] for name in BUCKETS} == buckets
+    # The hours' totals by user, and the days' for everyone, each count every row.
+    for rows in (
+        ToolCallTotal.objects.filter(user_id__gte=0),
+        ToolCallTotal.objects.filter(user_id=EVERYONE),
+    ):
+        total = rows.aggregate(
+            calls=Sum("calls"), **{name: Sum(name) for name in BUCKETS}
+        )
+        assert total["calls"] == ToolCall.objects.count()
+        assert {name: total[name] for name in BUCKETS} == buckets
+    by_status = dict(
+        ToolCall.objects.values_list("status").annotate(n=Count("id")).order_by()
+    )
+    everyone = ToolCallTotal.objects.filter(user_id=EVERYONE, calls__gt=0)
+    assert (
+        dict(everyone.values_list("status").annotate(n=Sum("calls")).order_by())
+        == by_status
+    )
 
 
 def test_calls_audited_at_once_are_each_counted_once(alice, bob):

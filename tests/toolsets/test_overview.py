@@ -10,7 +10,7 @@ import pytest
 
 from toolsets.audit import GROUPS, group_of
 from toolsets.call_totals import create_call
-from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
+from toolsets.models import LATENCY_BUCKETS, ToolCall
 from toolsets.overview import MAX_BUCKETS, TooManyBuckets, summarize_calls
 
 pytestmark = pytest.mark.django_db
@@ -31,9 +31,7 @@ def call(user, status="ok", *, tool="rockets.launch", ms=100, at=NOON, name=""):
 
 
 def summary(bucket="1h", since=SINCE, until=NOON):
-    return summarize_calls(
-        totals=ToolCallTotal.objects.all(), since=since, until=until, bucket=bucket
-    )
+    return summarize_calls(user_id=None, since=since, until=until, bucket=bucket)
 
 
 def nearest_rank(values, q):
@@ -209,3 +207,34 @@ def test_the_overview_takes_five_queries_whatever_the_number_of_calls(
 
     with django_assert_num_queries(5):
         summary()
+
+
+def test_staffs_days_read_everyones_day_totals_and_agree_with_the_hours(alice, bob):
+    for index in range(40):
+        call(
+            (alice, bob, None)[index % 3],
+            ("ok", "error", "denied", "approved", "cached")[index % 5],
+            tool=f"t.tool{index % 4}",
+            ms=index * 31,
+            at=NOON - timedelta(hours=index * 3),
+        )
+    since = NOON - timedelta(days=7)
+
+    everyone = summarize_calls(user_id=None, since=since, until=NOON, bucket="1d")
+    hourly = summarize_calls(user_id=None, since=since, until=NOON, bucket="6h")
+    each = [
+        summarize_calls(user_id=user_id, since=since, until=NOON, bucket="1d")
+        for user_id in (alice.pk, bob.pk, 0)
+    ]
+
+    assert everyone.since == datetime(2026, 3, 3, tzinfo=UTC)  # whole days
+    assert everyone.kpis.calls == sum(one.kpis.calls for one in each) > 0
+    assert everyone.kpis.denied == sum(one.kpis.denied for one in each)
+    assert everyone.kpis.p95_ms == hourly.kpis.p95_ms
+    assert everyone.slowest == hourly.slowest
+    assert everyone.denials == hourly.denials
+    days = [sum(bucket.counts.values()) for bucket in everyone.buckets]
+    assert days == [
+        sum(sum(one.buckets[day].counts.values()) for one in each)
+        for day in range(len(days))
+    ]

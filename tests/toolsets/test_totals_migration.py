@@ -10,6 +10,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from agents.models import RunTotal
+from toolsets.call_totals import EVERYONE
 from toolsets.models import ToolCallTotal
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,7 +77,7 @@ def test_history_is_counted_by_the_migration(old_apps, monkeypatch):
     ]
     calls = {
         (t.hour, t.user_id, t.tool): (t.calls, t.le_10ms, t.le_50ms, t.over_60s)
-        for t in ToolCallTotal.objects.all()
+        for t in ToolCallTotal.objects.filter(user_id__gte=0)
     }
     later = NOON + timedelta(hours=1)
     assert calls == {
@@ -86,3 +87,12 @@ def test_history_is_counted_by_the_migration(old_apps, monkeypatch):
         (NOON + timedelta(hours=2), 0, "bank.wire_money"): (1, 1, 0, 0),
     }
     assert ToolCallTotal.objects.get(hour=later).max_ms == 70_000
+    # The day's, for everyone, across the batches.
+    day = {
+        t.tool: (t.calls, t.le_10ms, t.le_50ms, t.over_60s)
+        for t in ToolCallTotal.objects.filter(user_id=EVERYONE)
+    }
+    assert day == {"wire_money": (1, 1, 0, 0), "bank.wire_money": (4, 1, 2, 1)}
+    assert {t.hour for t in ToolCallTotal.objects.filter(user_id=EVERYONE)} == {
+        NOON.replace(hour=0)
+    }

@@ -18,8 +18,8 @@ from toolsets.overview import (
     BUCKET_HOURS,
     MAX_BUCKETS,
     TooManyBuckets,
+    overview_scope,
     summarize_calls,
-    visible_totals,
 )
 
 DEFAULT_SPAN = timedelta(hours=24)
@@ -71,8 +71,8 @@ class DenialSerializer(serializers.Serializer):
 
 class OverviewSerializer(serializers.Serializer):
     since = serializers.DateTimeField(
-        help_text="The start of the hour (UTC) that holds the since asked for: "
-        "the totals are hourly."
+        help_text="The start of the hour (UTC) that holds the since asked for "
+        "(with 1d buckets, of its day): the totals are hourly."
     )
     until = serializers.DateTimeField()
     bucket = serializers.CharField()
@@ -113,7 +113,7 @@ class ToolCallSummaryView(APIView):
             raise ValidationError({"since": ["Before until."]})
         try:
             overview = summarize_calls(
-                totals=visible_totals(user=request.user),
+                user_id=overview_scope(user=request.user),
                 since=since,
                 until=until,
                 bucket=bucket,

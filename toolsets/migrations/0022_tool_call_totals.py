@@ -4,40 +4,81 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('toolsets', '0021_access_version'),
+        ("toolsets", "0021_access_version"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ToolCallTotal',
+            name="ToolCallTotal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('hour', models.DateTimeField(help_text="The hour's start, UTC.")),
-                ('user_id', models.IntegerField(help_text='The caller, 0 if none (kept after deletion).')),
-                ('agent', models.CharField(help_text='The agent (app) or MCP client.', max_length=100)),
-                ('tool', models.CharField(help_text='toolset.tool, or the name called.', max_length=301)),
-                ('status', models.CharField(help_text="The audit row's status.", max_length=32)),
-                ('calls', models.BigIntegerField(default=0)),
-                ('le_10ms', models.BigIntegerField(default=0)),
-                ('le_25ms', models.BigIntegerField(default=0)),
-                ('le_50ms', models.BigIntegerField(default=0)),
-                ('le_100ms', models.BigIntegerField(default=0)),
-                ('le_250ms', models.BigIntegerField(default=0)),
-                ('le_500ms', models.BigIntegerField(default=0)),
-                ('le_1s', models.BigIntegerField(default=0)),
-                ('le_2500ms', models.BigIntegerField(default=0)),
-                ('le_5s', models.BigIntegerField(default=0)),
-                ('le_10s', models.BigIntegerField(default=0)),
-                ('le_30s', models.BigIntegerField(default=0)),
-                ('le_60s', models.BigIntegerField(default=0)),
-                ('over_60s', models.BigIntegerField(default=0)),
-                ('max_ms', models.BigIntegerField(default=0, help_text="The longest call's duration.")),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("hour", models.DateTimeField(help_text="The hour's start, UTC.")),
+                (
+                    "user_id",
+                    models.IntegerField(
+                        help_text="The caller, 0 if none (kept after deletion); "
+                        "-1: a day of everyone."
+                    ),
+                ),
+                (
+                    "agent",
+                    models.CharField(
+                        help_text="The agent (app) or MCP client.", max_length=100
+                    ),
+                ),
+                (
+                    "tool",
+                    models.CharField(
+                        help_text="toolset.tool, or the name called.", max_length=301
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        help_text="The audit row's status.", max_length=32
+                    ),
+                ),
+                ("calls", models.BigIntegerField(default=0)),
+                ("le_10ms", models.BigIntegerField(default=0)),
+                ("le_25ms", models.BigIntegerField(default=0)),
+                ("le_50ms", models.BigIntegerField(default=0)),
+                ("le_100ms", models.BigIntegerField(default=0)),
+                ("le_250ms", models.BigIntegerField(default=0)),
+                ("le_500ms", models.BigIntegerField(default=0)),
+                ("le_1s", models.BigIntegerField(default=0)),
+                ("le_2500ms", models.BigIntegerField(default=0)),
+                ("le_5s", models.BigIntegerField(default=0)),
+                ("le_10s", models.BigIntegerField(default=0)),
+                ("le_30s", models.BigIntegerField(default=0)),
+                ("le_60s", models.BigIntegerField(default=0)),
+                ("over_60s", models.BigIntegerField(default=0)),
+                (
+                    "max_ms",
+                    models.BigIntegerField(
+                        default=0, help_text="The longest call's duration."
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['user_id', 'hour'], name='toolcalltotal_user')],
-                'constraints': [models.UniqueConstraint(fields=('hour', 'user_id', 'agent', 'tool', 'status'), name='toolcalltotal_key')],
+                "indexes": [
+                    models.Index(fields=["user_id", "hour"], name="toolcalltotal_user"),
+                    models.Index(fields=["status", "hour"], name="toolcalltotal_status"),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("hour", "user_id", "agent", "tool", "status"),
+                        name="toolcalltotal_key",
+                    )
+                ],
             },
         ),
     ]

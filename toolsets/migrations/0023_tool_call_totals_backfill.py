@@ -14,11 +14,12 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Coalesce, NullIf, TruncHour
+from django.db.models.functions import Coalesce, NullIf, TruncDay, TruncHour
 
 from project.counters import Counters
 
 BATCH = 20_000
+EVERYONE = -1  # call_totals.EVERYONE: a day's row of every user's calls
 # models.LATENCY_BUCKETS as this migration made them.
 BUCKETS = (
     (10, "le_10ms"),
@@ -38,7 +39,8 @@ BUCKETS = (
 
 
 def count_calls(apps, schema_editor):
-    """Add every audit row to the totals, in batches of BATCH rows by id."""
+    """Add every audit row to the totals, its hour's and its day's for everyone,
+    in batches of BATCH rows by id."""
     ToolCall = apps.get_model("toolsets", "ToolCall")
     ToolCallTotal = apps.get_model("toolsets", "ToolCallTotal")
     alias = schema_editor.connection.alias
@@ -62,28 +64,33 @@ def count_calls(apps, schema_editor):
     calls = ToolCall.objects.using(alias)
     last = calls.aggregate(last=Max("id"))["last"] or 0
     for start in range(0, last, BATCH):
-        grouped = (
-            calls.filter(id__gt=start, id__lte=start + BATCH)
-            .order_by()
-            .annotate(
-                t_hour=TruncHour("started_at", tzinfo=UTC),
-                t_user=Coalesce("user_id", 0),
-                t_tool=Coalesce(NullIf(F("tool_full_name"), Value("")), F("tool_name")),
+        batch = calls.filter(id__gt=start, id__lte=start + BATCH).order_by()
+        for trunc, user in (
+            (TruncHour, Coalesce("user_id", 0)),
+            (TruncDay, Value(EVERYONE)),
+        ):
+            grouped = (
+                batch.annotate(
+                    t_hour=trunc("started_at", tzinfo=UTC),
+                    t_user=user,
+                    t_tool=Coalesce(
+                        NullIf(F("tool_full_name"), Value("")), F("tool_name")
+                    ),
+                )
+                .values("t_hour", "t_user", "agent", "t_tool", "status")
+                .annotate(n=Count("id"), **buckets, longest=Max("duration_ms"))
+                .values_list(
+                    "t_hour",
+                    "t_user",
+                    "agent",
+                    "t_tool",
+                    "status",
+                    "n",
+                    *buckets,
+                    "longest",
+                )
             )
-            .values("t_hour", "t_user", "agent", "t_tool", "status")
-            .annotate(n=Count("id"), **buckets, longest=Max("duration_ms"))
-            .values_list(
-                "t_hour",
-                "t_user",
-                "agent",
-                "t_tool",
-                "status",
-                "n",
-                *buckets,
-                "longest",
-            )
-        )
-        totals.add_query(grouped)
+            totals.add_query(grouped)
 
 
 class Migration(migrations.Migration):
