@@ -35,7 +35,7 @@ from django.db.models import (
     Sum,
     Value,
 )
-from django.db.models.functions import TruncDate, TruncHour
+from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from agents.models import Budget, Run, RunTotal
@@ -44,6 +44,7 @@ from project.prepared import Param, Prepared
 
 GroupBy = Literal["user", "agent", "day"]
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
+COUNTED = ("runs", *TOKEN_FIELDS)
 
 
 class BudgetExceeded(Exception):
@@ -186,18 +187,33 @@ def usage_totals(
         totals = totals.filter(hour__gte=day_start(since))
     if until is not None:
         totals = totals.filter(hour__lt=day_start(until + timedelta(days=1)))
-    key = {"user": F("user_id"), "agent": F("agent"), "day": TruncDate("hour")}
-    rows = [
-        _row(row)
-        for row in totals.order_by()
+    # By day: summed by hour in SQL (no date function per row), the hours then
+    # put in their TIME_ZONE days here, a few hundred a month at most.
+    key = {"user": F("user_id"), "agent": F("agent"), "day": F("hour")}
+    rows = list(
+        totals.order_by()
         .annotate(key=key[group_by])
         .values("key")
         .annotate(runs=Sum("runs"), **{name: Sum(name) for name in TOKEN_FIELDS})
         .order_by("key")
-    ]
+    )
+    if group_by == "day":
+        return _by_day(rows)
+    rows = [_row(row) for row in rows]
     if group_by == "user":
-        rows = _by_username(rows)
+        return _by_username(rows)
     return rows
+
+
+def _by_day(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows keyed by hour, summed by their day in TIME_ZONE (ISO), in order."""
+    days: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        day = timezone.localdate(row["key"]).isoformat()
+        kept = days.setdefault(day, {"key": day, **dict.fromkeys(COUNTED, 0)})
+        for name in COUNTED:
+            kept[name] += row[name] or 0
+    return sorted(days.values(), key=lambda row: row["key"])
 
 
 def _by_username(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -304,9 +320,4 @@ def visible_budgets(*, user) -> QuerySet[Budget]:
 
 
 def _row(row: dict[str, Any]) -> dict[str, Any]:
-    key = row["key"]
-    return {
-        "key": key.isoformat() if isinstance(key, date) else key,
-        "runs": row["runs"],
-        **{name: row[name] or 0 for name in TOKEN_FIELDS},
-    }
+    return {"key": row["key"], **{name: row[name] or 0 for name in COUNTED}}

@@ -1,6 +1,6 @@
 """Token usage totals, and daily budgets: refused before a turn, stopped mid-turn."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import Group
@@ -16,7 +16,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def spent(demo_agents, start_session):
     """Record a finished run of `user` that used `tokens`, `days_ago` days back."""
 
-    def record(user, tokens: int, *, agent="weather_sentiment", days_ago: int = 0):
+    def record(
+        user, tokens: int, *, agent="weather_sentiment", days_ago: int = 0, at=None
+    ):
         session = Session.objects.get(pk=start_session(user, agent))
         run = Run.objects.create(
             session=session,
@@ -27,7 +29,7 @@ def spent(demo_agents, start_session):
             completion_tokens=tokens // 4,
             total_tokens=tokens,
         )
-        created = timezone.now() - timedelta(days=days_ago)
+        created = at or timezone.now() - timedelta(days=days_ago)
         Run.objects.filter(pk=run.pk).update(created_at=created)
         count_ended_runs(Run.objects.filter(pk=run.pk))  # as its end counts it
         return run
@@ -315,3 +317,19 @@ def test_a_stopped_turns_tokens_count_once_with_its_run(alice, spent):
 
     total = RunTotal.objects.get()
     assert (total.runs, total.prompt_tokens, total.total_tokens) == (1, 30, 40)
+
+
+def test_usage_days_are_cut_in_the_time_zone(alice, api_for, spent, settings):
+    settings.TIME_ZONE = "America/New_York"  # UTC-4 in March 2026
+    spent(alice, 5, at=datetime(2026, 3, 10, 3, 30, tzinfo=UTC))  # 23:30 the 9th
+    spent(alice, 7, at=datetime(2026, 3, 10, 6, 0, tzinfo=UTC))  # 02:00 the 10th
+    client = api_for(alice)
+
+    days = client.get("/api/usage/?group_by=day").json()
+    tenth = client.get("/api/usage/?since=2026-03-10&until=2026-03-10").json()
+
+    assert [(r["key"], r["total_tokens"]) for r in days["rows"]] == [
+        ("2026-03-09", 5),
+        ("2026-03-10", 7),
+    ]
+    assert tenth["total"]["total_tokens"] == 7
