@@ -332,6 +332,44 @@ class Run(models.Model):
         return self.status in self.TERMINAL
 
 
+class RunTotal(models.Model):
+    """What the runs of one hour used: per hour (UTC) of their creation, user,
+    agent and how they ended, the runs that ended and their tokens.
+
+    Added to as each run ends, in the transaction that ends it (agents.usage), and
+    never by reading the runs again: usage reads these rows, whatever the number
+    of runs. A run counts in the hour it was created, as usage always counted it.
+    Rows outlive what they count (a deleted user, session or run), so `user_id`
+    is a plain number, not a foreign key.
+    """
+
+    hour = models.DateTimeField(help_text="The hour's start, UTC.")
+    user_id = models.IntegerField(help_text="The run's user (kept after deletion).")
+    agent = models.CharField(max_length=100, help_text="The session's agent (app).")
+    outcome = models.CharField(max_length=16, help_text="The run's ending status.")
+    runs = models.BigIntegerField(default=0)
+    prompt_tokens = models.BigIntegerField(default=0)
+    completion_tokens = models.BigIntegerField(default=0)
+    total_tokens = models.BigIntegerField(default=0)
+    cost_micros = models.BigIntegerField(
+        db_default=0,
+        help_text="Cost in millionths of the billing currency: 0 until runs "
+        "carry a cost (they do not yet).",
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hour", "user_id", "agent", "outcome"], name="runtotal_key"
+            )
+        ]
+        # A user's own usage, by time (staff read by time: the key's index).
+        indexes = [models.Index(fields=["user_id", "hour"], name="runtotal_user")]
+
+    def __str__(self) -> str:
+        return f"{self.hour} {self.agent} {self.outcome}: {self.runs} runs"
+
+
 class RunSpan(models.Model):
     """One OpenTelemetry span of a run's turn, as agents.observability recorded it.
 

@@ -1,25 +1,50 @@
 """Token usage and daily budgets: what runs consumed, and whether a user may go on.
 
 A run's tokens (prompt, completion, total) come from the model's usage data and are
-stored on the Run as they arrive. A run counts on the day it was created (in
-TIME_ZONE). A user is held to every budget that applies to them: their own, and
-each of their groups' (a group's budget is shared by its members' usage together).
+stored on the Run as they arrive. A user is held to every budget that applies to
+them: their own, and each of their groups' (a group's budget is shared by its
+members' usage together); budgets read today's runs, a running turn's tokens
+included.
+
+Usage (`usage_totals`) reads totals, never the runs: as each run ends, in the
+transaction that ends it, its tokens are added to a RunTotal row of the hour (UTC)
+it was created, its user, agent and ending (`count_ended_run` for a turn's own end,
+`end_run` and `count_ended_runs` for an end written by UPDATE: a stop, a lost or
+refused run; `count_late_tokens` for the tokens a stopped turn stores after who
+stopped it ended it). So usage counts ended runs (a queued or running one counts
+once it ends), and costs the same whatever the number of runs. A day in TIME_ZONE
+is the sum of the hours (UTC) that start in it: in a zone whose offset is not a
+whole number of hours, an hour that straddles midnight counts on the day it starts.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 
 from asgiref.sync import sync_to_async
-from django.db.models import Count, F, Q, QuerySet, Sum
-from django.db.models.functions import TruncDate
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import (
+    BigIntegerField,
+    Count,
+    ExpressionWrapper,
+    F,
+    Q,
+    QuerySet,
+    Sum,
+    Value,
+)
+from django.db.models.functions import TruncHour
 from django.utils import timezone
 
-from agents.models import Budget, Run
+from agents.models import Budget, Run, RunTotal
+from project.counters import Counters
 from project.prepared import Param, Prepared
 
 GroupBy = Literal["user", "agent", "day"]
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
+COUNTED = ("runs", *TOKEN_FIELDS)
 
 
 class BudgetExceeded(Exception):
@@ -151,36 +176,140 @@ async def acheck_budget(
 
 def usage_totals(
     *,
-    runs: QuerySet[Run],
+    totals: QuerySet[RunTotal],
     group_by: GroupBy,
     since: date | None = None,
     until: date | None = None,
 ) -> list[dict[str, Any]]:
-    """Runs and tokens per user, agent or day, between two days (both included)."""
+    """Runs and tokens per user, agent or day, between two days (both included,
+    in TIME_ZONE), from the hourly totals: one query, whatever the number of runs."""
     if since is not None:
-        runs = runs.filter(created_at__gte=day_start(since))
+        totals = totals.filter(hour__gte=day_start(since))
     if until is not None:
-        runs = runs.filter(created_at__lt=day_start(until + timedelta(days=1)))
-    key = {
-        "user": F("user__username"),
-        "agent": F("session__app_name"),
-        "day": TruncDate("created_at"),
-    }[group_by]
-    rows = (
-        runs.order_by()
-        .annotate(key=key)
+        totals = totals.filter(hour__lt=day_start(until + timedelta(days=1)))
+    # By day: summed by hour in SQL (no date function per row), the hours then
+    # put in their TIME_ZONE days here, a few hundred a month at most.
+    key = {"user": F("user_id"), "agent": F("agent"), "day": F("hour")}
+    rows = list(
+        totals.order_by()
+        .annotate(key=key[group_by])
         .values("key")
-        .annotate(runs=Count("id"), **{name: Sum(name) for name in TOKEN_FIELDS})
+        .annotate(runs=Sum("runs"), **{name: Sum(name) for name in TOKEN_FIELDS})
         .order_by("key")
     )
-    return [_row(row) for row in rows]
+    if group_by == "day":
+        return _by_day(rows)
+    rows = [_row(row) for row in rows]
+    if group_by == "user":
+        return _by_username(rows)
+    return rows
 
 
-def visible_runs(*, user) -> QuerySet[Run]:
-    """The runs whose usage a user may see: their own; staff, everyone's."""
+def _by_day(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows keyed by hour, summed by their day in TIME_ZONE (ISO), in order."""
+    days: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        day = timezone.localdate(row["key"]).isoformat()
+        kept = days.setdefault(day, {"key": day, **dict.fromkeys(COUNTED, 0)})
+        for name in COUNTED:
+            kept[name] += row[name] or 0
+    return sorted(days.values(), key=lambda row: row["key"])
+
+
+def _by_username(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows keyed by user id, keyed by username instead (one query), in its order;
+    a deleted user's as None."""
+    ids = [row["key"] for row in rows]
+    names = dict(
+        get_user_model().objects.filter(pk__in=ids).values_list("pk", "username")
+    )
+    named = [{**row, "key": names.get(row["key"])} for row in rows]
+    return sorted(named, key=lambda row: (row["key"] is None, row["key"] or ""))
+
+
+def visible_totals(*, user) -> QuerySet[RunTotal]:
+    """The usage totals a user may see: their own; staff, everyone's."""
     if user.is_staff:
-        return Run.objects.all()
-    return Run.objects.filter(user=user)
+        return RunTotal.objects.all()
+    return RunTotal.objects.filter(user_id=user.pk)
+
+
+# The run totals' key and counters (project.counters adds to them).
+RUN_TOTALS = Counters(
+    RunTotal,
+    key=["hour", "user_id", "agent", "outcome"],
+    sums=["runs", *TOKEN_FIELDS],
+)
+
+
+def hour_of(moment: datetime) -> datetime:
+    """The start of the hour (UTC) of `moment`."""
+    return moment.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+
+
+def count_ended_run(run: Run) -> None:
+    """Add a run its turn just ended to the totals, from the Run in memory (its
+    session read with it): in the transaction that stores its end, one statement."""
+    RUN_TOTALS.add(
+        [
+            {
+                "hour": hour_of(run.created_at),
+                "user_id": run.user_id,
+                "agent": run.session.app_name,
+                "outcome": run.status,
+                "runs": 1,
+                **{name: getattr(run, name) for name in TOKEN_FIELDS},
+            }
+        ]
+    )
+
+
+def count_ended_runs(runs: QuerySet[Run]) -> None:
+    """Add ended runs, as stored, to the totals: one statement that reads them (in
+    the transaction that ended them)."""
+    RUN_TOTALS.add_query(_by_key(runs).values_list(*_KEY, "n", *TOKEN_FIELDS))
+
+
+def count_late_tokens(run: Run) -> None:
+    """Add the tokens a run counted beyond those stored on it (a stopped turn's,
+    stored after who stopped it counted the run): call it before storing them."""
+    late = {
+        name: ExpressionWrapper(
+            Value(getattr(run, name)) - F(name), output_field=BigIntegerField()
+        )
+        for name in TOKEN_FIELDS
+    }
+    rows = _by_key(Run.objects.filter(pk=run.pk), count=False).annotate(
+        **{f"late_{name}": Sum(expression) for name, expression in late.items()}
+    )
+    RUN_TOTALS.add_query(
+        rows.values_list(*_KEY, "n", *(f"late_{name}" for name in TOKEN_FIELDS))
+    )
+
+
+def end_run(*, run_id: Any, where: Mapping[str, Any], **ending: Any) -> bool:
+    """End one run by a conditional UPDATE (`where`: e.g. its status) and count it
+    in the totals, in one transaction; whether this call ended it."""
+    with transaction.atomic():
+        if not Run.objects.filter(pk=run_id, **where).update(**ending):
+            return False
+        count_ended_runs(Run.objects.filter(pk=run_id))
+    return True
+
+
+_KEY = ("run_hour", "user_id", "session__app_name", "status")
+
+
+def _by_key(runs: QuerySet[Run], *, count: bool = True) -> QuerySet[Run]:
+    """`runs` grouped by the totals' key; with `count`, their number and tokens."""
+    grouped = (
+        runs.order_by()
+        .annotate(run_hour=TruncHour("created_at", tzinfo=UTC))
+        .values(*_KEY)
+    )
+    if not count:
+        return grouped.annotate(n=Value(0, output_field=BigIntegerField()))
+    return grouped.annotate(n=Count("id"), **{name: Sum(name) for name in TOKEN_FIELDS})
 
 
 def visible_budgets(*, user) -> QuerySet[Budget]:
@@ -191,9 +320,4 @@ def visible_budgets(*, user) -> QuerySet[Budget]:
 
 
 def _row(row: dict[str, Any]) -> dict[str, Any]:
-    key = row["key"]
-    return {
-        "key": key.isoformat() if isinstance(key, date) else key,
-        "runs": row["runs"],
-        **{name: row[name] or 0 for name in TOKEN_FIELDS},
-    }
+    return {"key": row["key"], **{name: row[name] or 0 for name in COUNTED}}

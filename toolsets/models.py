@@ -315,6 +315,82 @@ class ToolCall(models.Model):
         return f"{self.tool_full_name or self.tool_name} {self.status}"
 
 
+# A call's duration counts in the first bucket whose bound (ms) it does not pass;
+# past the last, in `over_60s`. Percentiles read from them are bucket-accurate.
+LATENCY_BUCKETS: tuple[tuple[int | None, str], ...] = (
+    (10, "le_10ms"),
+    (25, "le_25ms"),
+    (50, "le_50ms"),
+    (100, "le_100ms"),
+    (250, "le_250ms"),
+    (500, "le_500ms"),
+    (1000, "le_1s"),
+    (2500, "le_2500ms"),
+    (5000, "le_5s"),
+    (10000, "le_10s"),
+    (30000, "le_30s"),
+    (60000, "le_60s"),
+    (None, "over_60s"),
+)
+
+
+class ToolCallTotal(models.Model):
+    """The tool calls of one hour: per hour (UTC) of their start, user, agent,
+    tool and status, how many, their durations in fixed buckets, and the longest.
+
+    Added to as each audit row is written or changes status, in the same
+    transaction (toolsets.call_totals), never by reading the calls again: the
+    Overview reads these rows, whatever the number of calls. Rows outlive what they
+    count (a deleted user, an audit row past retention): `user_id` is a plain
+    number, 0 for a call of nobody's, and -1 (call_totals.EVERYONE) for a day's row
+    of every user's calls (`hour`: the day's start, UTC), which staff's Overview by
+    day reads.
+    """
+
+    hour = models.DateTimeField(help_text="The hour's start, UTC.")
+    user_id = models.IntegerField(
+        help_text="The caller, 0 if none (kept after deletion); -1: a day of everyone."
+    )
+    agent = models.CharField(max_length=100, help_text="The agent (app) or MCP client.")
+    tool = models.CharField(
+        max_length=301, help_text="toolset.tool, or the name called."
+    )
+    status = models.CharField(max_length=32, help_text="The audit row's status.")
+    calls = models.BigIntegerField(default=0)
+    le_10ms = models.BigIntegerField(default=0)
+    le_25ms = models.BigIntegerField(default=0)
+    le_50ms = models.BigIntegerField(default=0)
+    le_100ms = models.BigIntegerField(default=0)
+    le_250ms = models.BigIntegerField(default=0)
+    le_500ms = models.BigIntegerField(default=0)
+    le_1s = models.BigIntegerField(default=0)
+    le_2500ms = models.BigIntegerField(default=0)
+    le_5s = models.BigIntegerField(default=0)
+    le_10s = models.BigIntegerField(default=0)
+    le_30s = models.BigIntegerField(default=0)
+    le_60s = models.BigIntegerField(default=0)
+    over_60s = models.BigIntegerField(default=0)
+    max_ms = models.BigIntegerField(default=0, help_text="The longest call's duration.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hour", "user_id", "agent", "tool", "status"],
+                name="toolcalltotal_key",
+            )
+        ]
+        indexes = [
+            # A user's own Overview, and staff's days, by time (staff's hours: the
+            # key's index).
+            models.Index(fields=["user_id", "hour"], name="toolcalltotal_user"),
+            # Staff's denials by user: the denied rows alone.
+            models.Index(fields=["status", "hour"], name="toolcalltotal_status"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hour} {self.tool} {self.status}: {self.calls}"
+
+
 class ToolImport(models.Model):
     """An MCP server or OpenAPI spec an administrator registered at run time.
 

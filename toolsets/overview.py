@@ -1,12 +1,21 @@
-"""The Overview's numbers, aggregated in the database rather than in the browser.
+"""The Overview's numbers, read from the tool calls' hourly totals, never the calls.
 
-`summarize_calls` answers a constant number of queries whatever the number of
-calls: counts by status, distinct tools, the p95 of the calls that ran, counts by
-bucket (1, 6 or 24 hours, aligned in UTC) and status, each tool's p50 and
-p95, and denials by user and tool. Percentiles are nearest-rank (the value at rank
-ceil(q·n) of the sorted durations), computed in SQL with window functions, which
-SQLite (3.25+) and PostgreSQL both have, so no duration leaves the database;
-buckets are whole seconds since the epoch divided in SQL.
+`summarize_calls` answers five queries whatever the number of calls, over the
+ToolCallTotal rows of the window (toolsets.call_totals keeps them as each call is
+audited): counts by status, distinct tools, counts by bucket (1, 6 or 24 hours,
+aligned in UTC) and status, each tool's latency buckets of the calls that ran
+(its p50 and p95; all tools' together, the KPI's p95), and denials by user and
+tool.
+
+The totals are hourly, so the window is read in whole hours (UTC): from the hour
+that holds `since` (the answer's `since` is that hour's start) through the hour that
+holds `until` (with `until` now, the hour so far); with buckets of a day, in whole
+days (UTC), and staff's (every user's calls) from the days' totals for everyone
+(call_totals.EVERYONE), a few rows a day per tool and status. Durations are counted
+in fixed buckets (models.LATENCY_BUCKETS: 10 ms, 25, 50, 100, 250, 500 ms, 1 s, 2.5,
+5, 10, 30, 60 s, over), so percentiles are bucket-accurate: the nearest rank
+(ceil(q·n)) falls in one bucket, and the percentile given is that bucket's upper
+bound, or the longest duration counted if that is less (past 60 s, the longest).
 """
 
 import math
@@ -14,19 +23,34 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from django.db import connections
-from django.db.models import BigIntegerField, Count, F, Func, QuerySet, Value, Window
-from django.db.models.functions import Coalesce, NullIf, RowNumber
+from django.contrib.auth import get_user_model
+from django.db.models import (
+    BigIntegerField,
+    Count,
+    Func,
+    Max,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
 
 from toolsets.audit import FAILED, GROUPS, RAN, OutcomeGroup, group_of
-from toolsets.models import ToolCall
+from toolsets.call_totals import BUCKETS, EVERYONE, day_of, hour_of
+from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
 
 Status = ToolCall.Status
 BUCKET_HOURS = {"1h": 1, "6h": 6, "1d": 24}
 MAX_BUCKETS = 1000
 TOP = 8  # rows of the slowest tools and of the denials
-# The name a call is counted under: `toolset.tool`, or the name the model called.
-TOOL = Coalesce(NullIf(F("tool_full_name"), Value("")), F("tool_name"))
+BOUNDS = [bound for bound, _ in LATENCY_BUCKETS]
+# Per group of totals: its calls, its calls in each latency bucket, the longest.
+LATENCIES = {
+    "n": Sum("calls"),
+    **{name: Sum(name) for name in BUCKETS},
+    "longest": Max("max_ms"),
+}
 
 
 class EpochSeconds(Func):
@@ -59,7 +83,7 @@ class Kpis:
     rejected: int
     expired: int
     awaiting: int
-    p95_ms: int | None  # of the calls that ran; None if none ran
+    p95_ms: int | None  # of the calls that ran, bucket-accurate; None if none ran
     tools: int
 
 
@@ -97,32 +121,53 @@ class Overview:
 
 
 def summarize_calls(
-    *, calls: QuerySet[ToolCall], since: datetime, until: datetime, bucket: str
+    *,
+    user_id: int | None,
+    since: datetime,
+    until: datetime,
+    bucket: str,
 ) -> Overview:
-    """The Overview of `calls` started in [since, until), in buckets of `bucket`.
+    """The Overview of a user's calls (None: every user's) in the hours from that
+    of `since` through that of `until` (whole days, with buckets of a day), in
+    buckets of `bucket`.
 
     Args:
-        calls: the calls the reader may see (toolsets.audit.visible_calls).
+        user_id: whose calls (overview_scope: staff every user's).
         bucket: a key of BUCKET_HOURS.
 
     Raises:
         TooManyBuckets: the range holds more than MAX_BUCKETS buckets.
     """
+    by_day = bucket == "1d"
+    since = day_of(since) if by_day else hour_of(since)
     starts = _bucket_starts(since, until, BUCKET_HOURS[bucket])
-    calls = calls.filter(started_at__gte=since, started_at__lt=until).order_by()
-    by_status = dict(
-        calls.values_list("status").annotate(n=Count("id")).values_list("status", "n")
+    rows = ToolCallTotal.objects.filter(hour__gte=since, hour__lt=until).order_by()
+    hours = rows.filter(
+        **({"user_id__gte": 0} if user_id is None else {"user_id": user_id})
     )
+    totals = rows.filter(user_id=EVERYONE) if by_day and user_id is None else hours
+    by_status = dict(
+        totals.values_list("status").annotate(n=Sum("calls")).values_list("status", "n")
+    )
+    # Each tool's latencies, of the calls that ran: its p50 and p95, and all of
+    # them together the KPI's p95.
+    ran = list(totals.filter(status__in=RAN).values("tool").annotate(**LATENCIES))
     return Overview(
         since=since,
         until=until,
         bucket=bucket,
         groups=GROUPS,
-        kpis=_kpis(calls, by_status),
-        buckets=_buckets(calls, starts, BUCKET_HOURS[bucket]),
-        slowest=_slowest(calls.filter(status__in=RAN)),
-        denials=_denials(calls.filter(status=Status.DENIED)),
+        kpis=_kpis(totals, by_status, ran),
+        buckets=_buckets(totals, starts, BUCKET_HOURS[bucket]),
+        slowest=_slowest(ran),
+        denials=_denials(hours.filter(status=Status.DENIED)),
     )
+
+
+def overview_scope(*, user) -> int | None:
+    """Whose calls `user` reads in the Overview (toolsets.audit.visible_calls's
+    rule): None, every user's, for staff; else their own id."""
+    return None if user.is_staff else user.pk
 
 
 def _bucket_starts(since: datetime, until: datetime, hours: int) -> list[datetime]:
@@ -135,28 +180,42 @@ def _bucket_starts(since: datetime, until: datetime, hours: int) -> list[datetim
     return [datetime.fromtimestamp(first + i * size, UTC) for i in range(count)]
 
 
-def _kpis(calls: QuerySet[ToolCall], by_status: dict[str, int]) -> Kpis:
-    ran = sum(by_status.get(status, 0) for status in RAN)
+def _kpis(
+    totals: QuerySet[ToolCallTotal], by_status: dict[str, int], ran: list[dict]
+) -> Kpis:
+    def count(*statuses: str) -> int:
+        return sum(by_status.get(status) or 0 for status in statuses)
+
     return Kpis(
-        calls=sum(by_status.values()) - by_status.get(Status.APPROVED, 0),
-        ran=ran,
-        failed=sum(by_status.get(status, 0) for status in FAILED),
-        denied=by_status.get(Status.DENIED, 0),
-        approved=by_status.get(Status.APPROVED, 0),
-        rejected=by_status.get(Status.REJECTED, 0),
-        expired=by_status.get(Status.EXPIRED, 0),
-        awaiting=by_status.get(Status.AWAITING_APPROVAL, 0),
-        p95_ms=_p95(calls.filter(status__in=RAN), ran),
-        tools=calls.aggregate(n=Count(TOOL, distinct=True))["n"] if by_status else 0,
+        calls=count(*by_status) - count(Status.APPROVED),
+        ran=count(*RAN),
+        failed=count(*FAILED),
+        denied=count(Status.DENIED),
+        approved=count(Status.APPROVED),
+        rejected=count(Status.REJECTED),
+        expired=count(Status.EXPIRED),
+        awaiting=count(Status.AWAITING_APPROVAL),
+        p95_ms=_percentile(95, ran),
+        tools=totals.aggregate(n=Count("tool", distinct=True))["n"] if by_status else 0,
     )
 
 
-def _p95(ran_calls: QuerySet[ToolCall], ran: int) -> int | None:
-    if not ran:
+def _percentile(percent: int, rows: list[dict]) -> int | None:
+    """The bucket-accurate nearest-rank percentile of the calls of `rows` (each
+    with LATENCIES): the upper bound of the bucket holding rank ceil(q·n), or the
+    longest duration if less; None if no call."""
+    counts = [sum(row[name] or 0 for row in rows) for name in BUCKETS]
+    total = sum(counts)
+    if not total:
         return None
-    rank = _rank(95, ran)
-    durations = ran_calls.order_by("duration_ms").values_list("duration_ms", flat=True)
-    return durations[rank - 1 : rank][0]
+    longest = max(row["longest"] or 0 for row in rows)
+    rank = _rank(percent, total)
+    seen = 0
+    for bound, n in zip(BOUNDS, counts, strict=True):
+        seen += n
+        if seen >= rank:
+            return longest if bound is None else min(bound, longest)
+    return longest
 
 
 def _rank(percent: int, n: int) -> int:
@@ -165,52 +224,45 @@ def _rank(percent: int, n: int) -> int:
 
 
 def _buckets(
-    calls: QuerySet[ToolCall], starts: list[datetime], hours: int
+    totals: QuerySet[ToolCallTotal], starts: list[datetime], hours: int
 ) -> list[Bucket]:
     counts: list[dict[str, int]] = [{} for _ in starts]
     size = hours * 3600
     first = int(starts[0].timestamp())
-    # Integer division: every call started at or after since, so after `first`.
-    index = (EpochSeconds("started_at") - Value(first)) / Value(size)
+    # Integer division: every hour counted starts at or after `first`.
+    index = (EpochSeconds("hour") - Value(first)) / Value(size)
     by_bucket = (
-        calls.annotate(bucket=index)
+        totals.annotate(bucket=index)
         .values_list("bucket", "status")
-        .annotate(n=Count("id"))
+        .annotate(n=Sum("calls"))
         .values_list("bucket", "status", "n")
     )
     for bucket, status, n in by_bucket:
-        if 0 <= bucket < len(starts):
+        if 0 <= bucket < len(starts) and n:
             group = group_of(status)
             counts[bucket][group] = counts[bucket].get(group, 0) + n
     return [Bucket(start, count) for start, count in zip(starts, counts, strict=True)]
 
 
-def _slowest(ran_calls: QuerySet[ToolCall]) -> list[ToolSpeed]:
-    """The TOP tools by p95, slowest first, from one query over ranked durations."""
-    ranked = ran_calls.annotate(
-        tool_key=TOOL,
-        place=Window(RowNumber(), partition_by=[TOOL], order_by="duration_ms"),
-        tool_total=Window(Count("id"), partition_by=[TOOL]),
-    ).values_list("tool_key", "duration_ms", "place", "tool_total")
-    sql, params = ranked.query.sql_with_params()
-    # The value at rank r is the smallest duration whose place is r or more.
-    query = (
-        "SELECT tool_key, tool_total,"
-        " MIN(CASE WHEN place * 100 >= 50 * tool_total THEN duration_ms END) AS p50,"
-        " MIN(CASE WHEN place * 100 >= 95 * tool_total THEN duration_ms END) AS p95"
-        f" FROM ({sql}) ranked GROUP BY tool_key, tool_total"
-        " ORDER BY p95 DESC, tool_key LIMIT %s"
-    )
-    with connections[ranked.db].cursor() as cursor:
-        cursor.execute(query, [*params, TOP])
-        rows = cursor.fetchall()
-    return [ToolSpeed(tool, total, p50, p95) for tool, total, p50, p95 in rows]
+def _slowest(ran: list[dict]) -> list[ToolSpeed]:
+    """The TOP tools by p95, slowest first (then by name), from each tool's
+    latency buckets."""
+    speeds = [
+        ToolSpeed(row["tool"], row["n"], _percentile(50, [row]), _percentile(95, [row]))
+        for row in ran
+        if row["n"]
+    ]
+    speeds.sort(key=lambda speed: (-speed.p95_ms, speed.tool))
+    return speeds[:TOP]
 
 
-def _denials(denied_calls: QuerySet[ToolCall]) -> list[Denial]:
+def _denials(denied: QuerySet[ToolCallTotal]) -> list[Denial]:
+    users = get_user_model().objects.filter(pk=OuterRef("user_id"))
     rows = (
-        denied_calls.values_list("user__username", TOOL)
-        .annotate(n=Count("id"))
-        .order_by("-n", "user__username", TOOL.asc())
+        denied.values_list("user_id", "tool")
+        .annotate(n=Sum("calls"), username=Subquery(users.values("username")[:1]))
+        .filter(n__gt=0)
+        .order_by("-n", "username", "tool")
+        .values_list("username", "tool", "n")
     )
     return [Denial(user, tool, n) for user, tool, n in rows[:TOP]]

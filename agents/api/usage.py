@@ -1,7 +1,8 @@
 """Token usage totals and daily budgets over the API.
 
 GET /api/usage/?group_by=user|agent|day&since=&until= sums the runs a user may see
-(their own; staff: everyone's). /api/budgets/ is where staff set a daily token
+(their own; staff: everyone's), from the hourly totals kept as runs end
+(agents.usage): ended runs, a day in TIME_ZONE the hours that start in it. /api/budgets/ is where staff set a daily token
 budget per user or group; everyone else sees the budgets that apply to them.
 """
 
@@ -19,7 +20,7 @@ from rest_framework.views import APIView
 from agents.api.views import IsStaffOrReadOnly
 from agents.models import Budget
 from agents.params import ID_CONVERTER, given
-from agents.usage import budget_status, usage_totals, visible_budgets, visible_runs
+from agents.usage import budget_status, usage_totals, visible_budgets, visible_totals
 
 GROUP_BY = ["user", "agent", "day"]
 
@@ -37,8 +38,11 @@ class UsageQuerySerializer(serializers.Serializer):
 
 
 class UsageRowSerializer(serializers.Serializer):
-    key = serializers.CharField(help_text="Username, agent name or day (ISO).")
-    runs = serializers.IntegerField()
+    key = serializers.CharField(
+        allow_null=True,
+        help_text="Username (null: a deleted user), agent name or day (ISO).",
+    )
+    runs = serializers.IntegerField(help_text="Runs that ended.")
     prompt_tokens = serializers.IntegerField()
     completion_tokens = serializers.IntegerField()
     total_tokens = serializers.IntegerField()
@@ -66,7 +70,7 @@ class UsageView(APIView):
         since: date | None = query.validated_data.get("since")
         until: date | None = query.validated_data.get("until")
         rows = usage_totals(
-            runs=visible_runs(user=request.user),
+            totals=visible_totals(user=request.user),
             group_by=group_by,
             since=since,
             until=until,

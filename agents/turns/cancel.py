@@ -2,7 +2,8 @@
 
 One path for REST (`POST /api/runs/{id}/cancel/`) and the session socket's `cancel`
 frame. In one transaction the Run ends `cancelled` (a conditional UPDATE, so a turn
-that ended first keeps its ending, and the refusal says so) and its pending
+that ended first keeps its ending, and the refusal says so), usage counts it
+(agents.usage; the tokens its turn stores after are added then) and its pending
 requests expire; then the turn is told to stop wherever it runs (stops.py), and
 `run_finished` (status cancelled) is recorded and published, so every open page
 sees it. The session's queue goes on at once: the cancelled Run has ended.
@@ -25,6 +26,7 @@ from agents.requests.answer import expire_stopped
 from agents.sessions import access_run
 from agents.turns import stops
 from agents.turns.start import UNFINISHED
+from agents.usage import count_ended_runs
 from project.errors import DomainError, NotFoundError
 
 logger = logging.getLogger(__name__)
@@ -92,6 +94,7 @@ def _cancel(run: Run) -> Run:
         if not ended:
             run.refresh_from_db(fields=["status"])
             raise RunEnded(run.status)
+        count_ended_runs(Run.objects.filter(pk=run.pk))
         expire_stopped(run=run)
     # Its invocation id, if the turn began since the run was read.
     run.refresh_from_db(

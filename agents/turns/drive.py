@@ -52,7 +52,13 @@ from agents.redaction import turn_secrets
 from agents.requests.record import arecord_requests
 from agents.turns import queue, stops
 from agents.turns.orm_threads import turn_thread
-from agents.usage import BudgetExceeded, acheck_budget, budgets_of
+from agents.usage import (
+    BudgetExceeded,
+    acheck_budget,
+    budgets_of,
+    count_ended_run,
+    count_late_tokens,
+)
 from project.prepared import Param, Prepared, PreparedUpdate
 
 logger = logging.getLogger(__name__)
@@ -492,15 +498,18 @@ async def _fail(run: Run, turn: TurnTrace, code: str, message: str) -> None:
     await _end(run, turn, [("error", error), ("run_finished", {"run": run_out(run)})])
 
 
-async def _save_tokens(run: Run) -> None:
+@sync_to_async
+def _save_tokens(run: Run) -> None:
     """Store the tokens the turn has counted (written as they come only under a
-    budget, else with the turn's end)."""
-    await Run.objects.filter(pk=run.pk).aupdate(
-        prompt_tokens=run.prompt_tokens,
-        completion_tokens=run.completion_tokens,
-        total_tokens=run.total_tokens,
-        **_stats(run),
-    )
+    budget, else with the turn's end), and add those usage has not counted yet."""
+    with transaction.atomic():
+        count_late_tokens(run)  # before the UPDATE: what it adds to the stored
+        Run.objects.filter(pk=run.pk).update(
+            prompt_tokens=run.prompt_tokens,
+            completion_tokens=run.completion_tokens,
+            total_tokens=run.total_tokens,
+            **_stats(run),
+        )
 
 
 async def _end(run: Run, turn: TurnTrace, told: list[tuple[str, dict]]) -> None:
@@ -522,14 +531,15 @@ async def _end(run: Run, turn: TurnTrace, told: list[tuple[str, dict]]) -> None:
 def _store_end(
     run: Run, turn: TurnTrace, told: list[tuple[str, dict]]
 ) -> list[Event] | None:
-    """The spans, the Run's end and the events that tell it, in one transaction:
-    a Run never reads ended without its run_finished, and the turn's end waits for
-    one commit, not one per statement."""
+    """The spans, the Run's end, its usage totals and the events that tell it, in
+    one transaction: a Run never reads ended without its run_finished, usage counts
+    it as it ends, and the turn's end waits for one commit, not one per statement."""
     with transaction.atomic():
         turn.save()
         ending = {name: getattr(run, name) for name in ENDING}
         if not SAVE_END.run(id=run.pk, **ending):
             return None
+        count_ended_run(run)
         return [
             record(
                 session=run.session,

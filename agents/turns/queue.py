@@ -43,6 +43,7 @@ from redis.exceptions import RedisError
 from agents.events.log import arecord_and_publish
 from agents.events.wire import run_out
 from agents.models import Run
+from agents.usage import end_run
 from project.prepared import Param, PreparedUpdate
 
 logger = logging.getLogger(__name__)
@@ -167,14 +168,13 @@ async def _afail_if_stale(run: Run) -> bool:
     stale = timezone.now() - timedelta(seconds=settings.TOOLCRIB_TURN_TIMEOUT * 2)
     if run.started_at is None or run.started_at >= stale:
         return False
-    failed = await Run.objects.filter(
-        pk=run.pk, status=Run.Status.RUNNING, started_at__lt=stale
-    ).aupdate(
+    return await sync_to_async(end_run)(
+        run_id=run.pk,
+        where={"status": Run.Status.RUNNING, "started_at__lt": stale},
         status=Run.Status.FAILED,
         finished_at=timezone.now(),
         error="The worker running this turn stopped answering.",
     )
-    return bool(failed)
 
 
 def lease_seconds() -> float:
@@ -328,8 +328,12 @@ def fail_unqueued(run_id: UUID) -> bool:
 
 async def aend_failed(run_id: UUID, *, was: str, code: str, message: str) -> bool:
     """Fail a run still in status `was`, then store and publish why; whether it did."""
-    ended = await Run.objects.filter(pk=run_id, status=was).aupdate(
-        status=Run.Status.FAILED, finished_at=timezone.now(), error=message
+    ended = await sync_to_async(end_run)(
+        run_id=run_id,
+        where={"status": was},
+        status=Run.Status.FAILED,
+        finished_at=timezone.now(),
+        error=message,
     )
     if not ended:
         return False

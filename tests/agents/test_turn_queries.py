@@ -44,7 +44,7 @@ EVENTS_OF_A_TURN = 6  # run_started … run_finished, as tests/agents/api/test_t
 REQUEST_THREAD = "MainThread"
 TURN_THREAD = "toolcrib-turns"  # the process's own turn loop: no socket bound one
 
-# A turn, read in order, is the request's 9 and the turn's 34:
+# A turn, read in order, is the request's 9 and the turn's 37:
 # - request: the token (2), the session, BEGIN IMMEDIATE, the user, the session
 #   again (one UPDATE that locks it and, on the first message, names it: no query
 #   of its own for the title), the session's and the user's unfinished runs
@@ -62,16 +62,19 @@ TURN_THREAD = "toolcrib-turns"  # the process's own turn loop: no socket bound o
 #   versions, once a model step (2: toolsets.access keeps them in the database, so
 #   no lost doorbell or cache leaves a decision stale), the catalog and the user's
 #   grants (2) and the session's toolset choices (1), read again only when their
-#   versions say something changed; the audit row (1: its
-#   session, Run and tool come from the turn's Run and the catalog snapshot access
-#   keeps); the end, in one transaction (BEGIN IMMEDIATE: 1): the turn's trace
-#   spans, one INSERT for all (1, none with TOOLCRIB_TRACES off: project.rows),
-#   finish the Run (1) and record run_finished (2: the seq's UPDATE, INSERT).
+#   versions say something changed; the audit row and its count in the Overview's
+#   totals, in one transaction (3: BEGIN IMMEDIATE, the INSERT, whose session, Run
+#   and tool come from the turn's Run and the catalog snapshot access keeps, and
+#   the totals' INSERT ... ON CONFLICT DO UPDATE: toolsets.call_totals); the end,
+#   in one transaction (BEGIN IMMEDIATE: 1): the turn's trace spans, one INSERT
+#   for all (1, none with TOOLCRIB_TRACES off: project.rows), finish the Run (1),
+#   add it to the usage totals (1: agents.usage) and record run_finished (2: the
+#   seq's UPDATE, INSERT).
 #   The session's events
 #   are one query; on a later turn, one more for those not parsed yet in this
 #   process (agents.adk.parsed_events).
 # On PostgreSQL (test_event_writes_postgresql.py runs this file there) the request
-# has no BEGIN IMMEDIATE, and each event is one statement: the UPDATE that takes
+# has no BEGIN IMMEDIATE (nor the audit row's), and each event is one statement: the UPDATE that takes
 # its seq and its INSERT together (agents.adk.event_rows: outside any transaction,
 # or Toolcrib's own inside the turn end's), so the turn's 6 events cost 6
 # statements instead of 18.
@@ -86,8 +89,8 @@ TURN_THREAD = "toolcrib-turns"  # the process's own turn loop: no socket bound o
 # transaction (1).
 TURN_HOPS = 11
 TURN_QUERIES = {
-    "sqlite": {"request": 9, "turn": 34},
-    "postgresql": {"request": 8, "turn": 22},
+    "sqlite": {"request": 9, "turn": 37},
+    "postgresql": {"request": 8, "turn": 24},
 }[connection.vendor]
 REST_REPLAY_QUERIES = 4  # the token (2), the session, its events after seq
 REST_PAGE_QUERIES = 4  # the token (2), the session, its events before seq (?before=)

@@ -1,12 +1,13 @@
 """Token usage totals, and daily budgets: refused before a turn, stopped mid-turn."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import Group
 from django.utils import timezone
 
-from agents.models import Budget, Run, Session
+from agents.models import Budget, Run, RunTotal, Session
+from agents.usage import count_ended_runs, count_late_tokens
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -15,7 +16,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def spent(demo_agents, start_session):
     """Record a finished run of `user` that used `tokens`, `days_ago` days back."""
 
-    def record(user, tokens: int, *, agent="weather_sentiment", days_ago: int = 0):
+    def record(
+        user, tokens: int, *, agent="weather_sentiment", days_ago: int = 0, at=None
+    ):
         session = Session.objects.get(pk=start_session(user, agent))
         run = Run.objects.create(
             session=session,
@@ -26,8 +29,9 @@ def spent(demo_agents, start_session):
             completion_tokens=tokens // 4,
             total_tokens=tokens,
         )
-        created = timezone.now() - timedelta(days=days_ago)
+        created = at or timezone.now() - timedelta(days=days_ago)
         Run.objects.filter(pk=run.pk).update(created_at=created)
+        count_ended_runs(Run.objects.filter(pk=run.pk))  # as its end counts it
         return run
 
     return record
@@ -246,3 +250,86 @@ def test_admin_sets_a_budget_for_a_user_or_a_group_only(alice, client):
         ("interns", 10)
     ]
     assert client.get("/admin/agents/budget/").status_code == 200
+
+
+@pytest.mark.parametrize("runs", [2, 60])
+def test_usage_costs_the_same_queries_whatever_the_number_of_runs(
+    alice, bob, make_user, api_for, spent, django_assert_num_queries, runs
+):
+    for index in range(runs):
+        spent((alice, bob)[index % 2], 10 + index, days_ago=index % 30)
+    client = api_for(make_user(is_staff=True))
+    since = (timezone.localdate() - timedelta(days=30)).isoformat()
+
+    # The token (2), the totals (1); by user, the usernames (1).
+    with django_assert_num_queries(3):
+        days = client.get(f"/api/usage/?group_by=day&since={since}").json()
+    with django_assert_num_queries(3):
+        agents = client.get("/api/usage/?group_by=agent").json()
+    with django_assert_num_queries(4):
+        users = client.get("/api/usage/?group_by=user").json()
+
+    expected = sum(10 + index for index in range(runs))
+    assert days["total"]["total_tokens"] == expected
+    assert agents["total"]["runs"] == users["total"]["runs"] == runs
+    assert [row["key"] for row in users["rows"]] == ["alice", "bob"]
+
+
+def test_a_turns_tool_call_and_tokens_show_as_soon_as_it_ends(
+    alice, demo_agents, start_session, say, api_for
+):
+    session = start_session(alice, "weather_sentiment")
+
+    run = say(alice, session, "weather in london?")
+
+    client = api_for(alice)
+    usage = client.get("/api/usage/?group_by=agent").json()
+    overview = client.get("/api/tool-calls/summary/").json()
+    assert run["status"] == "succeeded" and run["total_tokens"] > 0
+    assert usage["rows"] == [
+        {
+            "key": "weather_sentiment",
+            "runs": 1,
+            "prompt_tokens": run["prompt_tokens"],
+            "completion_tokens": run["completion_tokens"],
+            "total_tokens": run["total_tokens"],
+        }
+    ]
+    assert (overview["kpis"]["calls"], overview["kpis"]["ran"]) == (1, 1)
+    assert [row["tool"] for row in overview["slowest"]] == [
+        "weather_sentiment.get_weather_report"
+    ]
+
+
+def test_a_stopped_turns_tokens_count_once_with_its_run(alice, spent):
+    run = spent(alice, 0)
+    RunTotal.objects.all().delete()
+    # Who stopped it ended the run and counted it (agents.turns.cancel).
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.CANCELLED)
+    count_ended_runs(Run.objects.filter(pk=run.pk))
+    run.prompt_tokens, run.completion_tokens, run.total_tokens = 30, 10, 40
+
+    count_late_tokens(run)  # the stopped turn stores what it counted after
+    Run.objects.filter(pk=run.pk).update(
+        prompt_tokens=30, completion_tokens=10, total_tokens=40
+    )
+    count_late_tokens(run)  # nothing more is late: counted once
+
+    total = RunTotal.objects.get()
+    assert (total.runs, total.prompt_tokens, total.total_tokens) == (1, 30, 40)
+
+
+def test_usage_days_are_cut_in_the_time_zone(alice, api_for, spent, settings):
+    settings.TIME_ZONE = "America/New_York"  # UTC-4 in March 2026
+    spent(alice, 5, at=datetime(2026, 3, 10, 3, 30, tzinfo=UTC))  # 23:30 the 9th
+    spent(alice, 7, at=datetime(2026, 3, 10, 6, 0, tzinfo=UTC))  # 02:00 the 10th
+    client = api_for(alice)
+
+    days = client.get("/api/usage/?group_by=day").json()
+    tenth = client.get("/api/usage/?since=2026-03-10&until=2026-03-10").json()
+
+    assert [(r["key"], r["total_tokens"]) for r in days["rows"]] == [
+        ("2026-03-09", 5),
+        ("2026-03-10", 7),
+    ]
+    assert tenth["total"]["total_tokens"] == 7

@@ -14,6 +14,8 @@ FILES = [
     TESTS / "agents" / "adk" / "test_builder_threads.py",
     TESTS / "agents" / "notices" / "test_sending_threads.py",
     TESTS / "agents" / "turns" / "test_executors_threads.py",
+    TESTS / "agents" / "test_usage_totals_threads.py",
+    TESTS / "toolsets" / "test_call_totals_threads.py",
     TESTS / "toolsets" / "test_access_threads.py",
     TESTS / "toolsets" / "test_activation_threads.py",
     TESTS / "toolsets" / "test_sso_recheck_threads.py",

@@ -1,4 +1,5 @@
-"""The audit's aggregates over REST: the Overview's summary of tool calls, and the
+"""The audit's aggregates over REST: the Overview's summary of tool calls (read from
+the hourly totals kept as calls are audited: toolsets/overview.py), and the
 outcome groups every status counts in (toolsets/audit.py, the one definition)."""
 
 from datetime import datetime, timedelta
@@ -12,8 +13,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from toolsets.api.views import datetime_param
-from toolsets.audit import GROUPS, visible_calls
-from toolsets.overview import BUCKET_HOURS, MAX_BUCKETS, TooManyBuckets, summarize_calls
+from toolsets.audit import GROUPS
+from toolsets.overview import (
+    BUCKET_HOURS,
+    MAX_BUCKETS,
+    TooManyBuckets,
+    overview_scope,
+    summarize_calls,
+)
 
 DEFAULT_SPAN = timedelta(hours=24)
 
@@ -33,7 +40,12 @@ class KpisSerializer(serializers.Serializer):
     rejected = serializers.IntegerField()
     expired = serializers.IntegerField()
     awaiting = serializers.IntegerField()
-    p95_ms = serializers.IntegerField(allow_null=True)
+    p95_ms = serializers.IntegerField(
+        allow_null=True,
+        help_text="Of the calls that ran, bucket-accurate: the upper bound of the "
+        "latency bucket that holds it (10 ms, 25, 50, 100, 250, 500 ms, 1 s, 2.5, 5, "
+        "10, 30, 60 s), or the longest call if less.",
+    )
     tools = serializers.IntegerField(help_text="Distinct tools called.")
 
 
@@ -47,8 +59,8 @@ class BucketSerializer(serializers.Serializer):
 class ToolSpeedSerializer(serializers.Serializer):
     tool = serializers.CharField()
     calls = serializers.IntegerField()
-    p50_ms = serializers.IntegerField()
-    p95_ms = serializers.IntegerField()
+    p50_ms = serializers.IntegerField(help_text="Bucket-accurate, as the KPI's p95.")
+    p95_ms = serializers.IntegerField(help_text="Bucket-accurate, as the KPI's p95.")
 
 
 class DenialSerializer(serializers.Serializer):
@@ -58,7 +70,10 @@ class DenialSerializer(serializers.Serializer):
 
 
 class OverviewSerializer(serializers.Serializer):
-    since = serializers.DateTimeField()
+    since = serializers.DateTimeField(
+        help_text="The start of the hour (UTC) that holds the since asked for "
+        "(with 1d buckets, of its day): the totals are hourly."
+    )
     until = serializers.DateTimeField()
     bucket = serializers.CharField()
     groups = OutcomeGroupSerializer(many=True)
@@ -69,7 +84,8 @@ class OverviewSerializer(serializers.Serializer):
 
 
 class ToolCallSummaryView(APIView):
-    """The Overview of the tool calls you may read (staff: everyone's)."""
+    """The Overview of the tool calls you may read (staff: everyone's), from the
+    hourly totals: whole hours, percentiles to their latency bucket."""
 
     @extend_schema(
         parameters=[
@@ -97,7 +113,7 @@ class ToolCallSummaryView(APIView):
             raise ValidationError({"since": ["Before until."]})
         try:
             overview = summarize_calls(
-                calls=visible_calls(user=request.user),
+                user_id=overview_scope(user=request.user),
                 since=since,
                 until=until,
                 bucket=bucket,

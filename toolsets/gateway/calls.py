@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils import timezone
 
@@ -50,6 +51,7 @@ from agents.realtime import streams
 from agents.redaction import redact_secrets
 from project import metrics
 from project.errors import DomainError, NotFoundError
+from toolsets.call_totals import create_call
 from toolsets.gateway import approvals
 from toolsets.gateway.approvals import Progress
 from toolsets.gateway.auth import Caller
@@ -276,7 +278,7 @@ async def _audit_refusal(
     tool: GatewayTool | None = None,
 ) -> None:
     now = timezone.now()
-    await ToolCall.objects.acreate(
+    await sync_to_async(create_call)(
         user=caller.user,
         agent=client,
         adk_agent=GATEWAY_ADK_AGENT,

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from agents.models import Request
 from agents.requests.signals import request_decided
+from toolsets.call_totals import recount
 from toolsets.models import ToolCall
 
 # A decided approval's status, as the audit reads it.
@@ -30,12 +31,16 @@ def record_decision(
     decided_by_id: int | None,
     decided_at: datetime | None,
 ) -> int:
-    """Mark the held call's audit row with its decision; how many rows were held."""
-    return ToolCall.objects.filter(
+    """Mark the held call's audit row with its decision, moving it between the
+    Overview's totals; how many rows were held."""
+    held = ToolCall.objects.filter(
         session_id=session_id,
         call_id=call_id,
         status=ToolCall.Status.AWAITING_APPROVAL,
-    ).update(status=status, decided_by_id=decided_by_id, decided_at=decided_at)
+    )
+    return recount(
+        held, status=status, decided_by_id=decided_by_id, decided_at=decided_at
+    )
 
 
 def _on_request_decided(sender, request: Request, **kwargs) -> None:

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils.module_loading import import_string
 from google.adk.agents import LlmAgent
@@ -58,6 +59,7 @@ from agents.adk.long_running import (
 )
 from project.errors import DomainError, ForbiddenError, NotFoundError
 from toolsets.bindings import Binding
+from toolsets.call_totals import recount
 from toolsets.code import arunnable
 from toolsets.governance.plugin import GovernancePlugin
 from toolsets.governance.turn import Audited, Step
@@ -362,4 +364,8 @@ async def arefuse(audited: ToolCall, why: str) -> None:
     """A call held for a person nobody can be: refused, never held."""
     audited.status = ToolCall.Status.REFUSED
     audited.result_summary = f"{why}: a direct call cannot wait for one"
-    await audited.asave(update_fields=["status", "result_summary"])
+    await sync_to_async(recount)(
+        ToolCall.objects.filter(pk=audited.pk),
+        status=audited.status,
+        result_summary=audited.result_summary,
+    )

@@ -56,6 +56,7 @@ from datetime import datetime, timedelta
 from typing import Any, Self
 
 from asgiref.sync import sync_to_async
+from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from google.adk.agents.context import Context
 from google.adk.agents.invocation_context import InvocationContext
@@ -75,6 +76,7 @@ from project.rows import Insert
 from toolsets import access, activation, bindings, catalog
 from toolsets.availability import afirst_call_choice
 from toolsets.bindings import Binding, is_internal
+from toolsets.call_totals import count_call
 from toolsets.governance import execution
 from toolsets.governance.checks import CHECKS, django_user_id
 from toolsets.governance.policies import remember_result
@@ -552,11 +554,22 @@ AUDIT_ROW = Insert(
 
 @sync_to_async
 def _create_call(*, tool_full_name: str, **fields: Any) -> None:
-    """Insert the audit row (project.rows: no model instance, no ORM compiler);
-    its Tool is the catalog's tool of that full name, if there is one."""
+    """Insert the audit row (project.rows: no model instance, no ORM compiler)
+    and count it in the Overview's totals, in one transaction; its Tool is the
+    catalog's tool of that full name, if there is one."""
     row = {**fields, "user": fields["user_id"], "tool_full_name": tool_full_name}
     row["tool"] = tool_full_name or None  # AUDIT_ROW's expression finds it by name
-    AUDIT_ROW.rows([AUDIT_ROW.values_of(row)])
+    with transaction.atomic():
+        AUDIT_ROW.rows([AUDIT_ROW.values_of(row)])
+        count_call(
+            user_id=fields["user_id"],
+            agent=fields["agent"],
+            tool_full_name=tool_full_name,
+            tool_name=fields["tool_name"],
+            status=fields["status"],
+            started_at=fields["started_at"],
+            duration_ms=fields["duration_ms"],
+        )
     metrics.observe_tool_call(
         tool=tool_full_name or fields["tool_name"],
         outcome=fields["status"],

@@ -57,7 +57,7 @@ function renderKpis(kpis) {
     kpi("rejected", "Rejected", String(kpis.rejected)),
     kpi("expired", "Expired, undecided", String(kpis.expired)),
     kpi("awaiting", "Awaiting approval", String(kpis.awaiting)),
-    kpi("p95", "p95 duration", kpis.p95_ms === null ? "—" : duration(kpis.p95_ms)),
+    kpi("p95", "p95 duration, to its bucket", kpis.p95_ms === null ? "—" : `≤ ${duration(kpis.p95_ms)}`),
     kpi("tools", "Distinct tools", String(kpis.tools)),
   );
 }
@@ -93,7 +93,7 @@ function renderSlowest(slowest) {
     low: row.p50_ms,
     high: row.p95_ms,
     text: `${duration(row.p50_ms)} / ${duration(row.p95_ms)}`,
-    title: `${row.tool}: ${row.calls} calls, p50 ${duration(row.p50_ms)}, p95 ${duration(row.p95_ms)}`,
+    title: `${row.tool}: ${row.calls} calls, p50 ≤ ${duration(row.p50_ms)}, p95 ≤ ${duration(row.p95_ms)} (each the upper bound of its latency bucket)`,
   }));
   clear(el("chart-slow"), rangeBars(rows));
 }

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from toolsets.audit import GROUPS
-from toolsets.models import ToolCall
+from toolsets.call_totals import create_call
 
 pytestmark = pytest.mark.django_db
 SUMMARY = "/api/tool-calls/summary/"
@@ -16,7 +16,7 @@ SUMMARY = "/api/tool-calls/summary/"
 
 def make_call(user, status="ok", *, tool="rockets.launch", ms=10, ago=timedelta(0)):
     at = timezone.now() - ago - timedelta(seconds=1)
-    return ToolCall.objects.create(
+    return create_call(
         user=user,
         tool_name=tool.rsplit(".", 1)[-1],
         tool_full_name=tool,
@@ -117,3 +117,29 @@ def test_the_schema_documents_the_summary(alice, api_for):
 
     assert "/api/tool-calls/summary/" in paths
     assert "/api/tool-calls/outcomes/" in paths
+
+
+@pytest.mark.parametrize("count", [3, 300])
+def test_the_summary_costs_the_same_queries_whatever_the_number_of_calls(
+    alice, staff, api_for, django_assert_num_queries, count
+):
+    for index in range(count):
+        make_call(
+            alice,
+            ("ok", "error", "denied", "approved")[index % 4],
+            tool=f"t.tool{index % 11}",
+            ms=index * 7,
+            ago=timedelta(minutes=index * 9),
+        )
+    client = api_for(staff)
+    since = (timezone.now() - timedelta(days=30)).isoformat()
+
+    # The token (2), then the totals: by status, distinct tools, buckets, the
+    # slowest tools, the denials.
+    with django_assert_num_queries(7):
+        month = client.get(SUMMARY, {"since": since, "bucket": "1d"})
+    with django_assert_num_queries(7):
+        day = client.get(SUMMARY)
+
+    assert month.json()["kpis"]["calls"] == count - count // 4  # approved: one call
+    assert day.json()["kpis"]["calls"] <= month.json()["kpis"]["calls"]

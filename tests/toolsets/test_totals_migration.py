@@ -1,0 +1,98 @@
+"""The totals' migrations count what was stored before them: every ended run in
+usage's totals (a queued or running one is counted when it ends), every audit row
+in the Overview's, in batches, so a team's history shows the day they upgrade."""
+
+from datetime import UTC, datetime, timedelta
+from importlib import import_module
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from agents.models import RunTotal
+from toolsets.call_totals import EVERYONE
+from toolsets.models import ToolCallTotal
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BEFORE = [("agents", "0023_run_requeues"), ("toolsets", "0021_access_version")]
+NOON = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def old_apps():
+    """The apps as they were before the totals; the schema is the latest after."""
+    executor = MigrationExecutor(connection)
+    executor.migrate(BEFORE)
+    try:
+        yield executor.loader.project_state(BEFORE).apps
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+def migrate_to_latest() -> None:
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+def test_history_is_counted_by_the_migration(old_apps, monkeypatch):
+    # Batches of two rows: a key's rows in two batches add up.
+    for name in (
+        "agents.migrations.0026_run_totals_backfill",
+        "toolsets.migrations.0023_tool_call_totals_backfill",
+    ):
+        monkeypatch.setattr(import_module(name), "BATCH", 2)
+    User = old_apps.get_model("auth", "User")
+    alice = User.objects.create(username="alice")
+    Session = old_apps.get_model("agents", "Session")
+    session = Session.objects.create(
+        id="s1", adk_id="s1", app_name="bank", user_id=str(alice.pk), owner=alice
+    )
+    Run = old_apps.get_model("agents", "Run")
+    for index, status in enumerate(["succeeded", "failed", "succeeded", "queued"]):
+        run = Run.objects.create(
+            session=session, user=alice, status=status, total_tokens=10 + index
+        )
+        Run.objects.filter(pk=run.pk).update(created_at=NOON + timedelta(minutes=index))
+    OldCall = old_apps.get_model("toolsets", "ToolCall")
+    for index, ms in enumerate([5, 40, 40, 70_000, 3]):
+        OldCall.objects.create(
+            user=alice if index < 4 else None,
+            agent="bank",
+            tool_name="wire_money",
+            tool_full_name="bank.wire_money" if index else "",
+            status="ok",
+            duration_ms=ms,
+            started_at=NOON + timedelta(hours=index // 2),
+            finished_at=NOON,
+        )
+
+    migrate_to_latest()
+
+    assert sorted(RunTotal.objects.values_list("outcome", "runs", "total_tokens")) == [
+        ("failed", 1, 11),
+        ("succeeded", 2, 22),
+    ]
+    calls = {
+        (t.hour, t.user_id, t.tool): (t.calls, t.le_10ms, t.le_50ms, t.over_60s)
+        for t in ToolCallTotal.objects.filter(user_id__gte=0)
+    }
+    later = NOON + timedelta(hours=1)
+    assert calls == {
+        (NOON, alice.pk, "wire_money"): (1, 1, 0, 0),
+        (NOON, alice.pk, "bank.wire_money"): (1, 0, 1, 0),
+        (later, alice.pk, "bank.wire_money"): (2, 0, 1, 1),
+        (NOON + timedelta(hours=2), 0, "bank.wire_money"): (1, 1, 0, 0),
+    }
+    assert ToolCallTotal.objects.get(hour=later).max_ms == 70_000
+    # The day's, for everyone, across the batches.
+    day = {
+        t.tool: (t.calls, t.le_10ms, t.le_50ms, t.over_60s)
+        for t in ToolCallTotal.objects.filter(user_id=EVERYONE)
+    }
+    assert day == {"wire_money": (1, 1, 0, 0), "bank.wire_money": (4, 1, 2, 1)}
+    assert {t.hour for t in ToolCallTotal.objects.filter(user_id=EVERYONE)} == {
+        NOON.replace(hour=0)
+    }

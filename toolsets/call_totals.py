@@ -1,0 +1,169 @@
+"""The tool calls' totals, kept as each audit row is written: what the Overview reads.
+
+Every audit row (ToolCall) is counted in a ToolCallTotal row of its hour (UTC, of
+its start), user, agent, tool (`toolset.tool`, or the name the model called) and
+status: one more call, one more in its duration's bucket (models.LATENCY_BUCKETS),
+the longest duration kept. It is counted in the transaction that writes the row
+(`count_call`, `create_call`), one statement more (project.counters); a row whose
+status changes (a held call decided, a direct call refused) moves between totals
+in the transaction that changes it (`recount`). Nothing reads the calls again to
+count them, and deleting audit rows (retention) leaves the totals as they were.
+
+Each call is also counted in a row of its day (UTC) for every user together
+(`user_id` EVERYONE, `hour` the day's start), in the same statement: staff's
+Overview by day reads those, a few rows a day for each tool and status, where a
+month of hourly rows by user can hold as many rows as calls.
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    Count,
+    F,
+    Max,
+    QuerySet,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce, NullIf, TruncDay, TruncHour
+
+from project.counters import Counters
+from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
+
+BUCKETS = [name for _, name in LATENCY_BUCKETS]
+EVERYONE = -1  # the user_id of a day's row of every user's calls
+CALL_TOTALS = Counters(
+    ToolCallTotal,
+    key=["hour", "user_id", "agent", "tool", "status"],
+    sums=["calls", *BUCKETS],
+    maxima=["max_ms"],
+)
+# The name a call is counted under: `toolset.tool`, or the name the model called.
+TOOL = Coalesce(NullIf(F("tool_full_name"), Value("")), F("tool_name"))
+
+
+def bucket_of(duration_ms: int) -> str:
+    """The latency bucket a duration counts in."""
+    for bound, name in LATENCY_BUCKETS:
+        if bound is None or duration_ms <= bound:
+            return name
+    raise AssertionError("the last bucket has no bound")
+
+
+def hour_of(moment: datetime) -> datetime:
+    """The start of the hour (UTC) of `moment`."""
+    return moment.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+
+
+def day_of(moment: datetime) -> datetime:
+    """The start of the day (UTC) of `moment`."""
+    return hour_of(moment).replace(hour=0)
+
+
+def count_call(
+    *,
+    user_id: int | None,
+    agent: str,
+    tool_full_name: str,
+    tool_name: str,
+    status: str,
+    started_at: datetime,
+    duration_ms: int,
+) -> None:
+    """Count one audit row in its totals, its hour's and its day's for everyone:
+    call it in the transaction that writes the row (one statement)."""
+    bucket = bucket_of(duration_ms)
+    row: dict[str, Any] = {
+        "hour": hour_of(started_at),
+        "user_id": user_id or 0,
+        "agent": agent,
+        "tool": tool_full_name or tool_name,
+        "status": status,
+        "calls": 1,
+        **{name: int(name == bucket) for name in BUCKETS},
+        "max_ms": duration_ms,
+    }
+    day = {**row, "hour": day_of(started_at), "user_id": EVERYONE}
+    CALL_TOTALS.add([row, day])
+
+
+def create_call(**fields: Any) -> ToolCall:
+    """Write an audit row through the ORM and count it, in one transaction."""
+    with transaction.atomic():
+        call = ToolCall.objects.create(**fields)
+        count_call(**_counted(call))
+    return call
+
+
+def recount(calls: QuerySet[ToolCall], **changes: Any) -> int:
+    """UPDATE `calls` with `changes` (a status), moving them between totals in the
+    same transaction: taken out as they were, counted again as they are; how many
+    rows changed."""
+    with transaction.atomic():
+        ids = list(calls.select_for_update().values_list("pk", flat=True))
+        if not ids:
+            return 0
+        rows = ToolCall.objects.filter(pk__in=ids)
+        _add(rows, sign=-1)
+        changed = rows.update(**changes)
+        _add(rows, sign=1)
+    return changed
+
+
+def count_all(calls: QuerySet[ToolCall]) -> None:
+    """Count audit rows already written (a back-fill): two statements."""
+    _add(calls, sign=1)
+
+
+def _add(calls: QuerySet[ToolCall], *, sign: int) -> None:
+    """Add `calls` to their hours' totals and their days' for everyone."""
+    CALL_TOTALS.add_query(_by_key(calls, sign=sign))
+    CALL_TOTALS.add_query(_by_key(calls, sign=sign, by_day=True))
+
+
+def _counted(call: ToolCall) -> dict[str, Any]:
+    return {
+        "user_id": call.user_id,
+        "agent": call.agent,
+        "tool_full_name": call.tool_full_name,
+        "tool_name": call.tool_name,
+        "status": call.status,
+        "started_at": call.started_at,
+        "duration_ms": call.duration_ms,
+    }
+
+
+def _by_key(calls: QuerySet[ToolCall], *, sign: int, by_day: bool = False) -> QuerySet:
+    """`calls` grouped by the totals' key (`by_day`: their days' for everyone),
+    counted with `sign` (-1: taken out), as values_list in CALL_TOTALS' order."""
+    integer = BigIntegerField()
+    counted = Value(sign, output_field=integer)
+    buckets = {}
+    low = -1
+    for bound, name in LATENCY_BUCKETS:
+        within = {"duration_ms__gt": low}
+        if bound is not None:
+            within["duration_ms__lte"] = bound
+        buckets[f"n_{name}"] = Sum(
+            Case(When(**within, then=counted), default=0, output_field=integer)
+        )
+        low = bound if bound is not None else low
+    longest = Max("duration_ms") if sign > 0 else Value(0, output_field=integer)
+    grouped = (
+        calls.order_by()
+        .annotate(
+            t_hour=(TruncDay if by_day else TruncHour)("started_at", tzinfo=UTC),
+            t_user=Value(EVERYONE) if by_day else Coalesce("user_id", 0),
+            t_tool=TOOL,
+        )
+        .values("t_hour", "t_user", "agent", "t_tool", "status")
+        .annotate(n=Count("id") * sign, **buckets, longest=longest)
+    )
+    return grouped.values_list(
+        "t_hour", "t_user", "agent", "t_tool", "status", "n", *buckets, "longest"
+    )
