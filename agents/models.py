@@ -124,7 +124,21 @@ class Session(models.Model):
 
     class Meta:
         ordering = ["-updated_at"]
-        indexes = [models.Index(fields=["app_name", "user_id"])]
+        indexes = [
+            models.Index(fields=["app_name", "user_id"]),
+            # A user's list and archive by last activity, a page a range of one
+            # (agents.session_list, by key: `cursor`).
+            models.Index(
+                fields=["owner", "updated_at", "id"],
+                condition=models.Q(archived_at__isnull=True),
+                name="session_list",
+            ),
+            models.Index(
+                fields=["owner", "updated_at", "id"],
+                condition=models.Q(archived_at__isnull=False),
+                name="session_archive",
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["app_name", "user_id", "adk_id"], name="session_unique_adk_id"
@@ -326,6 +340,13 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.id} ({self.status})"
+
+    # The conditions of the partial indexes above, written as they are: SQLite
+    # uses a partial index only for a query whose WHERE holds the same term with
+    # the same literals, never a bound parameter (a `filter(status=...)` reads
+    # every run instead), and PostgreSQL's generic plans alike. For `.extra()`.
+    UNFINISHED_SQL = "agents_run.status IN ('queued', 'running')"
+    QUEUED_SQL = "agents_run.status = 'queued'"
 
     @property
     def is_finished(self) -> bool:
