@@ -92,13 +92,16 @@ def search_sessions(
 ) -> list[SearchHit]:
     """The sessions of `sessions` (all `owner_id`'s) that hold every term, best
     match first, each with a snippet; two queries."""
-    ids = ranked_session_ids(
+    ranked = _ranked(
         sessions=sessions, owner_id=owner_id, terms=terms, limit=limit, offset=offset
     )
-    if not ids:
+    if not ranked:
         return []
-    snippets = _snippets(owner_id=owner_id, terms=terms, session_ids=ids)
-    return [SearchHit(pk, snippets.get(pk)) for pk in ids]
+    if connection.vendor == "postgresql":
+        snippets = _postgresql_snippets(terms, [pk for pk, _ in ranked])
+    else:
+        snippets = _sqlite_snippets(terms, [row for _, row in ranked if row])
+    return [SearchHit(pk, snippets.get(pk)) for pk, _ in ranked]
 
 
 def ranked_session_ids(
@@ -110,6 +113,21 @@ def ranked_session_ids(
     offset: int = 0,
 ) -> list[str]:
     """The ids of `sessions` that hold every term, best match first; one query."""
+    ranked = _ranked(
+        sessions=sessions, owner_id=owner_id, terms=terms, limit=limit, offset=offset
+    )
+    return [pk for pk, _ in ranked]
+
+
+def _ranked(
+    *,
+    sessions: QuerySet[Session],
+    owner_id: int | None,
+    terms: Sequence[str],
+    limit: int,
+    offset: int = 0,
+) -> list[tuple[str, int | None]]:
+    # Each session found, and on SQLite its newest matching message's rowid.
     if not terms:
         return []
     sql, params = search_sql(
@@ -117,7 +135,7 @@ def ranked_session_ids(
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return [row[0] for row in cursor.fetchall()]
+        return [(row[0], row[1]) for row in cursor.fetchall()]
 
 
 def search_sql(
@@ -155,8 +173,9 @@ def _sqlite(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
     hits, params = [], []
     for number, term in enumerate(terms):
         for table, weight in ((SQLITE_TEXT, 1), (SQLITE_TITLE, TITLE_WEIGHT)):
+            row = "rowid" if table == SQLITE_TEXT else "NULL"
             hits.append(
-                f"SELECT * FROM (SELECT session_id, {number} AS term,"
+                f"SELECT * FROM (SELECT session_id, {number} AS term, {row} AS row,"
                 f" {weight} * bm25({table}) AS score FROM {table}"
                 f" WHERE {table} MATCH %s AND rowid BETWEEN %s AND %s"
                 " ORDER BY rowid DESC LIMIT %s)"
@@ -164,7 +183,7 @@ def _sqlite(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
             params.extend([f'"{term}"*', first, last, MAX_HITS])
     sql = (
         f"hits AS ({' UNION ALL '.join(hits)}) "
-        "SELECT h.session_id FROM hits h JOIN mine m ON m.id = h.session_id "
+        "SELECT h.session_id, max(h.row) FROM hits h JOIN mine m ON m.id = h.session_id "
         "GROUP BY h.session_id, m.updated_at HAVING count(DISTINCT h.term) = %s "
         "ORDER BY sum(h.score), m.updated_at DESC, h.session_id"
     )
@@ -185,7 +204,7 @@ def _postgresql(terms: Sequence[str]) -> tuple[str, list]:
         " UNION ALL "
         f"SELECT m.id, t.n, {TITLE_WEIGHT} * ts_rank({PG_TITLE_VECTOR}, t.q)"
         f" FROM mine m JOIN terms t ON {PG_TITLE_VECTOR} @@ t.q) "
-        "SELECT h.session_id FROM hits h JOIN mine m ON m.id = h.session_id "
+        "SELECT h.session_id, NULL FROM hits h JOIN mine m ON m.id = h.session_id "
         "GROUP BY h.session_id, m.updated_at "
         "HAVING count(DISTINCT h.n) = (SELECT count(*) FROM terms) "
         "ORDER BY sum(h.score) DESC, m.updated_at DESC, h.session_id"
@@ -193,40 +212,60 @@ def _postgresql(terms: Sequence[str]) -> tuple[str, list]:
     return sql, [list(terms)]
 
 
-def _snippets(
-    *, owner_id: int | None, terms: Sequence[str], session_ids: Sequence[str]
-) -> dict[str, list[SnippetPart]]:
-    """Each session's newest message holding one of the terms, as a snippet; one
-    query, the snippet made for those messages only."""
-    if connection.vendor == "postgresql":
-        sql, params = _postgresql_snippets(terms, session_ids)
-    else:
-        sql, params = _sqlite_snippets(terms, owner_id, session_ids)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return {pk: snippet_parts(text) for pk, text in cursor.fetchall() if text}
-
-
 def _sqlite_snippets(
-    terms: Sequence[str], owner_id: int | None, session_ids: Sequence[str]
-) -> tuple[str, list]:
-    first, last = owner_rowids(owner_id)
-    match = " OR ".join(f'"{term}"*' for term in terms)
-    marks = ", ".join(["%s"] * len(session_ids))
-    sql = (
-        f"SELECT session_id, snippet({SQLITE_TEXT}, 1, %s, %s, '…', %s)"
-        f" FROM {SQLITE_TEXT} WHERE {SQLITE_TEXT} MATCH %s AND rowid IN ("
-        f"SELECT max(rowid) FROM {SQLITE_TEXT} WHERE {SQLITE_TEXT} MATCH %s"
-        f" AND rowid BETWEEN %s AND %s AND session_id IN ({marks})"
-        " GROUP BY session_id)"
-    )
-    params = [MARK_START, MARK_END, SNIPPET_WORDS, match, match, first, last]
-    return sql, [*params, *session_ids]
+    terms: Sequence[str], rowids: Sequence[int]
+) -> dict[str, list[SnippetPart]]:
+    # The messages by rowid alone: a MATCH would merge a prefix's doclists again,
+    # every user's. The words are marked here, by the search's own rule.
+    if not rowids:
+        return {}
+    marks = ", ".join(["%s"] * len(rowids))
+    sql = f"SELECT session_id, body FROM {SQLITE_TEXT} WHERE rowid IN ({marks})"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, list(rowids))
+        found = {pk: snippet_of(body or "", terms) for pk, body in cursor.fetchall()}
+    return {pk: parts for pk, parts in found.items() if parts}
+
+
+def snippet_of(text: str, terms: Sequence[str]) -> list[SnippetPart]:
+    """SNIPPET_WORDS words of `text` around its first word a term begins (else its
+    start), those words marked; `…` where it was cut."""
+    words = list(_WORD.finditer(text))
+    if not words:
+        return []
+    found = [
+        n for n, w in enumerate(words) if w.group().lower().startswith(tuple(terms))
+    ]
+    start = max(0, (found[0] if found else 0) - SNIPPET_WORDS // 3)
+    end = min(len(words), start + SNIPPET_WORDS)
+    parts = [SnippetPart("…", False)] if start else []
+    at = words[start].start() if start else 0
+    for n in range(start, end):
+        word = words[n]
+        if n in found:
+            parts.append(SnippetPart(text[at : word.start()], False))
+            parts.append(SnippetPart(word.group(), True))
+            at = word.end()
+    if end < len(words):
+        parts.append(SnippetPart(text[at : words[end - 1].end()] + "…", False))
+    else:
+        parts.append(SnippetPart(text[at:], False))
+    return _joined([part for part in parts if part.text])
+
+
+def _joined(parts: list[SnippetPart]) -> list[SnippetPart]:
+    merged: list[SnippetPart] = []
+    for part in parts:
+        if merged and not part.match and not merged[-1].match:
+            merged[-1] = SnippetPart(merged[-1].text + part.text, False)
+        else:
+            merged.append(part)
+    return merged
 
 
 def _postgresql_snippets(
     terms: Sequence[str], session_ids: Sequence[str]
-) -> tuple[str, list]:
+) -> dict[str, list[SnippetPart]]:
     text = (
         "array_to_string(ARRAY(SELECT jsonb_array_elements_text("
         "jsonb_path_query_array(b.data, '$.content.parts[*] ? "
@@ -246,7 +285,9 @@ def _postgresql_snippets(
         " FROM best b, q"
     )
     query = " | ".join(f"{term}:*" for term in terms)
-    return sql, [query, list(session_ids), options]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [query, list(session_ids), options])
+        return {pk: snippet_parts(text) for pk, text in cursor.fetchall() if text}
 
 
 def snippet_parts(text: str) -> list[SnippetPart]:
