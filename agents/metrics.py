@@ -44,7 +44,7 @@ class BacklogCollector:
         approvals = Request.objects.filter(
             kind=Request.Kind.APPROVAL, status=Request.Status.PENDING
         ).count()
-        queued = Run.objects.extra(where=[Run.QUEUED_SQL]).count()  # its index
+        queued = Run.objects.filter(status=Run.Status.QUEUED).count()
         yield GaugeMetricFamily(
             "toolcrib_approvals_waiting",
             "Approval requests pending a person's decision.",

@@ -9,7 +9,9 @@ user's own messages.
   often they use a word. Event rows keep the event's id below the owner (a delete
   finds its row by rowid), title rows the session's rowid.
 - SQLite's statistics: ANALYZE once here on the data as it is (project/sqlite.py
-  keeps them current later).
+  keeps them current later). With them SQLite takes a pending request for one
+  status of five and would read every request for the inbox: a partial index of
+  the pending ones, `request_pending`.
 
 Like 0013: on SQLite a table Django remakes (an AlterField on agents_event or
 agents_session, say) loses its triggers, and a remade agents_session numbers its
@@ -125,6 +127,14 @@ class Migration(migrations.Migration):
                 condition=models.Q(("archived_at__isnull", False)),
                 fields=["owner", "updated_at", "id"],
                 name="session_archive",
+            ),
+        ),
+        migrations.AddIndex(
+            model_name="request",
+            index=models.Index(
+                condition=models.Q(("status", "pending")),
+                fields=["id"],
+                name="request_pending",
             ),
         ),
         # Forward only: 0013's reverse drops these tables, whatever made them.

@@ -7,7 +7,8 @@ import time
 import pytest
 from django.db import connection
 
-from agents.models import Event, Run, Session
+from agents.models import Event, Request, Run, Session
+from agents.requests.inbox import inbox_of
 from agents.search import OWNER_SPAN
 from agents.sessions import create_session
 
@@ -36,15 +37,33 @@ def test_the_sessions_list_is_a_range_of_its_index_with_no_sort(alice):
     assert "TEMP B-TREE" not in listed + shown
 
 
-def test_the_sweep_and_metrics_read_the_unfinished_runs_on_their_partial_index():
+def test_the_sweep_and_metrics_read_their_runs_on_their_partial_indexes():
     unfinished = Run.objects.extra(where=[Run.UNFINISHED_SQL]).order_by("created_at")
-    queued = Run.objects.extra(where=[Run.QUEUED_SQL]).values("pk")
+    queued = Run.objects.filter(status="queued").values("pk")  # `=`: prepared again
     # What a plain filter does: a bound parameter never proves the index's condition.
     by_parameter = Run.objects.filter(status__in=["queued", "running"])
 
     assert "USING INDEX run_unfinished" in plan(unfinished)
     assert "USING INDEX run_queued" in plan(queued)
     assert "SCAN agents_run" in plan(by_parameter)
+
+
+def test_the_inbox_reads_only_the_pending_requests_whatever_the_statistics(
+    alice, demo_agents
+):
+    session = create_session(user=alice, agent=demo_agents["bank"])
+    statuses = ["answered", "expired", "rejected", "approved"] * 1000 + ["pending"]
+    Request.objects.bulk_create(
+        Request(session=session, kind="call", call_id=f"c{n}", status=status)
+        for n, status in enumerate(statuses)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")  # a status now looks like a fifth of the table
+
+    waiting = plan(inbox_of(user=alice)).splitlines()
+
+    assert "SCAN agents_request" not in waiting, waiting
+    assert any("request_pending" in line for line in waiting), waiting
 
 
 def test_sqlite_has_its_statistics_after_migrate():
