@@ -5,7 +5,22 @@ import pytest
 from django.db import connection
 
 from agents.models import Session
-from agents.search import MAX_TERM_CHARS, MAX_TERMS, search_sql, search_terms
+from agents.search import (
+    MAX_TERM_CHARS,
+    MAX_TERMS,
+    search_sql,
+    search_terms,
+    snippet_of,
+)
+
+SEARCH_TRIGGERS = [
+    "agents_search_event_insert",
+    "agents_search_event_delete",
+    "agents_search_event_update",
+    "agents_search_session_insert",
+    "agents_search_session_title",
+    "agents_search_session_delete",
+]
 
 
 @pytest.mark.parametrize(
@@ -22,6 +37,28 @@ from agents.search import MAX_TERM_CHARS, MAX_TERMS, search_sql, search_terms
 )
 def test_a_search_is_its_words_and_nothing_else(text, terms):
     assert search_terms(text) == terms
+
+
+def test_a_snippet_is_the_words_around_the_first_found_marked_and_cut():
+    text = " ".join(f"w{n}" for n in range(40)) + " Payroll, march. end"
+
+    parts = snippet_of(text, ["payroll", "mar"])
+
+    shown = "".join(part.text for part in parts)
+    assert shown.startswith("…w35 ")
+    assert shown.endswith("Payroll, march. end")
+    assert [part.text for part in parts if part.match] == ["Payroll", "march"]
+
+
+def test_a_snippet_marks_what_a_term_begins_else_shows_the_start_unmarked():
+    parts = snippet_of("Running late again", ["run"])
+
+    assert [(part.text, part.match) for part in parts] == [
+        ("Running", True),
+        (" late again", False),
+    ]
+    assert snippet_of("ran " * 30, ["zzz"])[-1].text.endswith("…")
+    assert all(not part.match for part in snippet_of("ran " * 30, ["zzz"]))
 
 
 def test_a_search_keeps_its_first_words_each_of_a_bounded_length():
@@ -48,3 +85,15 @@ def test_the_search_uses_the_gin_index_on_postgresql():
         cursor.execute("RESET enable_seqscan")
 
     assert "agents_event_search" in plan, plan
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's search tables")
+def test_sqlite_keeps_its_search_tables_by_triggers():
+    # A migration that remakes agents_event or agents_session drops their
+    # triggers: it must make them again (migration 0024's docstring).
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        triggers = {row[0] for row in cursor.fetchall()}
+
+    assert set(SEARCH_TRIGGERS) <= triggers
