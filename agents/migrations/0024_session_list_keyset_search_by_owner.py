@@ -7,7 +7,10 @@ user's own messages.
   carrying its session's owner in its high bits (`owner * OWNER_SPAN + id`): a
   search reads one user's rows, a rowid range, and never another user's, however
   often they use a word. Event rows keep the event's id below the owner (a delete
-  finds its row by rowid), title rows the session's rowid.
+  finds its row by rowid, so a session's events are deleted before it, as Django's
+  cascade does; a row left by a session deleted first is never shown, its session
+  being gone), title rows the session's rowid; a session given to another owner
+  takes its rows to that owner's range.
 - SQLite's statistics: ANALYZE once here on the data as it is (project/sqlite.py
   keeps them current later). With them SQLite takes a pending request for one
   status of five and would read every request for the inbox: a partial index of
@@ -52,6 +55,7 @@ TRIGGERS = (
     "agents_search_session_insert",
     "agents_search_session_title",
     "agents_search_session_delete",
+    "agents_search_session_owner",
 )
 SQLITE_DROP = [
     *(f"DROP TRIGGER IF EXISTS {name}" for name in TRIGGERS),
@@ -88,6 +92,25 @@ SQLITE_TRIGGERS = [
         DELETE FROM agents_search_title WHERE rowid = {TITLE_ROWID.format(row="old")};
     END""",
 ]
+# A session given to another owner (the admin) takes its rows to their range.
+_OLD = f"coalesce(old.owner_id, 0) * {OWNER_SPAN}"
+OLD_RANGE = (
+    f"rowid BETWEEN {_OLD} AND {_OLD} + {OWNER_SPAN - 1} AND session_id = old.id"
+)
+SQLITE_TRIGGERS.append(
+    f"""CREATE TRIGGER agents_search_session_owner AFTER UPDATE OF owner_id
+    ON agents_session WHEN old.owner_id IS NOT new.owner_id BEGIN
+        INSERT INTO agents_search_text (rowid, session_id, body)
+        SELECT coalesce(new.owner_id, 0) * {OWNER_SPAN} + rowid % {OWNER_SPAN},
+            session_id, body
+        FROM agents_search_text WHERE {OLD_RANGE};
+        DELETE FROM agents_search_text WHERE {OLD_RANGE};
+        DELETE FROM agents_search_title WHERE rowid = {TITLE_ROWID.format(row="old")};
+        INSERT INTO agents_search_title (rowid, session_id, title)
+        SELECT {TITLE_ROWID.format(row="new")}, new.id, new.title
+        WHERE new.title != '';
+    END"""
+)
 SQLITE_FILL = [
     f"""INSERT INTO agents_search_text (rowid, session_id, body)
     SELECT coalesce(s.owner_id, 0) * {OWNER_SPAN} + e.id, e.session_id,

@@ -20,6 +20,7 @@ SEARCH_TRIGGERS = [
     "agents_search_session_insert",
     "agents_search_session_title",
     "agents_search_session_delete",
+    "agents_search_session_owner",
 ]
 
 

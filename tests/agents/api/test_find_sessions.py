@@ -499,6 +499,19 @@ def test_a_search_never_finds_another_users_session(alice, bob, demo_agents, api
     assert found(api_for(bob), "payroll") == [theirs.pk]
 
 
+def test_a_session_given_to_another_user_is_found_by_them_only(
+    alice, bob, demo_agents, api_for
+):
+    session = new_session(alice, demo_agents["bank"], title="handover")
+    store(session, "the quarterly payroll")
+
+    Session.objects.filter(pk=session.pk).update(owner=bob)  # as the admin may
+
+    assert found(api_for(bob), "payroll") == [session.pk]
+    assert found(api_for(bob), "handover") == [session.pk]
+    assert found(api_for(alice), "payroll handover") == []
+
+
 def test_a_search_keeps_to_the_agent_and_the_archive(alice, demo_agents, api_for):
     bank = new_session(alice, demo_agents["bank"], title="invoice")
     calculator = new_session(alice, demo_agents["calculator"], title="invoice")
