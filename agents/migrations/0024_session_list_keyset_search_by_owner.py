@@ -20,10 +20,15 @@ Like 0013: on SQLite a table Django remakes (an AlterField on agents_event or
 agents_session, say) loses its triggers, and a remade agents_session numbers its
 rowids anew: a migration that does must create SQLITE_TRIGGERS again and refill the
 title table (SQLITE_FILL's second statement, after deleting its rows);
-tests/agents/test_search.py fails until it does.
+tests/agents/test_query_plans.py checks the triggers are there.
 """
 
+from importlib import import_module
+
 from django.db import migrations, models
+
+# 0013's search, by owner-less rowids: what the reverse remakes.
+BEFORE = import_module("agents.migrations.0013_session_titles")
 
 OWNER_SPAN = 2**36  # agents.search.OWNER_SPAN: ids below it, owners above
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -132,6 +137,14 @@ def remake_search(apps, schema_editor):
     schema_editor.execute("ANALYZE", params=None)
 
 
+def unmake_search(apps, schema_editor):
+    if schema_editor.connection.vendor != "sqlite":
+        return
+    before = [*BEFORE.SQLITE_TABLES, *BEFORE.SQLITE_TRIGGERS, *BEFORE.SQLITE_FILL]
+    for statement in [*SQLITE_DROP, *before]:
+        schema_editor.execute(statement, params=None)
+
+
 class Migration(migrations.Migration):
     dependencies = [("agents", "0023_run_requeues")]
 
@@ -160,6 +173,5 @@ class Migration(migrations.Migration):
                 name="request_pending",
             ),
         ),
-        # Forward only: 0013's reverse drops these tables, whatever made them.
-        migrations.RunPython(remake_search, migrations.RunPython.noop),
+        migrations.RunPython(remake_search, unmake_search),
     ]

@@ -101,3 +101,24 @@ def test_a_search_row_is_kept_in_its_owners_rowid_range(alice, bob, demo_agents)
         for rows in (texts, titles):
             (rowid,) = [rowid for rowid, pk in rows if pk == session.pk]
             assert rowid // OWNER_SPAN == user.pk
+
+
+SEARCH_TRIGGERS = [
+    "agents_search_event_insert",
+    "agents_search_event_delete",
+    "agents_search_event_update",
+    "agents_search_session_insert",
+    "agents_search_session_title",
+    "agents_search_session_delete",
+    "agents_search_session_owner",
+]
+
+
+def test_sqlite_keeps_its_search_tables_by_triggers():
+    # A migration that remakes agents_event or agents_session drops their
+    # triggers: it must make them again (migration 0024's docstring).
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        triggers = {row[0] for row in cursor.fetchall()}
+
+    assert set(SEARCH_TRIGGERS) <= triggers

@@ -13,16 +13,6 @@ from agents.search import (
     snippet_of,
 )
 
-SEARCH_TRIGGERS = [
-    "agents_search_event_insert",
-    "agents_search_event_delete",
-    "agents_search_event_update",
-    "agents_search_session_insert",
-    "agents_search_session_title",
-    "agents_search_session_delete",
-    "agents_search_session_owner",
-]
-
 
 @pytest.mark.parametrize(
     ("text", "terms"),
@@ -86,15 +76,3 @@ def test_the_search_uses_the_gin_index_on_postgresql():
         cursor.execute("RESET enable_seqscan")
 
     assert "agents_event_search" in plan, plan
-
-
-@pytest.mark.django_db
-@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's search tables")
-def test_sqlite_keeps_its_search_tables_by_triggers():
-    # A migration that remakes agents_event or agents_session drops their
-    # triggers: it must make them again (migration 0024's docstring).
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
-        triggers = {row[0] for row in cursor.fetchall()}
-
-    assert set(SEARCH_TRIGGERS) <= triggers
