@@ -42,6 +42,8 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from agents.cursors import Cursor, decode_cursor
+
 REPLACEMENT = "\ufffd"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -515,9 +517,22 @@ def _page_digits(value: Any) -> Any:
     return value
 
 
+def _cursor(value: Any) -> Cursor | None:
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str):
+        raise ValueError("a cursor from this list's `next` link")
+    try:
+        return decode_cursor(value)
+    except ValueError:
+        raise ValueError("a cursor from this list's `next` link") from None
+
+
 class SessionQuery(BaseModel):
     """Which of my sessions to list: words they hold, their agent, archived or not,
-    and which page. Unknown query parameters are left alone."""
+    and where to start: `cursor` (from the list's `next` link) or a `page` number
+    (offset paging, kept for clients written before cursors; a search pages by
+    number). Unknown query parameters are left alone."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -525,3 +540,6 @@ class SessionQuery(BaseModel):
     agent: Annotated[StoredText, Field(max_length=100)] = ""
     archived: bool = False
     page: Annotated[int, BeforeValidator(_page_digits), Field(ge=1)] = 1
+    cursor: Annotated[
+        Cursor | None, PlainValidator(_cursor), WithJsonSchema({"type": "string"})
+    ] = None

@@ -124,7 +124,21 @@ class Session(models.Model):
 
     class Meta:
         ordering = ["-updated_at"]
-        indexes = [models.Index(fields=["app_name", "user_id"])]
+        indexes = [
+            models.Index(fields=["app_name", "user_id"]),
+            # A user's list and archive by last activity, a page a range of one
+            # (agents.session_list, by key: `cursor`).
+            models.Index(
+                fields=["owner", "updated_at", "id"],
+                condition=models.Q(archived_at__isnull=True),
+                name="session_list",
+            ),
+            models.Index(
+                fields=["owner", "updated_at", "id"],
+                condition=models.Q(archived_at__isnull=False),
+                name="session_archive",
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["app_name", "user_id", "adk_id"], name="session_unique_adk_id"
@@ -326,6 +340,13 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.id} ({self.status})"
+
+    # run_unfinished's condition, written as it is, for `.extra()`: SQLite matches
+    # a bound parameter to a partial index's `status = 'x'` (it prepares the
+    # statement again for its value) but never an `IN (?, ?)`, where a
+    # `filter(status__in=...)` reads every run instead; PostgreSQL's generic
+    # plans cannot use it either.
+    UNFINISHED_SQL = "agents_run.status IN ('queued', 'running')"
 
     @property
     def is_finished(self) -> bool:
@@ -675,6 +696,14 @@ class Request(models.Model):
             models.Index(fields=["kind", "status", "answer_group"]),
             # The expiry sweep: pending requests past their time.
             models.Index(fields=["status", "expires_at"]),
+            # The inbox and its badge, newest first: only the pending requests, few
+            # whatever the history. With statistics SQLite takes a status for a
+            # fifth of the table and would read every request instead.
+            models.Index(
+                fields=["id"],
+                condition=models.Q(status="pending"),
+                name="request_pending",
+            ),
             # A gateway call made again: its caller's held calls of one tool.
             models.Index(fields=["caller", "tool_name", "args_digest"]),
         ]

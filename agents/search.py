@@ -1,14 +1,22 @@
 """Full-text search of sessions by their messages (a person's and the model's) and
 titles, on the database's own engine: SQLite's FTS5 when embedded, PostgreSQL's
-text search in production.
+text search in production. A search starts from its user's own rows: a word the
+rest of the team uses every day costs it nothing.
 
 - SQLite: two FTS5 tables, `agents_search_text` (one row per stored user or model
-  message, its rowid the Event's id) and `agents_search_title` (one row per titled
-  session), kept by triggers on `agents_event` and `agents_session`, so storing an
-  event sends no query of its own (migration 0013 creates them).
+  message) and `agents_search_title` (one row per titled session), kept by
+  triggers on `agents_event` and `agents_session`, so storing an event sends no
+  query of its own (migration 0024 makes them). A row's rowid is its session's
+  owner times OWNER_SPAN plus the event's id (a title's: the session's rowid), so
+  one user's rows are one rowid range, which FTS5 reads alone; within it a word's
+  newest MAX_HITS rows are ranked (a word in more of a user's messages than that
+  ranks among its newest).
 - PostgreSQL: GIN indexes over `to_tsvector('english', ...)` of a message's text
   parts (thoughts left out) and of a session's title, which PostgreSQL keeps
   itself; the expressions below are the indexes' own, so the planner uses them.
+  Not yet user-first: the index finds a word's messages of every user and the
+  user's are kept after (reading her events instead costs a `to_tsvector` a row,
+  no cheaper at a hundred sessions); only the snippets are made for hers alone.
 
 A search is words, in any order: a session matches when each word (or a word it
 begins) is in its title or in one of its messages, and sessions rank by how well
@@ -17,10 +25,16 @@ make words; everything else (quotes, `*`, `-`, `NEAR(`, SQL) separates them and 
 never part of a query's syntax. English stemming on both (`running` finds `run`);
 PostgreSQL also drops English stop words (`the`), so a search of nothing but stop
 words finds nothing there.
+
+Each session found carries a snippet of its newest matching message, the words
+found marked (`SnippetPart.match`): FTS5's `snippet()`, PostgreSQL's
+`ts_headline()`, run on that one message per session of the page only. The
+snippet is text, never markup: a client shows it as text.
 """
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.db import connection
 from django.db.models import QuerySet
@@ -28,6 +42,12 @@ from django.db.models import QuerySet
 from agents.models import Session
 
 MAX_TERMS = 8
+MAX_HITS = 5000  # SQLite: a word's newest rows of one user's, per table, ranked
+OWNER_SPAN = 2**36  # SQLite rowids: owner * OWNER_SPAN + id (migration 0024)
+SNIPPET_WORDS = 16
+# Where a snippet's found words start and end: private-use characters, split off
+# below, so nothing in a message can pass for markup.
+MARK_START, MARK_END = "\ue000", "\ue001"
 MAX_TERM_CHARS = 64
 TITLE_WEIGHT = 5
 # Events whose text parts a person reads in the timeline (agents.events.wire's
@@ -51,20 +71,81 @@ def search_terms(text: str) -> list[str]:
     return list(dict.fromkeys(words))[:MAX_TERMS]
 
 
+@dataclass(frozen=True)
+class SnippetPart:
+    text: str
+    match: bool
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    session_id: str
+    snippet: list[SnippetPart] | None  # None: found by its title alone
+
+
+def search_sessions(
+    *,
+    sessions: QuerySet[Session],
+    owner_id: int | None,
+    terms: Sequence[str],
+    limit: int,
+    offset: int = 0,
+) -> list[SearchHit]:
+    """The sessions of `sessions` (all `owner_id`'s) that hold every term, best
+    match first, each with a snippet; two queries."""
+    ranked = _ranked(
+        sessions=sessions, owner_id=owner_id, terms=terms, limit=limit, offset=offset
+    )
+    if not ranked:
+        return []
+    if connection.vendor == "postgresql":
+        snippets = _postgresql_snippets(terms, [pk for pk, _ in ranked])
+    else:
+        snippets = _sqlite_snippets(terms, [row for _, row in ranked if row])
+    return [SearchHit(pk, snippets.get(pk)) for pk, _ in ranked]
+
+
 def ranked_session_ids(
-    *, sessions: QuerySet[Session], terms: Sequence[str], limit: int, offset: int = 0
+    *,
+    sessions: QuerySet[Session],
+    owner_id: int | None,
+    terms: Sequence[str],
+    limit: int,
+    offset: int = 0,
 ) -> list[str]:
     """The ids of `sessions` that hold every term, best match first; one query."""
+    ranked = _ranked(
+        sessions=sessions, owner_id=owner_id, terms=terms, limit=limit, offset=offset
+    )
+    return [pk for pk, _ in ranked]
+
+
+def _ranked(
+    *,
+    sessions: QuerySet[Session],
+    owner_id: int | None,
+    terms: Sequence[str],
+    limit: int,
+    offset: int = 0,
+) -> list[tuple[str, int | None]]:
+    # Each session found, and on SQLite its newest matching message's rowid.
     if not terms:
         return []
-    sql, params = search_sql(sessions=sessions, terms=terms, limit=limit, offset=offset)
+    sql, params = search_sql(
+        sessions=sessions, owner_id=owner_id, terms=terms, limit=limit, offset=offset
+    )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return [row[0] for row in cursor.fetchall()]
+        return [(row[0], row[1]) for row in cursor.fetchall()]
 
 
 def search_sql(
-    *, sessions: QuerySet[Session], terms: Sequence[str], limit: int, offset: int = 0
+    *,
+    sessions: QuerySet[Session],
+    owner_id: int | None,
+    terms: Sequence[str],
+    limit: int,
+    offset: int = 0,
 ) -> tuple[str, list]:
     """The SQL of ranked_session_ids() for this database, and its parameters."""
     mine, mine_params = (
@@ -73,28 +154,37 @@ def search_sql(
     if connection.vendor == "postgresql":
         sql, params = _postgresql(terms)
     else:
-        sql, params = _sqlite(terms)
+        sql, params = _sqlite(terms, owner_id)
     return (
         f"WITH mine AS ({mine}), {sql} LIMIT %s OFFSET %s",
         [*mine_params, *params, limit, offset],
     )
 
 
-def _sqlite(terms: Sequence[str]) -> tuple[str, list]:
+def owner_rowids(owner_id: int | None) -> tuple[int, int]:
+    """SQLite: the first and last rowid one owner's search rows may have."""
+    first = (owner_id or 0) * OWNER_SPAN
+    return first, first + OWNER_SPAN - 1
+
+
+def _sqlite(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
     # bm25() is lower for a better match; a quoted term is a string, never syntax.
+    # The rowid range keeps FTS5 to the owner's rows; the newest first.
+    first, last = owner_rowids(owner_id)
     hits, params = [], []
     for number, term in enumerate(terms):
-        match = f'"{term}"*'
         for table, weight in ((SQLITE_TEXT, 1), (SQLITE_TITLE, TITLE_WEIGHT)):
+            row = "rowid" if table == SQLITE_TEXT else "NULL"
             hits.append(
-                f"SELECT session_id, {number} AS term, {weight} * bm25({table}) AS score"
-                f" FROM {table} WHERE {table} MATCH %s"
-                " AND session_id IN (SELECT id FROM mine)"
+                f"SELECT * FROM (SELECT session_id, {number} AS term, {row} AS row,"
+                f" {weight} * bm25({table}) AS score FROM {table}"
+                f" WHERE {table} MATCH %s AND rowid BETWEEN %s AND %s"
+                " ORDER BY rowid DESC LIMIT %s)"
             )
-            params.append(match)
+            params.extend([f'"{term}"*', first, last, MAX_HITS])
     sql = (
         f"hits AS ({' UNION ALL '.join(hits)}) "
-        "SELECT h.session_id FROM hits h JOIN mine m ON m.id = h.session_id "
+        "SELECT h.session_id, max(h.row) FROM hits h JOIN mine m ON m.id = h.session_id "
         "GROUP BY h.session_id, m.updated_at HAVING count(DISTINCT h.term) = %s "
         "ORDER BY sum(h.score), m.updated_at DESC, h.session_id"
     )
@@ -115,9 +205,96 @@ def _postgresql(terms: Sequence[str]) -> tuple[str, list]:
         " UNION ALL "
         f"SELECT m.id, t.n, {TITLE_WEIGHT} * ts_rank({PG_TITLE_VECTOR}, t.q)"
         f" FROM mine m JOIN terms t ON {PG_TITLE_VECTOR} @@ t.q) "
-        "SELECT h.session_id FROM hits h JOIN mine m ON m.id = h.session_id "
+        "SELECT h.session_id, NULL FROM hits h JOIN mine m ON m.id = h.session_id "
         "GROUP BY h.session_id, m.updated_at "
         "HAVING count(DISTINCT h.n) = (SELECT count(*) FROM terms) "
         "ORDER BY sum(h.score) DESC, m.updated_at DESC, h.session_id"
     )
     return sql, [list(terms)]
+
+
+def _sqlite_snippets(
+    terms: Sequence[str], rowids: Sequence[int]
+) -> dict[str, list[SnippetPart]]:
+    # The messages by rowid alone: a MATCH would merge a prefix's doclists again,
+    # every user's. The words are marked here, by the search's own rule.
+    if not rowids:
+        return {}
+    marks = ", ".join(["%s"] * len(rowids))
+    sql = f"SELECT session_id, body FROM {SQLITE_TEXT} WHERE rowid IN ({marks})"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, list(rowids))
+        found = {pk: snippet_of(body or "", terms) for pk, body in cursor.fetchall()}
+    return {pk: parts for pk, parts in found.items() if parts}
+
+
+def snippet_of(text: str, terms: Sequence[str]) -> list[SnippetPart]:
+    """SNIPPET_WORDS words of `text` around its first word a term begins (else its
+    start), those words marked; `…` where it was cut."""
+    words = list(_WORD.finditer(text))
+    if not words:
+        return []
+    found = [
+        n for n, w in enumerate(words) if w.group().lower().startswith(tuple(terms))
+    ]
+    start = max(0, (found[0] if found else 0) - SNIPPET_WORDS // 3)
+    end = min(len(words), start + SNIPPET_WORDS)
+    parts = [SnippetPart("…", False)] if start else []
+    at = words[start].start() if start else 0
+    for n in range(start, end):
+        word = words[n]
+        if n in found:
+            parts.append(SnippetPart(text[at : word.start()], False))
+            parts.append(SnippetPart(word.group(), True))
+            at = word.end()
+    if end < len(words):
+        parts.append(SnippetPart(text[at : words[end - 1].end()] + "…", False))
+    else:
+        parts.append(SnippetPart(text[at:], False))
+    return _joined([part for part in parts if part.text])
+
+
+def _joined(parts: list[SnippetPart]) -> list[SnippetPart]:
+    merged: list[SnippetPart] = []
+    for part in parts:
+        if merged and not part.match and not merged[-1].match:
+            merged[-1] = SnippetPart(merged[-1].text + part.text, False)
+        else:
+            merged.append(part)
+    return merged
+
+
+def _postgresql_snippets(
+    terms: Sequence[str], session_ids: Sequence[str]
+) -> dict[str, list[SnippetPart]]:
+    text = (
+        "array_to_string(ARRAY(SELECT jsonb_array_elements_text("
+        "jsonb_path_query_array(b.data, '$.content.parts[*] ? "
+        "(!(@.thought == true)).text'::jsonpath))), E'\\n')"
+    )
+    options = (
+        f"StartSel={MARK_START}, StopSel={MARK_END}, "
+        f"MaxWords={SNIPPET_WORDS}, MinWords={SNIPPET_WORDS // 2}, ShortWord=2"
+    )
+    sql = (
+        "WITH q AS (SELECT to_tsquery('english', %s) AS q), "
+        "best AS (SELECT DISTINCT ON (e.session_id) e.session_id, e.data"
+        f" FROM agents_event e, q WHERE e.session_id = ANY(%s)"
+        f" AND e.kind IN {MESSAGE_KINDS!r} AND {PG_MESSAGE_VECTOR} @@ q.q"
+        " ORDER BY e.session_id, e.seq DESC) "
+        f"SELECT b.session_id, ts_headline('english', {text}, q.q, %s)"
+        " FROM best b, q"
+    )
+    query = " | ".join(f"{term}:*" for term in terms)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [query, list(session_ids), options])
+        return {pk: snippet_parts(text) for pk, text in cursor.fetchall() if text}
+
+
+def snippet_parts(text: str) -> list[SnippetPart]:
+    """A marked snippet as text and found words; the marks themselves dropped."""
+    parts = []
+    for number, piece in enumerate(re.split(f"[{MARK_START}{MARK_END}]", text)):
+        if piece:
+            parts.append(SnippetPart(piece, match=number % 2 == 1))
+    return parts

@@ -9,14 +9,27 @@ bring it back.
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import Exists, OuterRef, QuerySet, Subquery
+from django.db.models import (
+    Case,
+    F,
+    IntegerField,
+    Max,
+    Q,
+    QuerySet,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
+from agents.cursors import Cursor, encode_cursor
 from agents.models import Request, Run, Session
-from agents.search import ranked_session_ids, search_terms
+from agents.search import SearchHit, search_sessions, search_terms
 from agents.sessions import visible_sessions
 
 PAGE_SIZE = 20
+UNFINISHED = (Run.Status.QUEUED, Run.Status.RUNNING)
 
 
 class Status:
@@ -34,63 +47,137 @@ class Status:
 class SessionPage:
     sessions: list[Session]
     has_next: bool
+    # The next page's position: set when the list pages by key (no search).
+    next_cursor: str | None = None
 
 
 def list_sessions(
-    *, user, search: str = "", agent: str = "", archived: bool = False, page: int = 1
+    *,
+    user,
+    search: str = "",
+    agent: str = "",
+    archived: bool = False,
+    page: int = 1,
+    cursor: Cursor | None = None,
 ) -> SessionPage:
-    """A page of the user's own sessions: the latest activity first, or with words
-    to search, the best match first. Two queries at most, whatever the page holds."""
+    """A page of the user's own sessions: the latest activity first, by key (after
+    `cursor`, or a `page` number for older clients), or with words to search, the
+    best match first, each found session with a snippet of its matching text. The
+    same queries on every page, whatever it holds: the page (two with a search: the
+    ranking and the snippets) and its sessions' status (two)."""
     rows = visible_sessions(user=user).filter(archived_at__isnull=not archived)
     if agent:
         rows = rows.filter(agent__name=agent)
-    offset = (page - 1) * PAGE_SIZE
-    if not search.strip():
-        found = list(
-            with_status(rows).order_by("-updated_at", "-pk")[
-                offset : offset + PAGE_SIZE + 1
-            ]
+    if search.strip():
+        return _searched(rows, owner_id=user.pk, search=search, page=page)
+    ordered = rows.order_by("-updated_at", "-pk")
+    if cursor is not None:
+        ordered = ordered.filter(
+            Q(updated_at__lt=cursor.at) | Q(updated_at=cursor.at, pk__lt=cursor.id),
+            updated_at__lte=cursor.at,  # a range for the index, beside the OR
         )
-        return SessionPage(found[:PAGE_SIZE], len(found) > PAGE_SIZE)
-    ids = ranked_session_ids(
+        found = list(ordered[: PAGE_SIZE + 1])
+    else:
+        offset = (page - 1) * PAGE_SIZE
+        found = list(ordered[offset : offset + PAGE_SIZE + 1])
+    shown = add_status(found[:PAGE_SIZE])
+    if len(found) <= PAGE_SIZE:
+        return SessionPage(shown, has_next=False)
+    last = shown[-1]
+    return SessionPage(
+        shown, has_next=True, next_cursor=encode_cursor(at=last.updated_at, id=last.pk)
+    )
+
+
+def _searched(
+    rows: QuerySet[Session], *, owner_id: int, search: str, page: int
+) -> SessionPage:
+    offset = (page - 1) * PAGE_SIZE
+    hits = search_sessions(
         sessions=rows,
+        owner_id=owner_id,
         terms=search_terms(search),
         limit=PAGE_SIZE + 1,
         offset=offset,
     )
-    return SessionPage(_in_order(rows, ids[:PAGE_SIZE]), len(ids) > PAGE_SIZE)
+    shown = add_status(_in_order(rows, hits[:PAGE_SIZE]))
+    return SessionPage(shown, has_next=len(hits) > PAGE_SIZE)
 
 
-def _in_order(rows: QuerySet[Session], ids: Sequence[str]) -> list[Session]:
-    if not ids:
+def _in_order(rows: QuerySet[Session], hits: Sequence[SearchHit]) -> list[Session]:
+    if not hits:
         return []
-    by_id = with_status(rows).in_bulk(ids)
-    return [by_id[pk] for pk in ids if pk in by_id]
+    by_id = rows.in_bulk([hit.session_id for hit in hits])
+    found = []
+    for hit in hits:
+        session = by_id.get(hit.session_id)
+        if session is not None:
+            session.snippet = hit.snippet
+            found.append(session)
+    return found
 
 
-def with_status(sessions: QuerySet[Session]) -> QuerySet[Session]:
-    """The sessions with what session_status() and the last run read, annotated in
-    the same query."""
-    runs = Run.objects.filter(session=OuterRef("pk"))
-    last = runs.order_by("-created_at")
-    pending = Request.objects.filter(
-        session=OuterRef("pk"), status=Request.Status.PENDING
-    )
-    return sessions.annotate(
-        has_pending_request=Exists(pending),
-        has_unfinished_run=Exists(
-            runs.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING])
-        ),
-        last_run_id=Subquery(last.values("id")[:1]),
-        last_run_status=Subquery(last.values("status")[:1]),
-        last_run_waiting_for=Subquery(last.values("waiting_for")[:1]),
+def add_status(sessions: Sequence[Session]) -> list[Session]:
+    """The sessions, each with what session_status() and the last run read, found
+    for all of them at once: one grouped query of their runs and one of their
+    pending requests, never a subquery per session."""
+    sessions = list(sessions)
+    ids = [session.pk for session in sessions]
+    last_runs = {}
+    unfinished = set()
+    pending = set()
+    if ids:
+        for run in _last_runs(ids):
+            last_runs[run["session_id"]] = run
+            if run["unfinished"]:
+                unfinished.add(run["session_id"])
+        pending = set(
+            Request.objects.filter(session_id__in=ids, status=Request.Status.PENDING)
+            .values_list("session_id", flat=True)
+            .distinct()
+        )
+    for session in sessions:
+        last = last_runs.get(session.pk, {})
+        session.has_pending_request = session.pk in pending
+        session.has_unfinished_run = session.pk in unfinished
+        session.last_run_id = last.get("id")
+        session.last_run_status = last.get("status")
+        session.last_run_waiting_for = last.get("waiting_for")
+    return sessions
+
+
+def _last_runs(ids: Sequence[str]) -> list[dict]:
+    # Each session's latest run, and whether any of its runs is unfinished, in one
+    # pass over the page's runs (the (session, status, created_at) index).
+    by_session = {"partition_by": [F("session_id")]}
+    return list(
+        Run.objects.filter(session_id__in=ids)
+        .annotate(
+            place=Window(
+                RowNumber(),
+                order_by=[F("created_at").desc(), F("id").desc()],
+                **by_session,
+            ),
+            unfinished=Window(
+                Max(
+                    Case(
+                        When(status__in=UNFINISHED, then=Value(1)),
+                        default=Value(0),
+                        output_field=IntegerField(),
+                    )
+                ),
+                **by_session,
+            ),
+        )
+        .filter(place=1)
+        .values("session_id", "id", "status", "waiting_for", "unfinished")
     )
 
 
 def session_status(session: Session) -> str:
     """Closed, waiting for a person, running, or idle (see Status)."""
     if not hasattr(session, "has_pending_request"):
-        session = with_status(Session.objects.filter(pk=session.pk)).get()
+        add_status([session])
     if session.closed_at:
         return Status.CLOSED
     if session.has_pending_request or session.last_run_status == Run.Status.WAITING:

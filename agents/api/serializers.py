@@ -245,6 +245,13 @@ class PersonSerializer(serializers.Serializer):
     username = serializers.CharField(read_only=True)
 
 
+class SnippetPartSerializer(serializers.Serializer):
+    """A piece of a search result's snippet: text, a word found or not."""
+
+    text = serializers.CharField()
+    match = serializers.BooleanField()
+
+
 class SessionSerializer(serializers.ModelSerializer):
     agent = serializers.SlugRelatedField(slug_field="name", read_only=True)
     owner = PersonSerializer(
@@ -256,6 +263,11 @@ class SessionSerializer(serializers.ModelSerializer):
     status = serializers.SerializerMethodField(
         help_text="closed; waiting (for a person's answer); running (a turn queued "
         "or running); idle."
+    )
+    snippet = serializers.SerializerMethodField(
+        help_text="In a search's results: the newest matching message's words "
+        "around what was found, as text parts (`match`: a word found); null when "
+        "only the title matched, and outside a search. Text, never markup."
     )
 
     class Meta:
@@ -273,7 +285,15 @@ class SessionSerializer(serializers.ModelSerializer):
             "last_run",
             "closed_at",
             "archived_at",
+            "snippet",
         ]
+
+    @extend_schema_field(SnippetPartSerializer(many=True, allow_null=True))
+    def get_snippet(self, session: Session) -> list[dict] | None:
+        parts = getattr(session, "snippet", None)
+        if parts is None:
+            return None
+        return [{"text": part.text, "match": part.match} for part in parts]
 
     def get_last_run(self, session: Session) -> dict | None:
         """The session's latest run: how it is, or ended (waiting: for what)."""
@@ -301,7 +321,8 @@ class SessionSerializer(serializers.ModelSerializer):
 
 @extend_schema_serializer(many=False)  # a page: one object, though the list's
 class SessionPageSerializer(serializers.Serializer):
-    """A page of my sessions; `next` is the next page's URL, null on the last."""
+    """A page of my sessions; `next` is the next page's URL (by `cursor`, or a
+    search's by `page`), null on the last."""
 
     results = SessionSerializer(many=True)
     next = serializers.URLField(allow_null=True)

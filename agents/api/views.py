@@ -12,7 +12,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import replace_query_param
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from agents import artifacts, memory, session_list
@@ -146,19 +146,31 @@ class SessionViewSet(
                 "archived", bool, description="true: the archived sessions instead."
             ),
             OpenApiParameter(
+                "cursor",
+                str,
+                description="Where the page starts: the `cursor` of the previous "
+                "page's `next` link (opaque). Without it, the first page.",
+            ),
+            OpenApiParameter(
                 "page",
                 int,
-                description=f"{session_list.PAGE_SIZE} sessions a page, from 1.",
+                description=f"{session_list.PAGE_SIZE} sessions a page, from 1: a "
+                "search's pages, and the list's for clients written before "
+                "`cursor` (a deep page costs more than by cursor). Follow `next`.",
             ),
         ],
         responses=SessionPageSerializer,
     )
     def list(self, request: Request) -> Response:
-        """My sessions, latest activity first (or best match), a page at a time."""
+        """My sessions, latest activity first (or best match, with a snippet of
+        the matching text), a page at a time: follow `next`."""
         query = validated(SessionQuery, request.query_params)
-        page = session_list.list_sessions(user=request.user, **query.model_dump())
+        page = session_list.list_sessions(user=request.user, **dict(query))
         following = None
-        if page.has_next:
+        if page.next_cursor is not None:
+            url = remove_query_param(request.build_absolute_uri(), "page")
+            following = replace_query_param(url, "cursor", page.next_cursor)
+        elif page.has_next:
             following = replace_query_param(
                 request.build_absolute_uri(), "page", query.page + 1
             )

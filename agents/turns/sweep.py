@@ -67,9 +67,10 @@ async def asweep(*, now: datetime | None = None) -> Swept:
     """End, or queue again, every unfinished run no delivery holds (see above)."""
     now = now or timezone.now()
     swept = Swept()
-    unfinished = Run.objects.filter(
-        status__in=[Run.Status.QUEUED, Run.Status.RUNNING]
-    ).values_list("pk", "status", "created_at", "started_at", "requeues")
+    # The partial index's own condition, literally (Run.UNFINISHED_SQL).
+    unfinished = Run.objects.extra(where=[Run.UNFINISHED_SQL]).values_list(
+        "pk", "status", "created_at", "started_at", "requeues"
+    )
     candidates = [row async for row in unfinished.order_by("created_at")]
     lost = await asyncio.gather(*(_ais_unheld(row, now) for row in candidates))
     for (run_id, status, created_at, _, requeues), unheld in zip(

@@ -17,14 +17,20 @@ durable: the log is synced within one interval of it, not once 1,000 pages have
 gathered. The thread ends when its file is deleted, and is stopped before a test
 database is made or deleted (`stop_all`, as the pool's idle connections are closed
 then); the next connection to that path starts another.
+
+The same thread keeps the file's planner statistics current, every
+`project.sqlite.STATISTICS_SECONDS` (`collect_statistics`).
 """
 
 import logging
 import os
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, field
 from urllib.parse import quote
+
+from project import sqlite as statistics
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +91,7 @@ def stop_all(*, timeout: float = 5.0) -> None:
 
 def _run(checkpointer: _Checkpointer) -> None:
     connection, inode, failing = None, None, False
+    analyzed = time.monotonic()
     try:
         while not checkpointer.stopped.wait(checkpointer.interval):
             current = file_inode(checkpointer.path)
@@ -95,6 +102,9 @@ def _run(checkpointer: _Checkpointer) -> None:
                     _close(connection)
                     connection, inode = _open(checkpointer.path), current
                 connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                if time.monotonic() - analyzed >= statistics.STATISTICS_SECONDS:
+                    analyzed = time.monotonic()
+                    statistics.collect_statistics(connection.cursor())
                 failing = False
             except sqlite3.Error:
                 # Tried again next time; meanwhile each connection's own

@@ -70,6 +70,21 @@ def test_a_word_from_a_message_or_the_answer_finds_the_session(sign_in, api, sho
     shoot(page, "find-sessions-search")
 
 
+def test_a_found_session_shows_its_matching_words_as_text_marked(sign_in, api):
+    mark = word()
+    markup = '<img src=x onerror="window.pwned=1"><b>bold</b>'
+    found = new_session(api, WEATHER, title="Trip", say=f"{markup} {mark} london")
+    page = sign_in("alice")
+
+    search(page, mark)
+
+    snippet = row(page, found).locator(".snippet")
+    expect(snippet).to_contain_text("<b>bold</b>")  # the markup shown as text
+    expect(snippet.locator("mark")).to_have_text([mark])
+    expect(row(page, found).locator("img, b")).to_have_count(0)
+    assert page.evaluate("window.pwned") is None
+
+
 def test_a_session_is_renamed_in_the_list_and_on_its_page(sign_in, api, shoot):
     mark = word()
     session = new_session(api, WEATHER, title=f"Draft {mark}")

@@ -80,8 +80,8 @@ def read_back(client, session: str, run_id: str) -> dict[str, object]:
             RunSpan.objects.filter(run_id=run_id).values_list("attributes", flat=True)
         ),
         "audit API": ok("/api/tool-calls/").json(),
-        "audit CSV": ok("/api/tool-calls/?format=csv").content.decode(),
-        "audit JSON lines": ok("/api/tool-calls/?format=jsonl").content.decode(),
+        "audit CSV": ok("/api/tool-calls/?format=csv").getvalue().decode(),
+        "audit JSON lines": ok("/api/tool-calls/?format=jsonl").getvalue().decode(),
     }
 
 

@@ -1,4 +1,5 @@
-"""Exports of the audit: CSV and JSON lines, chosen with `?format=csv|jsonl`."""
+"""The audit's export formats, CSV and JSON lines, chosen with `?format=csv|jsonl`:
+the list streams them (exports.py); these render one call, and the columns."""
 
 import csv
 import io
@@ -46,7 +47,7 @@ class CSVRenderer(BaseRenderer):
         writer = csv.DictWriter(out, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
         writer.writeheader()
         for row in _rows(data):
-            writer.writerow({key: _cell(row.get(key)) for key in EXPORT_COLUMNS})
+            writer.writerow({key: cell(row.get(key)) for key in EXPORT_COLUMNS})
         return out.getvalue().encode(self.charset)
 
 
@@ -70,7 +71,7 @@ def _rows(data: Any) -> Sequence[Mapping[str, Any]]:
     return data if isinstance(data, list) else [data]
 
 
-def _cell(value: Any) -> Any:
+def cell(value: Any) -> Any:
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False, default=str)
     return "" if value is None else value

@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 from asgiref.sync import async_to_sync
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
+from django.http import StreamingHttpResponse
 from django.utils.dateparse import parse_datetime
 from django.utils.timezone import is_naive, make_aware
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -26,6 +27,7 @@ from agents.params import (
 )
 from agents.sessions import AgentNotAvailable, build_agent_tree, get_usable_agent
 from toolsets import access, catalog, policies
+from toolsets.api.exports import export_response
 from toolsets.api.renderers import CSVRenderer, JSONLinesRenderer
 from toolsets.api.serializers import (
     AccessMatrixSerializer,
@@ -46,7 +48,8 @@ from toolsets.models import Grant, Tool, ToolCall, Toolset
 DEFAULT_CALLS = 1000
 MAX_ACCESS_USERS = 100  # `/api/access/?users=`: the Access page asks for a page (12)
 MAX_SUBJECTS = 1000  # `/api/grants/?users=&groups=`
-MAX_CALLS = 50_000
+MAX_CALLS = 50_000  # the JSON list's; an export streams them all
+EXPORT_FORMATS = {"csv", "jsonl"}
 
 
 class IsStaffOrReadOnly(permissions.BasePermission):
@@ -311,7 +314,12 @@ def _decision(decision: access.Decision) -> dict:
         OpenApiParameter("status", str, enum=list(ToolCall.Status.values)),
         OpenApiParameter("since", datetime, description="Started at or after."),
         OpenApiParameter("until", datetime, description="Started before."),
-        OpenApiParameter("limit", int, description=f"At most (max {MAX_CALLS})."),
+        OpenApiParameter(
+            "limit",
+            int,
+            description=f"At most (max {MAX_CALLS}, default {DEFAULT_CALLS}); an "
+            "export has every call the filters select unless given a limit.",
+        ),
         OpenApiParameter("format", str, enum=["json", "csv", "jsonl"]),
     ]
 )
@@ -338,12 +346,22 @@ class ToolCallViewSet(
             return calls
         return _filter_calls(calls, self.request)
 
-    def list(self, request: Request) -> Response:
-        response = super().list(request)
-        if request.accepted_renderer.format in {"csv", "jsonl"}:
-            name = f"tool-calls.{request.accepted_renderer.format}"
-            response["Content-Disposition"] = f'attachment; filename="{name}"'
-        return response
+    def list(self, request: Request) -> Response | StreamingHttpResponse:
+        """The newest calls (`limit`, at most MAX_CALLS); an export (`format=csv` or
+        `jsonl`) streams every call the filters select, or `limit` of them."""
+        calls = self.get_queryset()
+        format_ = request.accepted_renderer.format
+        if format_ in EXPORT_FORMATS:
+            limit = None
+            if request.query_params.get("limit"):
+                limit = whole_number_param(
+                    request.query_params, "limit", default=0, minimum=1
+                )
+            return export_response(
+                request=request._request, calls=calls, format=format_, limit=limit
+            )
+        shown = calls[: _limit_param(request.query_params)]
+        return Response(self.get_serializer(shown, many=True).data)
 
     def finalize_response(self, request, response, *args, **kwargs):
         # Errors are JSON whatever export was asked for.
@@ -353,7 +371,11 @@ class ToolCallViewSet(
                 request.accepted_renderer = JSONRenderer()
                 request.accepted_media_type = JSONRenderer.media_type
         response = super().finalize_response(request, response, *args, **kwargs)
-        if renderer is not None and renderer.format == "jsonl":
+        if (
+            renderer is not None
+            and renderer.format == "jsonl"
+            and isinstance(response, Response)
+        ):
             # DRF drops the Content-Type of an empty body; no calls is still JSON lines.
             response.render()
             response.setdefault("Content-Type", f"{renderer.media_type}; charset=utf-8")
@@ -385,7 +407,7 @@ def _filter_calls(calls: QuerySet[ToolCall], request: Request) -> QuerySet[ToolC
         calls = calls.filter(started_at__gte=datetime_param(params, "since"))
     if params.get("until"):
         calls = calls.filter(started_at__lt=datetime_param(params, "until"))
-    return calls[: _limit_param(params)]
+    return calls
 
 
 def datetime_param(params, name: str) -> datetime:

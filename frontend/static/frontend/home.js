@@ -1,5 +1,7 @@
 // Home: start a session with an agent; my sessions with their last activity and status,
-// searched, filtered, renamed, archived and deleted; the credentials I gave tools.
+// searched (each found session with a snippet of its matching text), filtered, renamed,
+// archived and deleted, a page at a time by the API's `next` link (a cursor); the
+// credentials I gave tools.
 
 import { api } from "./api.js";
 import { showCredentials } from "./credentials.js";
@@ -199,6 +201,12 @@ function sessionBadge(session) {
   return badge("idle");
 }
 
+/** A search result's matching text: text nodes, the words found in <mark> (never HTML). */
+function snippet(parts) {
+  if (!parts || !parts.length) return null;
+  return h("p", { class: "snippet muted small" }, parts.map((part) => (part.match ? h("mark", {}, part.text) : part.text)));
+}
+
 function sessionRow(session) {
   const row = h("tr", { dataset: { session: session.id, status: session.status } });
   fillRow(row, session);
@@ -230,7 +238,7 @@ function fillRow(row, session) {
   const remove = h("button", { type: "button", class: "button ghost small danger", "aria-label": `Delete “${name}”` }, "Delete");
   remove.addEventListener("click", () => confirmDelete(row, session, remove));
   row.replaceChildren(
-    h("td", { class: "session-title" }, link),
+    h("td", { class: "session-title" }, link, snippet(session.snippet)),
     h("td", {}, session.agent || session.app_name),
     h("td", {}, timeAgo(session.updated_at)),
     h("td", {}, sessionBadge(session)),

@@ -6,11 +6,14 @@ import json
 from datetime import timedelta
 
 import pytest
+from asgiref.sync import sync_to_async
+from django.test import AsyncClient
 from django.utils import timezone
 
 from tests.agents.secret_agents import SECRETS
 from tests.toolsets.conftest import tool, toolset
 from toolsets import access
+from toolsets.api import exports, views
 from toolsets.models import Grant, ToolCall
 
 pytestmark = pytest.mark.django_db
@@ -464,7 +467,7 @@ def test_audit_exports_as_csv(catalog, staff, alice, api_for):
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
     assert 'filename="tool-calls.csv"' in response["Content-Disposition"]
-    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    rows = list(csv.DictReader(io.StringIO(response.getvalue().decode())))
     assert len(rows) == 1
     assert rows[0]["user"] == "alice"
     assert rows[0]["tool_full_name"] == "rocketeer.launch_rocket"
@@ -479,7 +482,7 @@ def test_audit_exports_as_json_lines(catalog, staff, alice, bob, api_for):
 
     assert response.status_code == 200
     assert response["Content-Type"].startswith("application/jsonl")
-    lines = [json.loads(line) for line in response.content.decode().splitlines()]
+    lines = [json.loads(line) for line in response.getvalue().decode().splitlines()]
     assert sorted(line["status"] for line in lines) == ["error", "ok"]
 
 
@@ -489,8 +492,124 @@ def test_non_staff_export_only_their_own(catalog, alice, bob, api_for):
 
     response = api_for(alice).get("/api/tool-calls/?format=jsonl")
 
-    lines = response.content.decode().splitlines()
+    lines = response.getvalue().decode().splitlines()
     assert [json.loads(line)["user"] for line in lines] == ["alice"]
+
+
+def exported(response) -> list[dict]:
+    assert response.status_code == 200, response
+    assert response.streaming
+    return [json.loads(line) for line in response.getvalue().decode().splitlines()]
+
+
+def test_an_export_has_every_call_past_the_json_lists_cap(
+    catalog, staff, alice, api_for, monkeypatch
+):
+    monkeypatch.setattr(views, "MAX_CALLS", 5)
+    monkeypatch.setattr(exports, "CHUNK", 3)
+    made = [make_call(alice, call_id=f"c{n}") for n in range(11)]
+
+    listed = api_for(staff).get("/api/tool-calls/?limit=50").json()
+    lines = exported(api_for(staff).get("/api/tool-calls/?format=jsonl"))
+    rows = csv.DictReader(
+        io.StringIO(
+            api_for(staff).get("/api/tool-calls/?format=csv").getvalue().decode()
+        )
+    )
+
+    assert len(listed) == 5
+    assert [line["call_id"] for line in lines] == [c.call_id for c in made[::-1]]
+    assert len(list(rows)) == 11
+
+
+def test_an_export_keeps_to_the_audit_pages_filters(
+    catalog, staff, alice, bob, api_for
+):
+    now = timezone.now()
+    make_call(alice, status="error", started_at=now - timedelta(hours=2))
+    wanted = make_call(alice, status="error", started_at=now - timedelta(minutes=5))
+    make_call(alice, status="ok", started_at=now - timedelta(minutes=4))
+    make_call(bob, status="error", started_at=now - timedelta(minutes=3))
+    make_call(alice, status="error", tool_name="other", tool_full_name="x.other")
+    since = (now - timedelta(hours=1)).isoformat()
+
+    lines = exported(
+        api_for(staff).get(
+            "/api/tool-calls/",
+            {
+                "format": "jsonl",
+                "user": "alice",
+                "status": "error",
+                "tool": "rocketeer.launch_rocket",
+                "agent": "rocketeer",
+                "since": since,
+            },
+        )
+    )
+
+    assert [line["id"] for line in lines] == [wanted.id]
+
+
+def test_an_export_given_a_limit_stops_there(
+    catalog, staff, alice, api_for, monkeypatch
+):
+    monkeypatch.setattr(exports, "CHUNK", 2)
+    for n in range(7):
+        make_call(alice, call_id=f"c{n}")
+
+    lines = exported(api_for(staff).get("/api/tool-calls/?format=jsonl&limit=5"))
+
+    assert [line["call_id"] for line in lines] == ["c6", "c5", "c4", "c3", "c2"]
+
+
+def test_a_user_cannot_export_anothers_calls_even_by_filter(
+    catalog, alice, bob, api_for
+):
+    make_call(bob)
+
+    by_name = api_for(alice).get("/api/tool-calls/?format=csv&user=bob")
+    by_id = api_for(alice).get(f"/api/tool-calls/?format=jsonl&user={bob.pk}")
+
+    assert list(csv.DictReader(io.StringIO(by_name.getvalue().decode()))) == []
+    assert by_id.getvalue() == b""
+
+
+def test_an_export_reads_a_chunk_of_calls_a_query(
+    catalog, staff, alice, api_for, monkeypatch, django_assert_num_queries
+):
+    monkeypatch.setattr(exports, "CHUNK", 4)
+    for n in range(10):
+        make_call(alice, call_id=f"c{n}")
+    client = api_for(staff)
+    client.get("/api/tool-calls/")  # the token's first use is not the export's cost
+
+    response = client.get("/api/tool-calls/?format=jsonl")
+    # Nothing is read until the body is: then one query for each chunk of 4.
+    parts = iter(response.streaming_content)
+    with django_assert_num_queries(1):
+        first = next(parts)
+    with django_assert_num_queries(2):
+        rest = list(parts)
+
+    assert len(first.splitlines()) == 4
+    assert [len(part.splitlines()) for part in rest] == [4, 2]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_under_asgi_an_export_is_an_async_stream(
+    catalog, staff, alice, monkeypatch
+):
+    monkeypatch.setattr(exports, "CHUNK", 2)
+    for n in range(5):
+        await sync_to_async(make_call)(alice, call_id=f"c{n}")
+    client = AsyncClient()
+    await sync_to_async(client.force_login)(staff)
+
+    response = await client.get("/api/tool-calls/?format=jsonl")
+
+    assert response.streaming and response.is_async
+    parts = [part async for part in response.streaming_content]
+    assert [len(part.splitlines()) for part in parts] == [2, 2, 1]
 
 
 def test_the_schema_documents_the_toolsets_api(catalog, alice, api_for):
@@ -518,10 +637,10 @@ def test_the_audit_and_its_exports_show_what_the_model_received_without_secrets(
 
     listed = client.get("/api/tool-calls/?tool=sign_in").json()
     exported = client.get("/api/tool-calls/?tool=sign_in&format=csv")
-    lines = client.get("/api/tool-calls/?tool=sign_in&format=jsonl").content.decode()
+    lines = client.get("/api/tool-calls/?tool=sign_in&format=jsonl").getvalue().decode()
 
     (row,) = listed
-    (csv_row,) = csv.DictReader(io.StringIO(exported.content.decode()))
+    (csv_row,) = csv.DictReader(io.StringIO(exported.getvalue().decode()))
     (line,) = [json.loads(text) for text in lines.splitlines()]
     received = {"status": "signed in", "note": "checked by the vault keeper"}
     raw = {"status": "signed in", "user": "ada", "session_token": "[redacted]"}
@@ -532,5 +651,5 @@ def test_the_audit_and_its_exports_show_what_the_model_received_without_secrets(
     assert json.loads(csv_row["args"])["password"] == "[redacted]"
     assert json.loads(csv_row["result_summary"]) == received
     assert json.loads(csv_row["raw_result_summary"]) == raw
-    shown = json.dumps(listed) + exported.content.decode() + lines
+    shown = json.dumps(listed) + exported.getvalue().decode() + lines
     assert not [secret for secret in SECRETS if secret in shown]

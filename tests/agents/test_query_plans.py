@@ -1,0 +1,124 @@
+"""Day 100 (issue 43): the queries a person or a sweep runs often take the index
+made for them on SQLite, and SQLite has its statistics; its search reads one
+user's rows. (PostgreSQL's search plan: tests/agents/test_search.py.)"""
+
+import time
+
+import pytest
+from django.db import connection
+
+from agents.models import Event, Request, Run, Session
+from agents.requests.inbox import inbox_of
+from agents.search import OWNER_SPAN
+from agents.sessions import create_session
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's planner"),
+]
+
+
+def plan(queryset) -> str:
+    sql, params = queryset.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
+        return "\n".join(row[-1] for row in cursor.fetchall())
+
+
+def test_the_sessions_list_is_a_range_of_its_index_with_no_sort(alice):
+    mine = Session.objects.filter(owner=alice, archived_at__isnull=True)
+    archived = Session.objects.filter(owner=alice, archived_at__isnull=False)
+
+    listed = plan(mine.order_by("-updated_at", "-pk")[:21])
+    shown = plan(archived.order_by("-updated_at", "-pk")[:21])
+
+    assert "USING INDEX session_list" in listed, listed
+    assert "USING INDEX session_archive" in shown, shown
+    assert "TEMP B-TREE" not in listed + shown
+
+
+def test_the_sweep_and_metrics_read_their_runs_on_their_partial_indexes():
+    unfinished = Run.objects.extra(where=[Run.UNFINISHED_SQL]).order_by("created_at")
+    queued = Run.objects.filter(status="queued").values("pk")  # `=`: prepared again
+    # What a plain filter does: a bound parameter never proves the index's condition.
+    by_parameter = Run.objects.filter(status__in=["queued", "running"])
+
+    assert "USING INDEX run_unfinished" in plan(unfinished)
+    assert "USING INDEX run_queued" in plan(queued)
+    assert "SCAN agents_run" in plan(by_parameter)
+
+
+def test_the_inbox_reads_only_the_pending_requests_whatever_the_statistics(
+    alice, demo_agents
+):
+    session = create_session(user=alice, agent=demo_agents["bank"])
+    statuses = ["answered", "expired", "rejected", "approved"] * 1000 + ["pending"]
+    Request.objects.bulk_create(
+        Request(session=session, kind="call", call_id=f"c{n}", status=status)
+        for n, status in enumerate(statuses)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")  # a status now looks like a fifth of the table
+
+    waiting = plan(inbox_of(user=alice)).splitlines()
+
+    assert "SCAN agents_request" not in waiting, waiting
+    assert any("request_pending" in line for line in waiting), waiting
+
+
+def test_sqlite_has_its_statistics_after_migrate():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM sqlite_stat1")
+        (rows,) = cursor.fetchone()
+
+    assert rows > 0
+
+
+def test_a_search_row_is_kept_in_its_owners_rowid_range(alice, bob, demo_agents):
+    sessions = {
+        user: create_session(user=user, agent=demo_agents["bank"])
+        for user in (alice, bob)
+    }
+    for user, session in sessions.items():
+        Event.objects.create(
+            session=session,
+            seq=1,
+            event_id=f"e-{user.pk}",
+            author="user",
+            kind="user_message",
+            timestamp=time.time(),
+            data={"content": {"role": "user", "parts": [{"text": "payroll"}]}},
+        )
+        Session.objects.filter(pk=session.pk).update(title="payroll")
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT rowid, session_id FROM agents_search_text")
+        texts = cursor.fetchall()
+        cursor.execute("SELECT rowid, session_id FROM agents_search_title")
+        titles = cursor.fetchall()
+
+    for user, session in sessions.items():
+        for rows in (texts, titles):
+            (rowid,) = [rowid for rowid, pk in rows if pk == session.pk]
+            assert rowid // OWNER_SPAN == user.pk
+
+
+SEARCH_TRIGGERS = [
+    "agents_search_event_insert",
+    "agents_search_event_delete",
+    "agents_search_event_update",
+    "agents_search_session_insert",
+    "agents_search_session_title",
+    "agents_search_session_delete",
+    "agents_search_session_owner",
+]
+
+
+def test_sqlite_keeps_its_search_tables_by_triggers():
+    # A migration that remakes agents_event or agents_session drops their
+    # triggers: it must make them again (migration 0024's docstring).
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        triggers = {row[0] for row in cursor.fetchall()}
+
+    assert set(SEARCH_TRIGGERS) <= triggers
