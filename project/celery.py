@@ -20,8 +20,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 app = Celery("toolcrib")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()  # every app's tasks.py
-# The turn's tasks live with the turns (agents/turns/tasks.py).
-app.autodiscover_tasks(["agents.turns"])
+# The turn's tasks live with the turns (agents/turns/tasks.py), the retention
+# job's with it (agents/retention/tasks.py, scheduled by Celery beat).
+app.autodiscover_tasks(["agents.turns", "agents.retention"])
 
 
 @worker_init.connect

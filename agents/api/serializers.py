@@ -32,7 +32,7 @@ from agents.session_list import Status, session_status
 
 APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 # What an administrator may change on an agent defined in code.
-CODE_AGENT_FIELDS = frozenset({"tool_choice"})
+CODE_AGENT_FIELDS = frozenset({"tool_choice", "retention_days"})
 
 
 class ModelInfoSerializer(serializers.Serializer):
@@ -126,6 +126,7 @@ class AgentSerializer(serializers.ModelSerializer):
             "sub_agents",
             "max_iterations",
             "tool_choice",
+            "retention_days",
             "is_active",
             "tree",
             "updated_at",
