@@ -11,6 +11,9 @@ def new_session_id() -> str:
     return str(uuid.uuid4())
 
 
+# An agent's retention_days, at most: a hundred years, past which dates overflow
+# (project/settings.py bounds TOOLCRIB_RETENTION_DAYS alike).
+RETENTION_MAX_DAYS = 36_500
 # A turn's history, in events, unless its agent says otherwise (agents.adk.history).
 HISTORY_DEFAULT = 50
 
@@ -66,7 +69,7 @@ class AgentSpec(models.Model):
     retention_days = models.PositiveIntegerField(
         null=True,
         blank=True,
-        validators=[MaxValueValidator(settings.RETENTION_MAX_DAYS)],
+        validators=[MaxValueValidator(RETENTION_MAX_DAYS)],
         help_text="Days a session of this agent is kept after its last activity, "
         "then removed with everything in it (agents.retention); 0: kept forever; "
         "blank: TOOLCRIB_RETENTION_DAYS.",

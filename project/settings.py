@@ -296,7 +296,7 @@ TOOLCRIB_REQUEUE_SECONDS = float(
 )
 
 # Retention (docs/retention.md), in days: 0 keeps forever; past a hundred years
-# dates overflow.
+# dates overflow (agents.models' RETENTION_MAX_DAYS, the same bound).
 RETENTION_MAX_DAYS = 36_500
 
 

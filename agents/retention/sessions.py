@@ -42,6 +42,8 @@ from agents.retention.jobs import Batch, Count, Scope
 
 # What a session costs a batch beyond its events: its runs, requests, row.
 SESSION_ROWS = 10
+# Candidates read by one scan of the sessions, in batches' worth.
+CANDIDATE_BATCHES = 20
 # A large session's rows taken apart before the session itself: model, the field
 # naming its session, the order.
 TAKEN_APART: list[tuple[type[Model], str, tuple[str, ...]]] = [
@@ -147,27 +149,30 @@ def _owning(sessions: QuerySet[Session]) -> QuerySet[Session]:
 
 
 def _remove_group(group: Group, *, scope: Scope, batch: Batch) -> Iterator[list[Count]]:
-    left_alone: set[str] = set()  # taken apart no further: in use again
+    """The group's removable sessions, oldest activity first: read a page of
+    candidates in one scan, then removed batch by batch (each checked again)."""
+    left_alone: set[str] = set()  # found in use again by their batch
     while True:
-        picked = list(
+        candidates = list(
             group.sessions()
             .exclude(pk__in=left_alone)
             .order_by("updated_at", "pk")
-            .values_list("pk", "last_seq")[: batch.size]
+            .values_list("pk", "last_seq")[: batch.size * CANDIDATE_BATCHES]
         )
-        if not picked:
+        if not candidates:
             return
-        first, last_seq = picked[0]
-        if last_seq + SESSION_ROWS > batch.size:
-            yield from _take_apart(first, group, scope=scope, batch=batch)
-            ids = [first]
-        else:
-            ids = _filled(picked, batch.size)
-        counts = _remove_whole(ids, group, batch=batch)
-        if not counts:
-            left_alone.update(ids)
-            continue
-        yield counts
+        while candidates:
+            first, last_seq = candidates[0]
+            if last_seq + SESSION_ROWS > batch.size:
+                yield from _take_apart(first, group, scope=scope, batch=batch)
+                ids = [first]
+            else:
+                ids = _filled(candidates, batch.size)
+            candidates = candidates[len(ids) :]
+            removed, counts = _remove_whole(ids, group, batch=batch)
+            left_alone.update(set(ids) - removed)
+            if counts:
+                yield counts
 
 
 def _filled(picked: Sequence[tuple[str, int]], size: int) -> list[str]:
@@ -181,9 +186,11 @@ def _filled(picked: Sequence[tuple[str, int]], size: int) -> list[str]:
     return ids
 
 
-def _remove_whole(ids: list[str], group: Group, *, batch: Batch) -> list[Count]:
+def _remove_whole(
+    ids: list[str], group: Group, *, batch: Batch
+) -> tuple[set[str], list[Count]]:
     """Remove the sessions `ids` still removable, with all they hold, in one
-    transaction; what went."""
+    transaction; the ids removed, and what went."""
     with batch.transaction():
         sessions = list(
             group.sessions()
@@ -192,7 +199,7 @@ def _remove_whole(ids: list[str], group: Group, *, batch: Batch) -> list[Count]:
             .select_for_update(of=("self",))
         )
         if not sessions:
-            return []
+            return set(), []
         ids = [session.pk for session in sessions]
         artifacts = list(_artifacts_of(sessions))
         paths = [row.storage_path for row in artifacts if row.storage_path]
@@ -211,7 +218,7 @@ def _remove_whole(ids: list[str], group: Group, *, batch: Batch) -> list[Count]:
             if label != Session._meta.label
         ),
     ]
-    return counts
+    return set(ids), counts
 
 
 def _archive_sessions(

@@ -363,3 +363,22 @@ def test_the_command_prints_the_dry_run_and_removes(
 def test_the_command_refuses_an_unknown_agent(db):
     with pytest.raises(CommandError, match="No agent is named"):
         call_command("retention", "--dry-run", "--agent", "nobody")
+
+
+def test_a_session_that_comes_back_into_use_before_its_batch_stays(
+    thirty_days, monkeypatch, alice, weather
+):
+    first = session_of(alice, weather, days_idle=50)
+    second = session_of(alice, weather, days_idle=40)
+    picked = sessions._filled
+
+    def then_a_turn_starts(found, size):
+        Run.objects.create(session=first, user=alice, status=Run.Status.QUEUED)
+        return picked(found, size)
+
+    monkeypatch.setattr(sessions, "_filled", then_a_turn_starts)
+
+    report = apply_retention()
+
+    assert exists(first) and not exists(second)
+    assert counted(report, "sessions") == 1
