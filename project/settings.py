@@ -323,7 +323,7 @@ TOOLCRIB_RETENTION_AUDIT_DAYS = _retention_days(
 TOOLCRIB_RETENTION_ARCHIVE_DIR = env("TOOLCRIB_RETENTION_ARCHIVE_DIR")
 # Rows removed per transaction, at most (a session larger than this is taken apart
 # over several, closed first so no turn starts in it meanwhile).
-TOOLCRIB_RETENTION_BATCH = int(env("TOOLCRIB_RETENTION_BATCH", "2000"))
+TOOLCRIB_RETENTION_BATCH = int(env("TOOLCRIB_RETENTION_BATCH", "1000"))
 # Seconds between two runs of the job: Celery beat's schedule with a broker, a
 # thread of the server that runs turns inline without one; 0: only by hand
 # (`manage.py retention`).

@@ -54,22 +54,28 @@ class AuditRetention:
             return
         while True:
             with batch.transaction():
-                taken = list(rows.order_by("started_at", "pk")[: batch.size])
+                taken = _take(rows.order_by("started_at", "pk"), batch=batch)
                 if not taken:
                     return
-                if batch.archive is not None:
-                    batch.archive.write(taken)
-                    batch.archive.flush()
-                ToolCall.objects.filter(pk__in=[call.pk for call in taken]).delete()
+                ToolCall.objects.filter(pk__in=[pk for pk, _, _ in taken]).delete()
             yield _by_agent(self.kind, taken)
 
 
-def _by_agent(kind: str, calls: list[ToolCall]) -> list[Count]:
+def _take(rows: QuerySet[ToolCall], *, batch: Batch) -> list[tuple]:
+    """A batch of calls as (pk, agent, started_at), archived first (whole rows
+    read only then)."""
+    if batch.archive is None:
+        return list(rows.values_list("pk", "agent", "started_at")[: batch.size])
+    calls = list(rows[: batch.size])
+    batch.archive.write(calls)
+    batch.archive.flush()
+    return [(call.pk, call.agent, call.started_at) for call in calls]
+
+
+def _by_agent(kind: str, calls: list[tuple]) -> list[Count]:
     counts: dict[str, Count] = {}
-    for call in calls:  # oldest first: the first of an agent is its oldest
-        count = counts.setdefault(
-            call.agent, Count(kind, call.agent, 0, call.started_at)
-        )
+    for _, agent, started_at in calls:  # oldest first: an agent's first is its oldest
+        count = counts.setdefault(agent, Count(kind, agent, 0, started_at))
         count.rows += 1
     return list(counts.values())
 

@@ -14,8 +14,8 @@ Sessions go in batches of at most TOOLCRIB_RETENTION_BATCH rows (a session's
 events counted by its `last_seq`), each batch one transaction that checks again,
 under the sessions' row locks, that each is still removable. A session larger than
 a batch is closed first (no turn starts in a closed session), then taken apart, a
-batch of events (then spans) per transaction, oldest first, each checking that it
-is still closed and removable, and removed with the rest last.
+batch of events (then spans, then runs) per transaction, oldest first, each
+checking that it is still closed and removable, and removed with the rest last.
 """
 
 from collections.abc import Iterable, Iterator, Sequence
@@ -49,6 +49,7 @@ CANDIDATE_BATCHES = 20
 TAKEN_APART: list[tuple[type[Model], str, tuple[str, ...]]] = [
     (Event, "session_id", ("seq",)),
     (RunSpan, "run__session_id", ("run_id", "start", "pk")),
+    (Run, "session_id", ("created_at", "pk")),  # spans gone: nothing cascades
 ]
 GATEWAY = "(gateway)"
 
@@ -258,8 +259,8 @@ def _artifacts_of(sessions: Iterable[Session]) -> QuerySet[Artifact]:
 def _take_apart(
     pk: str, group: Group, *, scope: Scope, batch: Batch
 ) -> Iterator[list[Count]]:
-    """Close a large session, then remove its events and spans a batch at a time;
-    stops if it is no longer removable."""
+    """Close a large session, then remove its events, spans and runs a batch at a
+    time; stops if it is no longer removable."""
     with batch.transaction():
         if not _locked(group.sessions().filter(pk=pk)):
             return
@@ -271,18 +272,25 @@ def _take_apart(
             with batch.transaction():
                 if not _locked(group.sessions().filter(pk=pk, closed_at__isnull=False)):
                     return
-                rows = list(
-                    model.objects.filter(**{session_field: pk}).order_by(*order)[
-                        : batch.size
-                    ]
+                ids = _take(
+                    model.objects.filter(**{session_field: pk}).order_by(*order),
+                    batch=batch,
                 )
-                if not rows:
+                if not ids:
                     break
-                if batch.archive is not None:
-                    batch.archive.write(rows)
-                    batch.archive.flush()
-                model.objects.filter(pk__in=[row.pk for row in rows]).delete()
-            yield [Count(kind_of(model), group.label, len(rows))]
+                model.objects.filter(pk__in=ids).delete()
+            yield [Count(kind_of(model), group.label, len(ids))]
+
+
+def _take(rows: QuerySet, *, batch: Batch) -> list:
+    """The primary keys of a batch of `rows`, archived first (whole rows read only
+    then: without an archive the keys are enough)."""
+    if batch.archive is None:
+        return list(rows.values_list("pk", flat=True)[: batch.size])
+    taken = list(rows[: batch.size])
+    batch.archive.write(taken)
+    batch.archive.flush()
+    return [row.pk for row in taken]
 
 
 def _locked(sessions: QuerySet[Session]) -> bool:

@@ -382,3 +382,24 @@ def test_a_session_that_comes_back_into_use_before_its_batch_stays(
 
     assert exists(first) and not exists(second)
     assert counted(report, "sessions") == 1
+
+
+def test_a_session_taken_apart_is_archived_whole_and_loads_back(
+    thirty_days, settings, tmp_path, alice, weather
+):
+    settings.TOOLCRIB_RETENTION_ARCHIVE_DIR = str(tmp_path)
+    settings.TOOLCRIB_RETENTION_BATCH = 20
+    large = session_of(alice, weather, days_idle=0, events=0)
+    add_events(large, 50)
+    large = idle(large, days=40)
+
+    report = apply_retention()
+
+    assert not exists(large)
+    models = [row["model"] for row in read_archive(report.archive)]
+    assert models.count("agents.event") == 50
+    assert models.count("agents.session") == 1
+
+    call_command("loaddata", str(report.archive), verbosity=0)
+
+    assert Event.objects.filter(session=large).count() == 50
