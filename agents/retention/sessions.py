@@ -202,7 +202,7 @@ def _remove_whole(
         if not sessions:
             return set(), []
         ids = [session.pk for session in sessions]
-        artifacts = list(_artifacts_of(sessions))
+        artifacts = _artifacts_of(sessions)
         paths = [row.storage_path for row in artifacts if row.storage_path]
         if batch.archive is not None:
             _archive_sessions(batch, sessions, artifacts, paths)
@@ -244,16 +244,18 @@ def _archive_sessions(
     archive.flush()
 
 
-def _artifacts_of(sessions: Iterable[Session]) -> QuerySet[Artifact]:
-    """The sessions' own artifacts (not their users' `user:` ones)."""
-    keys = Q(pk__in=[])
-    for session in sessions:
-        keys |= Q(
-            app_name=session.app_name,
-            user_id=session.user_id,
-            session_key=session.adk_id,
-        )
-    return Artifact.objects.filter(keys).order_by("session_key", "filename", "version")
+def _artifacts_of(sessions: Iterable[Session]) -> list[Artifact]:
+    """The sessions' own artifacts (not their users' `user:` ones), read by three
+    IN lists (no OR per session: SQLite bounds an expression's depth), matched
+    here on ADK's (app, user, session) key."""
+    keys = {(s.app_name, s.user_id, s.adk_id) for s in sessions}
+    app_names, users, ids = (sorted({key[i] for key in keys}) for i in range(3))
+    found = Artifact.objects.filter(
+        app_name__in=app_names, user_id__in=users, session_key__in=ids
+    ).order_by("session_key", "filename", "version")
+    return [
+        row for row in found if (row.app_name, row.user_id, row.session_key) in keys
+    ]
 
 
 def _take_apart(

@@ -403,3 +403,20 @@ def test_a_session_taken_apart_is_archived_whole_and_loads_back(
     call_command("loaddata", str(report.archive), verbosity=0)
 
     assert Event.objects.filter(session=large).count() == 50
+
+
+def test_a_batch_removes_only_its_own_sessions_artifacts(
+    thirty_days, alice, bob, weather
+):
+    old = [
+        with_artifact(session_of(user, weather, days_idle=0)) for user in (alice, bob)
+    ]
+    kept = with_artifact(session_of(alice, weather, days_idle=0))
+    for session in old:
+        idle(session, days=40)
+
+    report = apply_retention()
+
+    assert counted(report, "sessions") == 2
+    assert counted(report, "artifacts") == 2
+    assert list(Artifact.objects.values_list("session_key", flat=True)) == [kept.adk_id]
