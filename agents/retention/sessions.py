@@ -1,9 +1,9 @@
 """The runtime's retention jobs: old sessions, removed whole, and the gateway's
 ended requests.
 
-A session is as old as its last activity (`updated_at`, which every stored event,
-a new turn, a rename or an archive moves), never its start: one still in use is
-never cut. Past its agent's days (`AgentSpec.retention_days`, else
+A session is as old as its last activity (`updated_at`, which every stored event
+moves: a message, a turn's start and end, a tool's result, an upload), never its
+start: one still in use is never cut. Past its agent's days (`AgentSpec.retention_days`, else
 TOOLCRIB_RETENTION_DAYS; 0 keeps it forever) it goes whole: its events, runs and
 their spans, requests, standing approvals, its own artifacts (rows and files) and
 its state, which lives on its row. A session with a queued or running run, or a
@@ -193,11 +193,9 @@ def _remove_whole(
     """Remove the sessions `ids` still removable, with all they hold, in one
     transaction; the ids removed, and what went."""
     with batch.transaction():
+        _lock(ids)
         sessions = list(
-            group.sessions()
-            .filter(pk__in=ids)
-            .order_by("updated_at", "pk")
-            .select_for_update(of=("self",))
+            group.sessions().filter(pk__in=ids).order_by("updated_at", "pk")
         )
         if not sessions:
             return set(), []
@@ -264,7 +262,8 @@ def _take_apart(
     """Close a large session, then remove its events, spans and runs a batch at a
     time; stops if it is no longer removable."""
     with batch.transaction():
-        if not _locked(group.sessions().filter(pk=pk)):
+        _lock([pk])
+        if not group.sessions().filter(pk=pk).exists():
             return
         Session.objects.filter(pk=pk, closed_at__isnull=True).update(
             closed_at=scope.now
@@ -272,7 +271,8 @@ def _take_apart(
     for model, session_field, order in TAKEN_APART:
         while True:
             with batch.transaction():
-                if not _locked(group.sessions().filter(pk=pk, closed_at__isnull=False)):
+                _lock([pk])
+                if not group.sessions().filter(pk=pk, closed_at__isnull=False).exists():
                     return
                 ids = _take(
                     model.objects.filter(**{session_field: pk}).order_by(*order),
@@ -295,9 +295,13 @@ def _take(rows: QuerySet, *, batch: Batch) -> list:
     return [row.pk for row in taken]
 
 
-def _locked(sessions: QuerySet[Session]) -> bool:
-    """Whether the session is there, its row locked for this transaction."""
-    return bool(list(sessions.select_for_update(of=("self",)).values_list("pk")))
+def _lock(ids: Sequence[str]) -> None:
+    """Lock the sessions' rows for this transaction (a turn's start takes the same
+    lock), before they are checked: on PostgreSQL a check in the locking statement
+    itself would judge by what it saw before it waited (its subqueries are not
+    read again), missing the run a turn's start had just committed."""
+    rows = Session.objects.filter(pk__in=ids).order_by("pk").select_for_update()
+    list(rows.values_list("pk", flat=True))
 
 
 def _kind_of_label(label: str) -> str:
