@@ -52,18 +52,16 @@ class AuditRetention:
         rows = self._rows(scope)
         if rows is None:
             return
-        while True:
+        while taken := _take(rows.order_by("started_at", "pk"), batch=batch):
             with batch.transaction():
-                taken = _take(rows.order_by("started_at", "pk"), batch=batch)
-                if not taken:
-                    return
                 ToolCall.objects.filter(pk__in=[pk for pk, _, _ in taken]).delete()
             yield _by_agent(self.kind, taken)
 
 
 def _take(rows: QuerySet[ToolCall], *, batch: Batch) -> list[tuple]:
-    """A batch of calls as (pk, agent, started_at), archived first (whole rows
-    read only then)."""
+    """A batch of calls as (pk, agent, started_at), archived first, outside any
+    transaction (whole rows read only then); as Batch.take, with what the report
+    counts by."""
     if batch.archive is None:
         return list(rows.values_list("pk", "agent", "started_at")[: batch.size])
     calls = list(rows[: batch.size])

@@ -6,11 +6,12 @@ TOOLCRIB_RETENTION_ARCHIVE_DIR: Django's JSON Lines serialization (one row a lin
 <file>` puts the rows back. An artifact's content is copied beside it, under
 `retention-<...>-files/<storage path>`.
 
-Each batch is written and flushed to the disk inside the transaction that then
-deletes it: if writing fails, the transaction rolls back and nothing of the batch
-is deleted. A commit that fails after its batch was written leaves those rows in
-the file and in the database (a later run archives them again): a file may repeat
-a row, never miss one that was removed.
+Each batch is written and flushed to the disk before the transaction that deletes
+it, outside it, so its writing holds no lock: if writing fails, nothing of the
+batch is deleted. A row written but then not deleted (its session came back into
+use meanwhile, or the delete's commit failed) stays in the database too, and a
+later run may archive it again: a file may hold a row that was not removed, never
+miss one that was.
 """
 
 import gzip

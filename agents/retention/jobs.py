@@ -23,6 +23,7 @@ from typing import Protocol
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -67,6 +68,18 @@ class Batch:
         self.size = max(1, size)
         self.archive = archive
         self._holder = holder
+
+    def take(self, rows: QuerySet) -> list:
+        """The primary keys of the next batch of `rows`, archived first, on the
+        disk before the caller deletes them (whole rows read only then: without an
+        archive the keys are enough). Outside any transaction: the archive's
+        writing holds no lock."""
+        if self.archive is None:
+            return list(rows.values_list("pk", flat=True)[: self.size])
+        taken = list(rows[: self.size])
+        self.archive.write(taken)
+        self.archive.flush()
+        return [row.pk for row in taken]
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -190,22 +190,32 @@ def _filled(picked: Sequence[tuple[str, int]], size: int) -> list[str]:
 def _remove_whole(
     ids: list[str], group: Group, *, batch: Batch
 ) -> tuple[set[str], list[Count]]:
-    """Remove the sessions `ids` still removable, with all they hold, in one
-    transaction; the ids removed, and what went."""
+    """Remove the sessions `ids` still removable, with all they hold: archived
+    first, outside any transaction, then deleted in one, those unchanged since
+    (a session that came back into use stays); the ids removed, and what went."""
+    seen = {
+        session.pk: session
+        for session in group.sessions().filter(pk__in=ids).order_by("updated_at", "pk")
+    }
+    if not seen:
+        return set(), []
+    if batch.archive is not None:
+        _archive_sessions(batch, list(seen.values()))
     with batch.transaction():
-        _lock(ids)
-        sessions = list(
-            group.sessions().filter(pk__in=ids).order_by("updated_at", "pk")
-        )
+        _lock(list(seen))
+        still = group.sessions().filter(pk__in=list(seen))
+        sessions = [
+            seen[pk]
+            for pk, updated_at in still.values_list("pk", "updated_at")
+            if updated_at == seen[pk].updated_at
+        ]
         if not sessions:
             return set(), []
-        ids = [session.pk for session in sessions]
         artifacts = _artifacts_of(sessions)
         paths = [row.storage_path for row in artifacts if row.storage_path]
-        if batch.archive is not None:
-            _archive_sessions(batch, sessions, artifacts, paths)
         Artifact.objects.filter(pk__in=[row.pk for row in artifacts]).delete()
-        _, deleted = Session.objects.filter(pk__in=ids).delete()
+        gone = [session.pk for session in sessions]
+        _, deleted = Session.objects.filter(pk__in=gone).delete()
         transaction.on_commit(lambda: delete_files(paths))
     oldest = min(session.updated_at for session in sessions)
     counts = [Count(kind_of(Session), group.label, len(sessions), oldest)]
@@ -217,14 +227,15 @@ def _remove_whole(
             if label != Session._meta.label
         ),
     ]
-    return set(ids), counts
+    return set(gone), counts
 
 
-def _archive_sessions(
-    batch: Batch, sessions: list[Session], artifacts: list[Artifact], paths: list[str]
-) -> None:
-    """Parents first, so `loaddata` puts the rows back in any database."""
+def _archive_sessions(batch: Batch, sessions: list[Session]) -> None:
+    """Everything the sessions hold, parents first, on the disk before any of it
+    is deleted; artifact files copied beside."""
     ids = [session.pk for session in sessions]
+    artifacts = _artifacts_of(sessions)
+    paths = [row.storage_path for row in artifacts if row.storage_path]
     archive = batch.archive
     assert archive is not None
     archive.write(sessions)
@@ -269,30 +280,14 @@ def _take_apart(
             closed_at=scope.now
         )
     for model, session_field, order in TAKEN_APART:
-        while True:
+        rows = model.objects.filter(**{session_field: pk}).order_by(*order)
+        while ids := batch.take(rows):
             with batch.transaction():
                 _lock([pk])
                 if not group.sessions().filter(pk=pk, closed_at__isnull=False).exists():
                     return
-                ids = _take(
-                    model.objects.filter(**{session_field: pk}).order_by(*order),
-                    batch=batch,
-                )
-                if not ids:
-                    break
                 model.objects.filter(pk__in=ids).delete()
             yield [Count(kind_of(model), group.label, len(ids))]
-
-
-def _take(rows: QuerySet, *, batch: Batch) -> list:
-    """The primary keys of a batch of `rows`, archived first (whole rows read only
-    then: without an archive the keys are enough)."""
-    if batch.archive is None:
-        return list(rows.values_list("pk", flat=True)[: batch.size])
-    taken = list(rows[: batch.size])
-    batch.archive.write(taken)
-    batch.archive.flush()
-    return [row.pk for row in taken]
 
 
 def _lock(ids: Sequence[str]) -> None:
@@ -333,17 +328,10 @@ class GatewayRequestsRetention:
         rows = self._rows(scope)
         if rows is None:
             return
-        while True:
+        while ids := batch.take(rows.order_by("created_at", "pk")):
             with batch.transaction():
-                taken = list(rows.order_by("created_at", "pk")[: batch.size])
-                if not taken:
-                    return
-                if batch.archive is not None:
-                    batch.archive.write(taken)
-                    batch.archive.flush()
-                Request.objects.filter(pk__in=[row.pk for row in taken]).delete()
-            oldest = taken[0].created_at
-            yield [Count(self.kind, GATEWAY, len(taken), oldest)]
+                gone, _ = Request.objects.filter(pk__in=ids).delete()
+            yield [Count(self.kind, GATEWAY, gone)]
 
 
 SESSIONS = SessionsRetention()

@@ -420,3 +420,26 @@ def test_a_batch_removes_only_its_own_sessions_artifacts(
     assert counted(report, "sessions") == 2
     assert counted(report, "artifacts") == 2
     assert list(Artifact.objects.values_list("session_key", flat=True)) == [kept.adk_id]
+
+
+def test_a_session_back_in_use_after_it_was_archived_stays(
+    thirty_days, settings, tmp_path, monkeypatch, alice, weather
+):
+    settings.TOOLCRIB_RETENTION_ARCHIVE_DIR = str(tmp_path)
+    back = session_of(alice, weather, days_idle=50)
+    gone = session_of(alice, weather, days_idle=40)
+    archive_them = sessions._archive_sessions
+
+    def then_a_message_comes(batch, found):
+        archive_them(batch, found)
+        add_events(back, 1)  # stored: its last activity is now
+        Session.objects.filter(pk=back.pk).update(updated_at=timezone.now())
+
+    monkeypatch.setattr(sessions, "_archive_sessions", then_a_message_comes)
+
+    report = apply_retention()
+
+    assert exists(back) and not exists(gone)
+    assert Event.objects.filter(session=back).count() == 4
+    archived = {row["pk"] for row in read_archive(report.archive)}
+    assert gone.pk in archived  # and `back` too: a file may hold rows that stayed
