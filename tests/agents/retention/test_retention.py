@@ -7,6 +7,8 @@ from datetime import timedelta
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agents.adk.artifacts import artifact_storage
@@ -443,3 +445,19 @@ def test_a_session_back_in_use_after_it_was_archived_stays(
     assert Event.objects.filter(session=back).count() == 4
     archived = {row["pk"] for row in read_archive(report.archive)}
     assert gone.pk in archived  # and `back` too: a file may hold rows that stayed
+
+
+def test_a_batchs_queries_do_not_grow_with_the_sessions_events(
+    thirty_days, alice, weather
+):
+    def queries_to_remove(events: int) -> int:
+        for _ in range(3):
+            session_of(alice, weather, days_idle=40, events=events)
+        with CaptureQueriesContext(connection) as queries:
+            report = apply_retention()
+        assert counted(report, "events") == 3 * events
+        return len(queries)
+
+    apply_retention()  # the lease's row made
+
+    assert queries_to_remove(200) == queries_to_remove(2)
