@@ -23,6 +23,7 @@ class AgentSpecAdmin(admin.ModelAdmin):
         "model",
         "is_active",
         "missing",
+        "retention_days",
         "updated_at",
     ]
     list_filter = ["source", "kind", "is_active"]

@@ -43,6 +43,7 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 
 from agents.cursors import Cursor, decode_cursor
+from agents.models import RETENTION_MAX_DAYS
 
 REPLACEMENT = "\ufffd"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -387,6 +388,25 @@ def parse_history(value: Any) -> int | None:
         raise ValueError("A whole number of events, or null for every event.")
     if not 1 <= value <= HISTORY_MAX:
         raise ValueError(f"From 1 to {HISTORY_MAX} events, or null for every event.")
+    return value
+
+
+def parse_retention_days(value: Any) -> int | None:
+    """An agent's retention as stored: days a session of it is kept after its last
+    activity, 0 (forever) to RETENTION_MAX_DAYS; None: the setting's
+    (agents.retention).
+
+    Raises:
+        ValueError: Neither None nor such a whole number (a bool is no number).
+    """
+    if value is None:
+        return None
+    top = RETENTION_MAX_DAYS
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
+        raise ValueError(
+            f"A whole number of days from 0 (kept forever) to {top}, or null for "
+            "TOOLCRIB_RETENTION_DAYS."
+        )
     return value
 
 

@@ -3,6 +3,7 @@
 import uuid
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator
 from django.db import models
 
 
@@ -10,6 +11,9 @@ def new_session_id() -> str:
     return str(uuid.uuid4())
 
 
+# An agent's retention_days, at most: a hundred years, past which dates overflow
+# (project/settings.py bounds TOOLCRIB_RETENTION_DAYS alike).
+RETENTION_MAX_DAYS = 36_500
 # A turn's history, in events, unless its agent says otherwise (agents.adk.history).
 HISTORY_DEFAULT = 50
 
@@ -61,6 +65,14 @@ class AgentSpec(models.Model):
         default=HISTORY_DEFAULT,
         help_text="How many of a session's latest events a turn reads and the model "
         "is sent, in whole turns (at least the last turn); blank: every event.",
+    )
+    retention_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MaxValueValidator(RETENTION_MAX_DAYS)],
+        help_text="Days a session of this agent is kept after its last activity, "
+        "then removed with everything in it (agents.retention); 0: kept forever; "
+        "blank: TOOLCRIB_RETENTION_DAYS.",
     )
     is_active = models.BooleanField(default=True)
     missing = models.BooleanField(
@@ -933,3 +945,16 @@ class NoticeLink(models.Model):
     def __str__(self) -> str:
         verb = "approve" if self.approved else "reject"
         return f"{verb} link of request {self.request_id} for user {self.user_id}"
+
+
+class Lease(models.Model):
+    """A job that one process at a time may run, across every process and machine:
+    the holder claims the row by a conditional UPDATE and renews it while it works;
+    a holder that died loses it when `expires_at` passes (agents.retention.lease)."""
+
+    name = models.CharField(primary_key=True, max_length=64)
+    holder = models.CharField(max_length=128, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} held by {self.holder or 'nobody'}"

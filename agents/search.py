@@ -6,7 +6,7 @@ rest of the team uses every day costs it nothing.
 - SQLite: two FTS5 tables, `agents_search_text` (one row per stored user or model
   message) and `agents_search_title` (one row per titled session), kept by
   triggers on `agents_event` and `agents_session`, so storing an event sends no
-  query of its own (migration 0024 makes them). A row's rowid is its session's
+  query of its own (migration 0027 makes them). A row's rowid is its session's
   owner times OWNER_SPAN plus the event's id (a title's: the session's rowid), so
   one user's rows are one rowid range, which FTS5 reads alone; within it a word's
   newest MAX_HITS rows are ranked (a word in more of a user's messages than that
@@ -43,7 +43,7 @@ from agents.models import Session
 
 MAX_TERMS = 8
 MAX_HITS = 5000  # SQLite: a word's newest rows of one user's, per table, ranked
-OWNER_SPAN = 2**36  # SQLite rowids: owner * OWNER_SPAN + id (migration 0024)
+OWNER_SPAN = 2**36  # SQLite rowids: owner * OWNER_SPAN + id (migration 0027)
 SNIPPET_WORDS = 16
 # Where a snippet's found words start and end: private-use characters, split off
 # below, so nothing in a message can pass for markup.

@@ -19,6 +19,7 @@ from django.conf import settings  # noqa: E402
 
 from agents.realtime.routing import websocket_urlpatterns  # noqa: E402
 from agents.realtime.wsauth import WebsocketAuthStack  # noqa: E402
+from agents.retention import schedule as retention  # noqa: E402
 from agents.turns import sweep  # noqa: E402
 from project import daphne_input, garbage, socket_writes  # noqa: E402
 from toolsets.gateway.server import GatewayApp  # noqa: E402
@@ -36,6 +37,9 @@ application = ProtocolTypeRouter(
 # the embedded one, as it starts, those of its own previous life.
 if settings.TOOLCRIB_EXECUTOR == "inline":
     sweep.start()
+    # ... and removes what is older than the team keeps (Celery beat does, with a
+    # broker: docs/retention.md).
+    retention.start()
 # Under Daphne, a frame with nothing queued before it goes to its socket at once.
 socket_writes.install()
 # Daphne leaves bad bodies to the app, which answers them in JSON.

@@ -21,8 +21,9 @@ app = Celery("toolcrib")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()  # every app's tasks.py
 # The turn's tasks live with the turns (agents/turns/tasks.py), the notices'
-# with the notices (agents/notices/tasks.py).
-app.autodiscover_tasks(["agents.turns", "agents.notices"])
+# with the notices (agents/notices/tasks.py), the retention job's with it
+# (agents/retention/tasks.py, scheduled by Celery beat).
+app.autodiscover_tasks(["agents.turns", "agents.notices", "agents.retention"])
 
 
 @worker_init.connect

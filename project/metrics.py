@@ -85,6 +85,12 @@ RUNS_RECOVERED = Counter(
     "(failed_lost, requeued, failed_not_taken).",
     ["outcome"],
 )
+RETENTION_REMOVED = Counter(
+    "toolcrib_retention_removed",
+    "Rows the retention job removed, by kind (sessions, events, runs, tool calls, "
+    "...; agents.retention).",
+    ["kind"],
+)
 PUBLISH_FAILURES = Counter(
     "toolcrib_publish_failures",
     "Channel-layer publishes that failed (the event is stored; clients replay it).",

@@ -295,6 +295,55 @@ TOOLCRIB_REQUEUE_SECONDS = float(
     env("TOOLCRIB_REQUEUE_SECONDS", str(3 * TOOLCRIB_RUN_LEASE or 60))
 )
 
+# Retention (docs/retention.md), in days: 0 keeps forever; past a hundred years
+# dates overflow (agents.models' RETENTION_MAX_DAYS, the same bound).
+RETENTION_MAX_DAYS = 36_500
+
+
+def _retention_days(name: str, value: str) -> int:
+    days = int(value)
+    if not 0 <= days <= RETENTION_MAX_DAYS:
+        raise ImproperlyConfigured(f"{name} must be 0 (keep forever) to 36500 days.")
+    return days
+
+
+# A session whose last activity is older than this is removed with everything in
+# it (its events, runs, requests, files and state); an agent's own
+# `retention_days` overrides it.
+TOOLCRIB_RETENTION_DAYS = _retention_days(
+    "TOOLCRIB_RETENTION_DAYS", env("TOOLCRIB_RETENTION_DAYS", "0")
+)
+# The audit's tool-call rows older than this many days; 0: kept forever. Apart
+# from sessions', since an audit often must be kept for longer.
+TOOLCRIB_RETENTION_AUDIT_DAYS = _retention_days(
+    "TOOLCRIB_RETENTION_AUDIT_DAYS", env("TOOLCRIB_RETENTION_AUDIT_DAYS", "0")
+)
+# A folder each run of the job writes what it removes to (JSON Lines, gzipped),
+# before removing it; empty: removed without an archive.
+TOOLCRIB_RETENTION_ARCHIVE_DIR = env("TOOLCRIB_RETENTION_ARCHIVE_DIR")
+# Rows removed per transaction, at most (a session larger than this is taken apart
+# over several, closed first so no turn starts in it meanwhile).
+TOOLCRIB_RETENTION_BATCH = int(env("TOOLCRIB_RETENTION_BATCH", "1000"))
+# Seconds between two runs of the job: Celery beat's schedule with a broker, a
+# thread of the server that runs turns inline without one; 0: only by hand
+# (`manage.py retention`).
+TOOLCRIB_RETENTION_SECONDS = float(env("TOOLCRIB_RETENTION_SECONDS", "3600"))
+# What the job removes, in order: dotted paths to objects with `kind`, `plan()` and
+# `remove()` (agents/retention/jobs.py's Job); the audit's from toolsets.
+TOOLCRIB_RETENTION_JOBS: list[str] = [
+    "agents.retention.sessions.SESSIONS",
+    "agents.retention.sessions.GATEWAY_REQUESTS",
+    "toolsets.retention.AUDIT",
+]
+if CELERY_BROKER_URL and TOOLCRIB_RETENTION_SECONDS > 0:
+    # `celery -A project beat`, one process (docs/deployment.md).
+    CELERY_BEAT_SCHEDULE = {
+        "retention": {
+            "task": "agents.apply_retention",
+            "schedule": TOOLCRIB_RETENTION_SECONDS,
+        }
+    }
+
 # Agents and models.
 TOOLCRIB_DEFAULT_MODEL = env("TOOLCRIB_DEFAULT_MODEL", "offline/demo")
 # Model providers' keys and base URLs, under the names each provider's own library

@@ -20,9 +20,11 @@ from agents.adk.providers import model_info
 from agents.events.wire import run_stats
 from agents.inputs import (
     HISTORY_MAX,
+    RETENTION_MAX_DAYS,
     STARTER_MAX_CHARS,
     STARTERS_MAX,
     parse_history,
+    parse_retention_days,
     parse_starters,
     parse_tool_choice,
 )
@@ -32,7 +34,7 @@ from agents.session_list import Status, session_status
 
 APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 # What an administrator may change on an agent defined in code.
-CODE_AGENT_FIELDS = frozenset({"tool_choice"})
+CODE_AGENT_FIELDS = frozenset({"tool_choice", "retention_days"})
 
 
 class ModelInfoSerializer(serializers.Serializer):
@@ -74,6 +76,13 @@ class HistoryField(serializers.JSONField):
     """An agent's history, read whole and checked by agents.inputs.parse_history."""
 
 
+@extend_schema_field(
+    {"type": "integer", "nullable": True, "minimum": 0, "maximum": RETENTION_MAX_DAYS}
+)
+class RetentionDaysField(serializers.JSONField):
+    """An agent's retention, read whole and checked by parse_retention_days."""
+
+
 class AgentSerializer(serializers.ModelSerializer):
     """An agent as users see it: what it is, what it runs on, what it can do."""
 
@@ -93,6 +102,14 @@ class AgentSerializer(serializers.ModelSerializer):
         help_text="How many of a session's latest events a turn reads and the model "
         f"is sent, 1 to {HISTORY_MAX}, in whole turns (at least the last turn); "
         "null: every event. A code agent's comes from its code.",
+    )
+    retention_days = RetentionDaysField(
+        required=False,
+        allow_null=True,
+        help_text="Days a session of this agent is kept after its last activity, "
+        f"then removed with everything in it, 0 (forever) to {RETENTION_MAX_DAYS}; null: "
+        "TOOLCRIB_RETENTION_DAYS (docs/retention.md). Staff may set it on a code "
+        "agent too.",
     )
     sub_agents = serializers.SlugRelatedField(
         slug_field="name", many=True, queryset=AgentSpec.objects.all(), required=False
@@ -126,6 +143,7 @@ class AgentSerializer(serializers.ModelSerializer):
             "sub_agents",
             "max_iterations",
             "tool_choice",
+            "retention_days",
             "is_active",
             "tree",
             "updated_at",
@@ -142,6 +160,12 @@ class AgentSerializer(serializers.ModelSerializer):
     def validate_starters(self, value) -> list[str]:
         try:
             return parse_starters(value)
+        except ValueError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def validate_retention_days(self, value) -> int | None:
+        try:
+            return parse_retention_days(value)
         except ValueError as exc:
             raise serializers.ValidationError(str(exc)) from None
 

@@ -7,6 +7,7 @@ from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
 from agents.api.notices import DeliveryViewSet, DestinationViewSet, PreferencesView
 from agents.api.oauth2 import oauth2_callback
 from agents.api.requests import RequestViewSet
+from agents.api.retention import RetentionView
 from agents.api.runs import RegenerateView, RunCancelView
 from agents.api.traces import RunTraceView
 from agents.api.usage import BudgetViewSet, UsageView
@@ -57,6 +58,7 @@ urlpatterns = [
     path("notices/preferences/", PreferencesView.as_view(), name="notice-preferences"),
     path("calls/", CallListView.as_view(), name="call-list"),
     path("memory/", MemorySearchView.as_view(), name="memory-search"),
+    path("retention/", RetentionView.as_view(), name="retention"),
     # Where OAuth2 providers send the browser back (agents/api/oauth2.py).
     path("oauth2/callback/", oauth2_callback, name="oauth2-callback"),
     path("", include(router.urls)),
