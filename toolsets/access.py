@@ -103,6 +103,7 @@ class CatalogTool:
     requester_may_approve: bool  # the requester may decide her own calls
     description: str
     toolset_active_by_default: bool  # active in a session that chose nothing
+    approvals_required: int = 1  # people who must approve each call (two-person rule)
 
 
 @dataclass(frozen=True)
@@ -290,6 +291,7 @@ def _load_catalog(current: Versions) -> _Catalog:
         "requester_may_approve",
         "description",
         "toolset__active_by_default",
+        "approvals_required",
     )
     catalog = _Catalog(current.catalog, {row[1]: CatalogTool(*row) for row in rows})
     _catalog = catalog

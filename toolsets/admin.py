@@ -173,6 +173,7 @@ class ToolAdmin(admin.ModelAdmin):
         "requires_approval",
         "approver_group",
         "approval_timeout",
+        "approvals_required",
         "requester_may_approve",
         "policy",
         "missing",

@@ -75,6 +75,7 @@ async def arecord_gateway_approval(
     timeout: float | None,
     self_approval: bool,
     description: str,
+    approvals_required: int = 1,
 ) -> Request:
     """Record a pending approval of a call held by the MCP gateway, stored and rung.
 
@@ -96,6 +97,8 @@ async def arecord_gateway_approval(
         expires_at=expiry_after(timeout),
         self_approval=self_approval,
         description=description,
+        approvals_required=max(approvals_required, 1),
+        catalog_tool=tool_name,
     )
     stored = await Request.objects.select_related("caller").aget(pk=row.pk)
     await rings.aring([stored], rings.NEW)

@@ -332,7 +332,7 @@ class ToolCallViewSet(
 
     def get_queryset(self) -> QuerySet[ToolCall]:
         calls = visible_calls(user=self.request.user).select_related(
-            "user", "decided_by"
+            "user", "decided_by", "args_edited_by"
         )
         if self.action != "list":
             return calls
