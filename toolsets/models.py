@@ -171,6 +171,11 @@ class Grant(models.Model):
         help_text="What a call outside the condition gets: denied, or held for "
         "approval.",
     )
+    approvals_required = models.PositiveSmallIntegerField(
+        default=1,
+        help_text="A call held for approval outside the condition: how many "
+        "different people must approve it (at least the tool's own number).",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

@@ -228,3 +228,39 @@ def test_approvals_required_is_checked(catalog, api_for, staff):
         )
         assert refused.status_code == 400
         assert "approvals_required" in refused.json()
+
+
+def test_a_grant_asks_two_people_for_a_call_outside_its_condition(
+    catalog, alice, bob, carol, make_group, api_for, staff, start_session, say
+):
+    make_group("launch-control", bob, carol)
+    api_for(staff).patch(
+        f"/api/tools/{LAUNCHER}/",
+        {"approver_group": "launch-control"},
+        format="json",
+    )
+    granted = api_for(staff).post(
+        "/api/grants/",
+        {
+            "user": "alice",
+            "tool": LAUNCHER,
+            "effect": "allow",
+            "condition": {"target": {"enum": ["mars"]}},
+            "otherwise": "approval",
+            "approvals_required": 2,
+        },
+        format="json",
+    )
+    session = start_session(alice, "rocketeer")
+    say(alice, session, "go")  # to the moon: outside the condition
+    held = Request.objects.get(session_id=session, kind="approval")
+
+    first = answer(api_for, bob, held, {"approved": True})
+    second = answer(api_for, carol, held, {"approved": True})
+
+    assert granted.status_code == 201, granted.content
+    assert granted.json()["approvals_required"] == 2
+    assert held.approvals_required == 2
+    assert first.json()["request"]["status"] == "pending"
+    assert second.json()["request"]["status"] == "approved"
+    assert tools.LAUNCHES == ["moon"]

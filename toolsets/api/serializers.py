@@ -220,6 +220,7 @@ class GrantSerializer(serializers.ModelSerializer):
             "expires_at",
             "condition",
             "otherwise",
+            "approvals_required",
             "condition_text",
             "active",
             "created_by",
@@ -256,6 +257,13 @@ class GrantCreateSerializer(serializers.Serializer):
         default=Grant.Otherwise.DENY,
         help_text="What a call outside the condition gets: deny, or approval (held "
         "for a person).",
+    )
+    approvals_required = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_APPROVALS,
+        default=1,
+        help_text="With `otherwise: approval`: how many different people must "
+        "approve a call outside the condition (2: the two-person rule).",
     )
 
     def validate_user(self, value: str):

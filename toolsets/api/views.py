@@ -212,6 +212,7 @@ class GrantViewSet(
             expires_at=values.get("expires_at"),
             condition=values.get("condition"),
             otherwise=values["otherwise"],
+            approvals_required=values["approvals_required"],
             created_by=request.user,
         )
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK

@@ -304,7 +304,7 @@ class ApprovalGate(Check):
                     PAYLOAD_APPROVER_GROUP: row.approver_group or "",
                     PAYLOAD_TIMEOUT: row.approval_timeout,
                     PAYLOAD_SELF_APPROVAL: row.requester_may_approve,
-                    PAYLOAD_APPROVALS: row.approvals_required,
+                    PAYLOAD_APPROVALS: _approvals_required(call, row),
                     PAYLOAD_DESCRIPTION: first_line(row.description),
                 },
             )
@@ -315,6 +315,15 @@ class ApprovalGate(Check):
         if not confirmation.confirmed:
             return Answer(self.rejected, {"error": "This tool call is rejected."})
         return None
+
+
+def _approvals_required(call: Call, row) -> int:
+    """How many people must approve the call: the catalog tool's number, or, for a
+    call outside its grant's condition, that grant's, if it asks more."""
+    needed = row.approvals_required
+    if call.outside_condition and call.decision is not None:
+        needed = max(needed, call.decision.approvals_required)
+    return needed
 
 
 # The order, written once.
