@@ -5,12 +5,12 @@
 // Live: every `request` frame of /ws/inbox/ (inboxfeed.js) refetches both lists, so
 // nobody reloads. Deciding many at once: each approval I may decide has a checkbox;
 // a tool filter, "select all shown", one comment, and Approve / Reject selected
-// (POST /api/requests/decide/, which answers per request what happened).
+// (requests.js's decideMany, which answers per request what happened).
 
-import { api, ApiError } from "./api.js";
+import { ApiError } from "./api.js";
 import { clear, debounce, empty, failure, h, loading, toast } from "./dom.js";
 import { askToNotify, notificationState, onRequestFrame } from "./inboxfeed.js";
-import { afterAnswer, listRequests, requestCard, requestKey } from "./requests.js";
+import { afterAnswer, decideMany as sendDecisions, listRequests, requestCard, requestKey } from "./requests.js";
 
 const el = (id) => document.getElementById(id);
 const TABS = {
@@ -188,7 +188,7 @@ async function decideMany(approved) {
   bulk.count.textContent = "Sending…";
   let results;
   try {
-    results = await api("/api/requests/decide/", { method: "POST", body: { ids, approved, comment: bulk.comment.value.trim() } });
+    results = await sendDecisions(ids, { approved, comment: bulk.comment.value.trim() });
   } catch (error) {
     toast(`Not sent: ${error.message}`, "bad");
     countPicked();

@@ -27,6 +27,14 @@ export async function listRequests(query = {}) {
   return (data && data.results) || [];
 }
 
+/**
+ * Approve or reject many approvals at once, with one comment: each is decided on its
+ * own; the answer says per id what happened (decided, counted, or refused and why).
+ */
+export async function decideMany(ids, { approved, comment = "" }) {
+  return api("/api/requests/decide/", { method: "POST", body: { ids, approved, comment } });
+}
+
 /** The MCP client whose gateway call waits (a request with no session), or "". */
 export function gatewayClient(request) {
   if (request.session) return "";
