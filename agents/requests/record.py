@@ -126,7 +126,13 @@ async def _astore_new(run: Run, rows: list[Request]) -> list[Request]:
 
 async def _astanding(run: Run, stored: list[Request]) -> set[int]:
     """The ids of the stored approvals that a standing approval approves."""
-    allowed = [r for r in stored if r.kind == Request.Kind.APPROVAL and r.self_approval]
+    allowed = [
+        r
+        for r in stored
+        if r.kind == Request.Kind.APPROVAL
+        and r.self_approval
+        and r.approvals_required <= 1  # the two-person rule: never the requester
+    ]
     if not allowed:
         return set()
     standing = StandingApproval.objects.filter(

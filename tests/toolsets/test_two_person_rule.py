@@ -264,3 +264,13 @@ def test_a_grant_asks_two_people_for_a_call_outside_its_condition(
     assert first.json()["request"]["status"] == "pending"
     assert second.json()["request"]["status"] == "approved"
     assert tools.LAUNCHES == ["moon"]
+
+
+def test_the_requester_neither_sees_buttons_nor_always_allows(held, alice, api_for):
+    mine = shown(api_for, alice, held)
+    remembered = answer(api_for, alice, held, {"approved": True, "remember": True})
+
+    assert (mine["may_answer"], mine["may_remember"]) == (False, False)
+    assert api_for(alice).get("/api/requests/count/").json() == {"count": 0}
+    assert remembered.status_code == 403
+    assert not held.session.standing_approvals.exists()
