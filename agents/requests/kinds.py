@@ -4,7 +4,9 @@
   tool's result, posted as a JSON object.
 - approval: ADK's `adk_request_confirmation` (a tool with `require_confirmation`,
   `request_confirmation(...)`, or the catalog's approval gate); the answer is a
-  decision, `{"confirmed": bool}` to ADK.
+  decision, `{"confirmed": bool}` to ADK, whose `payload` carries the arguments an
+  approver changed the call to (edits.py), or her text in the tool's place; an
+  approval may be one of several people's (quorum.py).
 - credential: ADK's `adk_request_credential` (`request_credential(...)`); the
   answer is the secret, sealed into a Credential row, and the Run's message only
   names that row.
