@@ -470,9 +470,22 @@ class CredentialAnswer(ClientInput):
     refresh_token: OptionalSecret = None
 
 
+RESPONSE_MAX_CHARS = 20_000
+AnswerText = Annotated[
+    str,
+    Field(min_length=1, max_length=RESPONSE_MAX_CHARS),
+    AfterValidator(_check_text),
+]
+"""What a person answers in a tool's place: the caller reads it as the result."""
+
+
 class DecisionInput(ClientInput):
     """Approve or reject a tool call waiting for approval, with a comment if you like.
 
+    `arguments` (with an approval): run the call with these arguments instead of
+    the ones asked, whole (within the tool's schema and its grant's condition).
+    `response` (with a rejection): the tool does not run, and its caller (the
+    model, or the MCP client) reads this text as its answer.
     `remember` (with an approval, by the requester, where the catalog lets her
     decide her own calls of the tool): approve every later call of the tool in
     this session at once."""
@@ -480,6 +493,8 @@ class DecisionInput(ClientInput):
     approved: bool = Field(strict=True)
     comment: Comment = ""
     remember: bool = Field(default=False, strict=True)
+    arguments: StoredJson | SkipJsonSchema[None] = None
+    response: AnswerText | SkipJsonSchema[None] = None
 
     @field_validator("remember")
     @classmethod
@@ -488,9 +503,48 @@ class DecisionInput(ClientInput):
             raise ValueError("only an approval is remembered: approve, or leave it out")
         return value
 
+    @field_validator("arguments")
+    @classmethod
+    def _only_approved(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is not None and info.data.get("approved") is False:
+            raise ValueError(
+                "only an approved call runs with changed arguments: approve, or "
+                "leave them out"
+            )
+        if value is not None:
+            _not_too_big(value)
+        return value
+
+    @field_validator("response")
+    @classmethod
+    def _only_rejected(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is not None and info.data.get("approved") is True:
+            raise ValueError(
+                "a response answers in the tool's place, so the call does not run: "
+                "reject it, or leave the response out"
+            )
+        return value
+
     def answer(self) -> dict[str, Any]:
         """The decision as the answer path takes it."""
-        return self.model_dump(include={"approved", "comment", "remember"})
+        return self.model_dump(
+            include={"approved", "comment", "remember", "arguments", "response"},
+            exclude_none=True,
+        )
+
+
+DECIDE_AT_ONCE = 100
+
+
+class BulkDecisionInput(ClientInput):
+    """Approve or reject many approvals at once, with one comment: each is decided
+    on its own (and may be refused on its own: decided before, not yours)."""
+
+    ids: list[Annotated[int, Field(strict=True, ge=1, le=2**63 - 1)]] = Field(
+        min_length=1, max_length=DECIDE_AT_ONCE
+    )
+    approved: bool = Field(strict=True)
+    comment: Comment = ""
 
 
 TITLE_MAX_CHARS = 120

@@ -689,6 +689,31 @@ class Request(models.Model):
         "tool for the rest of the session.",
     )
     comment = models.TextField(blank=True, help_text="The decider's comment.")
+    # An approval's: how many people of its answer group must approve it (the
+    # two-person rule, agents.requests.quorum); each approval a RequestApproval.
+    approvals_required = models.PositiveSmallIntegerField(
+        default=1,
+        help_text="Approvals by different people it needs before its call runs.",
+    )
+    catalog_tool = models.CharField(
+        max_length=301,
+        blank=True,
+        help_text="The catalog tool an approval asks about, when the catalog asked.",
+    )
+    approved_args = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The arguments an approver changed the call to (redacted); blank: "
+        "approved as asked.",
+    )
+    args_edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Who changed the call's arguments before approving it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -731,6 +756,31 @@ class Request(models.Model):
     @property
     def requester_id(self) -> int | None:
         return self.session.owner_id if self.session_id else self.caller_id
+
+
+class RequestApproval(models.Model):
+    """One person's approval of a request that needs several (the two-person rule):
+    each approver once, never its requester (agents.requests.quorum)."""
+
+    request = models.ForeignKey(
+        Request, on_delete=models.CASCADE, related_name="approvals"
+    )
+    approver = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    comment = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["request", "approver"], name="request_approval_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.approver_id} approved {self.request_id}"
 
 
 class StandingApproval(models.Model):

@@ -824,6 +824,11 @@ if TOOLCRIB_SSO_RECHECK_SECONDS < 0:
 # What every request of a signed-in account passes, as dotted paths of callables
 # taking `user=` and raising project.errors.SignInEnded (agents/account_checks.py).
 TOOLCRIB_ACCOUNT_CHECKS: list[str] = ["toolsets.sso.recheck.check_account"]
+# What an approver may change a held call's arguments to (agents.requests.edits):
+# governance's checks, by name, as the runtime receives its plugins.
+TOOLCRIB_APPROVAL_ARGUMENT_CHECKS: list[str] = [
+    "toolsets.governance.edits.check_arguments"
+]
 # mozilla-django-oidc's own settings: PKCE, the client secret in a Basic header
 # (the token endpoint's default), seconds per call to the provider.
 OIDC_USE_PKCE = True

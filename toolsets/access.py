@@ -81,6 +81,8 @@ class Decision:
     subject: str | None = None
     condition: Condition | None = None
     otherwise: str | None = None
+    # A call held outside the condition: how many people must approve it.
+    approvals_required: int = 1
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,7 @@ class CatalogTool:
     requester_may_approve: bool  # the requester may decide her own calls
     description: str
     toolset_active_by_default: bool  # active in a session that chose nothing
+    approvals_required: int = 1  # people who must approve each call (two-person rule)
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,7 @@ class _GrantRow:
     subject: str = ""
     condition: Condition | None = None
     otherwise: str = Grant.Otherwise.DENY
+    approvals_required: int = 1
 
     def live(self, now: datetime) -> bool:
         return self.expires_at is None or self.expires_at > now
@@ -290,6 +294,7 @@ def _load_catalog(current: Versions) -> _Catalog:
         "requester_may_approve",
         "description",
         "toolset__active_by_default",
+        "approvals_required",
     )
     catalog = _Catalog(current.catalog, {row[1]: CatalogTool(*row) for row in rows})
     _catalog = catalog
@@ -316,6 +321,7 @@ def _load_user(user_id: int, current: Versions, now: datetime) -> _UserAccess:
             "toolset__name",
             "condition",
             "otherwise",
+            "approvals_required",
         )
         .order_by("id")
     )
@@ -337,6 +343,7 @@ def _load_user(user_id: int, current: Versions, now: datetime) -> _UserAccess:
             subject=subject,
             condition=condition,
             otherwise=otherwise,
+            approvals_required=row[11],
         )
         (by_tool[tool_id] if tool_id else by_toolset[toolset_id]).append(grant)
     expiries = [g.expires_at for g in _all(by_tool, by_toolset) if g.expires_at]
@@ -407,6 +414,7 @@ def _by_grants(grants: Sequence[_GrantRow], toolset: str, policy: str) -> Decisi
             subject=grant.subject,
             condition=grant.condition,
             otherwise=grant.otherwise if grant.condition is not None else None,
+            approvals_required=grant.approvals_required,
         )
     if policy == Toolset.Policy.OPEN:
         return Decision(True, f"toolset {toolset} is open to everyone", Reason.POLICY)
@@ -549,6 +557,7 @@ def grant_tool(
     expires_at: datetime | None = None,
     condition: Condition | None = None,
     otherwise: str = Grant.Otherwise.DENY,
+    approvals_required: int = 1,
     created_by=None,
 ) -> tuple[Grant, bool]:
     """Allow or deny a toolset or a tool to a user or a group.
@@ -574,6 +583,7 @@ def grant_tool(
         grant.effect, grant.expires_at = effect, expires_at
         grant.condition = condition.as_json() if condition is not None else None
         grant.otherwise = otherwise
+        grant.approvals_required = approvals_required
         grant.save()
         invalidate_grants()
         _notify_grant(grant)

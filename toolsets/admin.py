@@ -173,6 +173,7 @@ class ToolAdmin(admin.ModelAdmin):
         "requires_approval",
         "approver_group",
         "approval_timeout",
+        "approvals_required",
         "requester_may_approve",
         "policy",
         "missing",
@@ -248,7 +249,13 @@ class GrantAdmin(admin.ModelAdmin):
     ]
     autocomplete_fields = ["user", "group", "toolset", "tool"]
     # A condition is checked against its tool's arguments: set it over the API.
-    readonly_fields = ["condition", "otherwise", "created_by", "created_at"]
+    readonly_fields = [
+        "condition",
+        "otherwise",
+        "approvals_required",
+        "created_by",
+        "created_at",
+    ]
 
     def get_readonly_fields(self, request, obj=None) -> list[str]:
         if obj is None:
@@ -266,6 +273,7 @@ class GrantAdmin(admin.ModelAdmin):
             # Kept as it was (read only here); a deny carries none.
             condition=parse_condition(obj.condition) if obj.effect == "allow" else None,
             otherwise=obj.otherwise,
+            approvals_required=obj.approvals_required,
             created_by=obj.created_by or request.user,
         )
         if not change and not created:

@@ -97,6 +97,11 @@ class Tool(models.Model):
         blank=True,
         help_text="Seconds before an undecided approval is rejected; blank: never.",
     )
+    approvals_required = models.PositiveSmallIntegerField(
+        default=1,
+        help_text="How many people of the approver group must approve each call "
+        "(2: the two-person rule); never the requester, each once.",
+    )
     requester_may_approve = models.BooleanField(
         default=False,
         help_text="The requester may decide her own calls (even with an approver "
@@ -165,6 +170,11 @@ class Grant(models.Model):
         default=Otherwise.DENY,
         help_text="What a call outside the condition gets: denied, or held for "
         "approval.",
+    )
+    approvals_required = models.PositiveSmallIntegerField(
+        default=1,
+        help_text="A call held for approval outside the condition: how many "
+        "different people must approve it (at least the tool's own number).",
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -295,6 +305,25 @@ class ToolCall(models.Model):
     )
     decided_at = models.DateTimeField(
         null=True, blank=True, help_text="When a held call was decided, or expired."
+    )
+    asked_args = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The arguments asked, when an approver changed them before "
+        "approving (`args` are then the approved ones); blank: run as asked.",
+    )
+    approved_args = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="A held call's: the arguments an approver changed it to.",
+    )
+    args_edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Who changed the call's arguments before approving it.",
     )
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField()

@@ -21,6 +21,15 @@ PAYLOAD_APPROVER_GROUP = "toolcrib_approver_group"
 PAYLOAD_TIMEOUT = "toolcrib_approval_timeout"
 PAYLOAD_SELF_APPROVAL = "toolcrib_requester_may_approve"
 PAYLOAD_DESCRIPTION = "toolcrib_description"
+# How many people must approve (the two-person rule), and the catalog tool asked of.
+PAYLOAD_APPROVALS = "toolcrib_approvals_required"
+PAYLOAD_CATALOG_TOOL = "toolcrib_catalog_tool"
+# In an approval's answer (ToolConfirmation.payload, agents.requests.kinds): the
+# arguments an approver changed the call to and who did; or the text the tool's
+# caller gets instead of a run ("respond").
+ANSWER_ARGUMENTS = "toolcrib_arguments"
+ANSWER_EDITED_BY = "toolcrib_edited_by"
+ANSWER_RESPONSE = "toolcrib_response"
 
 
 def answered_by(tool: BaseTool, *, group: str) -> BaseTool:
@@ -104,3 +113,11 @@ def approval_rule(
     if timeout is None:
         timeout = payload.get(PAYLOAD_TIMEOUT)
     return group, float(timeout) if timeout is not None else None
+
+
+def approvals_required(payload: dict) -> int:
+    """How many people must approve a call (the catalog's two-person rule); 1 at least."""
+    value = payload.get(PAYLOAD_APPROVALS)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 1
+    return max(value, 1)

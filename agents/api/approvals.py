@@ -70,6 +70,8 @@ class ApprovalSerializer(serializers.ModelSerializer):
             "created_at",
             "may_decide",
             "comment",
+            "approvals_required",
+            "approved_args",
         ]
         read_only_fields = fields
 

@@ -15,6 +15,7 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     PolymorphicProxySerializer,
     extend_schema,
+    extend_schema_field,
     inline_serializer,
 )
 from rest_framework import serializers, viewsets
@@ -28,12 +29,17 @@ from agents.api.oauth2 import redirect_uri
 from agents.api.serializers import RunSerializer
 from agents.api.views import _run_response
 from agents.credentials import answer_fields
-from agents.inputs import CallResultInput, CredentialAnswer, DecisionInput
+from agents.inputs import (
+    BulkDecisionInput,
+    CallResultInput,
+    CredentialAnswer,
+    DecisionInput,
+)
 from agents.models import Request
 from agents.oauth2 import authorization_url
 from agents.params import ID_CONVERTER, bool_param, whole_number_param
 from agents.requests import inbox, rules, wording
-from agents.requests.answer import access_by_id, answer_by_id
+from agents.requests.answer import Decided, access_by_id, answer_by_id, decide_many
 
 LIST_LIMIT = 100
 LIST_MAX = 200
@@ -42,6 +48,14 @@ CLOSED = (
     "Answered, decided or expired before: nothing is left to answer"
     " (`already_answered`, `already_decided`, `expired`)."
 )
+
+
+class ApprovalByField(serializers.Serializer):
+    """One person's approval of a request that needs several."""
+
+    by = serializers.CharField(help_text="Who approved.")
+    at = serializers.DateTimeField(help_text="When.")
+    comment = serializers.CharField(help_text="Her comment, if any.")
 
 
 class RequestSerializer(serializers.ModelSerializer):
@@ -72,6 +86,21 @@ class RequestSerializer(serializers.ModelSerializer):
     answer_run = serializers.UUIDField(
         source="answer_run_id", read_only=True, allow_null=True
     )
+    approvals = serializers.SerializerMethodField(
+        help_text="Who approved it so far, first first, when it needs several "
+        "people's approvals (approvals_required); one approval deciding it is "
+        "`answered_by`."
+    )
+    args_edited_by = serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="Who changed the call's arguments before approving it.",
+    )
+    response = serializers.SerializerMethodField(
+        help_text="An approval rejected with a text in the tool's place: that "
+        "text, which the caller read as the tool's answer. Else null."
+    )
 
     class Meta:
         model = Request
@@ -99,11 +128,23 @@ class RequestSerializer(serializers.ModelSerializer):
             "answered_by",
             "answered_at",
             "comment",
+            "approvals_required",
+            "approvals",
+            "approved_args",
+            "args_edited_by",
+            "response",
             "scheme",
             "run",
             "answer_run",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "args": {"help_text": "The call's arguments as asked (redacted)."},
+            "approved_args": {
+                "help_text": "The arguments an approver changed the call to "
+                "(redacted); null: approved, or waiting, as asked."
+            },
+        }
 
     def get_session_title(self, request: Request) -> str:
         if request.session_id is None:
@@ -127,9 +168,29 @@ class RequestSerializer(serializers.ModelSerializer):
     def get_who_may_answer(self, request: Request) -> str:
         return wording.who_may_answer(request)
 
+    @extend_schema_field(ApprovalByField(many=True))
+    def get_approvals(self, request: Request) -> list[dict]:
+        return [
+            {
+                "by": row.approver.get_username(),
+                "at": serializers.DateTimeField().to_representation(row.created_at),
+                "comment": row.comment,
+            }
+            for row in request.approvals.all()
+        ]
+
+    def get_response(self, request: Request) -> str | None:
+        if request.kind != Request.Kind.APPROVAL:
+            return None
+        stored = request.response if isinstance(request.response, dict) else {}
+        text = stored.get("response")
+        return text if isinstance(text, str) else None
+
     def get_may_answer(self, request: Request) -> bool:
         if not _is_open(request):
             return False
+        if any(row.approver_id == self._user.pk for row in request.approvals.all()):
+            return False  # She approved it: it waits for another person.
         rule = getattr(request, "user_may_answer", None)
         if rule is None:
             rule = rules.may_answer(user=self._user, request=request)
@@ -179,6 +240,42 @@ class AnswerSerializer(serializers.Serializer):
     request = RequestSerializer()
 
 
+class DecidedSerializer(serializers.Serializer):
+    """What one decision of many did: `decided` (approved or rejected), `counted`
+    (one approval of several: it waits for another person), or `refused`, with
+    the refusal's code and words, and nothing changed."""
+
+    id = serializers.IntegerField(source="request_id")
+    outcome = serializers.SerializerMethodField()
+    status = serializers.SerializerMethodField(
+        help_text="The request's status after it; null when refused."
+    )
+    run = serializers.SerializerMethodField(
+        help_text="The id of the Run that resumes its agent, if one did."
+    )
+    code = serializers.SerializerMethodField(help_text="A refusal's code.")
+    detail = serializers.SerializerMethodField(help_text="A refusal, in words.")
+
+    def get_outcome(self, decided: Decided) -> str:
+        if decided.error is not None:
+            return "refused"
+        if decided.request.status == Request.Status.PENDING:
+            return "counted"
+        return "decided"
+
+    def get_status(self, decided: Decided) -> str | None:
+        return decided.request.status if decided.request is not None else None
+
+    def get_run(self, decided: Decided) -> str | None:
+        return str(decided.run.pk) if decided.run is not None else None
+
+    def get_code(self, decided: Decided) -> str | None:
+        return decided.error.code if decided.error is not None else None
+
+    def get_detail(self, decided: Decided) -> str | None:
+        return str(decided.error) if decided.error is not None else None
+
+
 # The body of an answer, by the request's kind (agents.inputs).
 INPUTS = {
     Request.Kind.APPROVAL: DecisionInput,
@@ -209,6 +306,18 @@ class RequestViewSet(viewsets.GenericViewSet):
             ),
             OpenApiParameter("session", str, description="Only this session's."),
             OpenApiParameter(
+                "kind",
+                str,
+                enum=[k.value for k in Request.Kind],
+                description="Only requests of this kind.",
+            ),
+            OpenApiParameter(
+                "tool",
+                str,
+                description="Only requests about this tool (its name as the "
+                "request names it): the inbox's filter before deciding many.",
+            ),
+            OpenApiParameter(
                 "limit",
                 int,
                 description=f"At most (default {LIST_LIMIT}, max {LIST_MAX}).",
@@ -234,6 +343,12 @@ class RequestViewSet(viewsets.GenericViewSet):
         rows = rows.filter(_page(params))
         if params.get("session"):
             rows = rows.filter(session_id=params["session"])
+        if params.get("kind"):
+            if params["kind"] not in Request.Kind.values:
+                raise ValidationError({"kind": [f"Unknown kind {params['kind']!r}."]})
+            rows = rows.filter(kind=params["kind"])
+        if params.get("tool"):
+            rows = rows.filter(tool_name=params["tool"])
         limit = min(
             whole_number_param(params, "limit", default=LIST_LIMIT, minimum=1),
             LIST_MAX,
@@ -289,6 +404,24 @@ class RequestViewSet(viewsets.GenericViewSet):
             "request": self.get_serializer(answered).data,
         }
         return resumed
+
+    @extend_schema(
+        request=BulkDecisionInput,
+        responses={200: DecidedSerializer(many=True)},
+    )
+    @action(detail=False, methods=["post"], parser_classes=[JSONParser])
+    def decide(self, request: HttpRequest) -> Response:
+        """Approve or reject many approvals at once, with one comment: each on its
+        own, audited on its own; the answer says per id what happened."""
+        body = validated(BulkDecisionInput, request.data)
+        decided = decide_many(
+            user=request.user,
+            request_ids=body.ids,
+            approved=body.approved,
+            comment=body.comment,
+        )
+        context = self.get_serializer_context()
+        return Response(DecidedSerializer(decided, many=True, context=context).data)
 
 
 def _answer_of(body) -> dict:

@@ -8,6 +8,7 @@ import json
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.json_schema import SkipJsonSchema
 
 from agents.inputs import (
     CallId,
@@ -188,10 +189,14 @@ class RequestFrame(BaseModel):
     A doorbell: it names the request, and says nothing a listing would not."""
 
     type: Literal["request"] = "request"
-    event: Literal["new", "answered", "expired"]
+    event: Literal["new", "approval", "answered", "expired"]
     id: int
     kind: Literal["call", "approval", "credential"]
     status: Literal["pending", "answered", "approved", "rejected", "expired"]
+    # `approval` (one person's approval of several, the two-person rule): how
+    # many approved so far, and how many it needs.
+    approvals: int | SkipJsonSchema[None] = None
+    approvals_required: int | SkipJsonSchema[None] = None
 
 
 def server_frame_schemas() -> dict[str, dict]:

@@ -19,9 +19,14 @@ answer or expiry is stored, signalled and rung the same way, and starts no Run
 (None); the MCP gateway, told by the ring, runs the held call or says why not.
 Only the inbox's path (answer_by_id) reaches it: the older paths by kind name a
 session's requests.
+
+An approval may change the call's arguments (edits.py), answer with a text in
+the tool's place (a rejection's `response`), or count as one of several people's
+approvals (quorum.py): the request then stays pending, and nothing resumes.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -31,7 +36,7 @@ from agents.models import Request, Run, Session
 from agents.requests import inbox, rings, rules, signals
 from agents.requests.errors import AlreadyAnswered, NotYours, RequestClosed
 from agents.requests.inbox import request_pk
-from agents.requests.kinds import CALL, Reply, RequestKind, kind_of
+from agents.requests.kinds import APPROVAL, CALL, Reply, RequestKind, kind_of
 from agents.sessions import access_session
 from agents.turns import start
 from project.errors import DomainError, NotFoundError
@@ -97,6 +102,45 @@ def answer_by_id(
         return _answer(request.pk, found, user=user, answer=answer)
     except AlreadyAnswered:
         raise _closed(request.pk, found) from None
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What one decision of many did (decide_many): the request as it is after
+    it, or why it was refused (`error`: a domain error, nothing changed)."""
+
+    request_id: int
+    request: Request | None = None
+    run: Run | None = None
+    error: DomainError | None = None
+
+
+MAX_AT_ONCE = 100
+
+
+def decide_many(
+    *, user, request_ids: Sequence[int], approved: bool, comment: str = ""
+) -> list[Decided]:
+    """Approve or reject each approval of `request_ids` as `user`, with one comment.
+
+    Each goes the one answer path on its own (answer_by_id), in its own
+    transaction, audited and rung on its own: one refused (decided before,
+    someone else's to decide, approved by her already, not found) changes
+    nothing of it and does not stop the others. In the order given, each id once.
+    """
+    answer = {"approved": approved, "comment": comment}
+    decided = []
+    for request_id in dict.fromkeys(request_ids):
+        try:
+            run = answer_by_id(
+                user=user, request_id=request_id, answer=answer, kind=APPROVAL
+            )
+        except DomainError as exc:
+            decided.append(Decided(request_id, error=exc))
+            continue
+        row = Request.objects.select_related("answered_by").get(pk=request_id)
+        decided.append(Decided(request_id, request=row, run=run))
+    return decided
 
 
 def access_by_id(
@@ -219,6 +263,9 @@ def _answer(
             raise kind.already_answered()
         session = _session_of(locked) if locked.session_id else None
         reply = kind.reply(locked, answer, session=session, user=user)
+        if reply.pending:
+            _store_approval(locked)
+            return None
         return _resume(locked, reply, user=user, session=session)
 
 
@@ -242,6 +289,13 @@ def _resume(
     return run
 
 
+def _store_approval(locked: Request) -> None:
+    """One approval of several (quorum.py): the request still waits, and every
+    inbox that hears of it learns who approved so far."""
+    locked.save(update_fields=["approved_args", "args_edited_by"])
+    rings.ring_on_commit(locked, rings.APPROVAL)
+
+
 def _store(locked: Request, reply: Reply, *, user, run: Run | None) -> None:
     locked.status = reply.status
     locked.response = reply.stored
@@ -257,6 +311,8 @@ def _store(locked: Request, reply: Reply, *, user, run: Run | None) -> None:
             "answered_by",
             "answered_at",
             "answer_run",
+            "approved_args",
+            "args_edited_by",
         ]
     )
     signals.send_decided(locked)

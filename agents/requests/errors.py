@@ -85,3 +85,38 @@ class CannotRemember(DomainError):
             "Only the requester may always allow this tool for her session, and only"
             " where the catalog lets her approve its calls herself."
         )
+
+
+class RequesterMayNotApprove(ForbiddenError):
+    """A request that needs several approvers is never approved by its requester."""
+
+    def __init__(self, approvals: int) -> None:
+        super().__init__(
+            f"This call needs {approvals} approvals by different people, and its "
+            "requester is never one of them."
+        )
+
+
+class ApprovedAlready(DomainError):
+    """The same person approves a request once: another person must approve it."""
+
+    field = "approved"
+    code = "already_approved_by_you"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "You approved this call already: it needs another person's approval."
+        )
+
+
+class ArgumentsRefused(DomainError):
+    """An approver's arguments are outside the tool's schema or its grant's
+    condition, or cannot be changed here: bad input in the field `arguments`, its
+    message led by the argument's name (as pydantic's field errors read)."""
+
+    field = "arguments"
+    code = "invalid_arguments"
+
+    def __init__(self, argument: str | None, message: str) -> None:
+        self.argument = argument
+        super().__init__(f"{argument}: {message}" if argument else message)

@@ -10,12 +10,13 @@ from django.db.models import (
     BooleanField,
     ExpressionWrapper,
     OuterRef,
+    Prefetch,
     Q,
     QuerySet,
     Subquery,
 )
 
-from agents.models import Request, Run, Session
+from agents.models import Request, RequestApproval, Run, Session
 from agents.params import BadParameter, parse_whole_number
 from agents.requests import rules
 from agents.requests.errors import RequestNotFound
@@ -47,8 +48,9 @@ def requests_of(*, user, status: str = PENDING) -> QuerySet[Request]:
 
 
 def count_waiting(*, user) -> int:
-    """How many pending requests wait on `user`'s answer (the inbox's badge)."""
-    return inbox_of(user=user).count()
+    """How many pending requests wait on `user`'s answer (the inbox's badge): not
+    those she approved already, which wait for another person (quorum.py)."""
+    return inbox_of(user=user).exclude(approvals__approver=user).count()
 
 
 def readable(*, user, request_id) -> Request:
@@ -114,6 +116,9 @@ def _of(kind: RequestKind) -> QuerySet[Request]:
     )
 
 
+_approvals = RequestApproval.objects.select_related("approver").order_by("id")
+
+
 def _for(user) -> QuerySet[Request]:
     """Every request, with what a person reads of it, and whether `user` may
     answer each (`user_may_answer`: the rule, in the same query)."""
@@ -124,7 +129,10 @@ def _for(user) -> QuerySet[Request]:
         .values("text")[:1]
     )
     return (
-        Request.objects.select_related("session__owner", "caller", "answered_by")
+        Request.objects.select_related(
+            "session__owner", "caller", "answered_by", "args_edited_by"
+        )
+        .prefetch_related(Prefetch("approvals", queryset=_approvals))
         .annotate(
             first_message=Subquery(first_message),
             user_may_answer=ExpressionWrapper(

@@ -4,7 +4,9 @@
   tool's result, posted as a JSON object.
 - approval: ADK's `adk_request_confirmation` (a tool with `require_confirmation`,
   `request_confirmation(...)`, or the catalog's approval gate); the answer is a
-  decision, `{"confirmed": bool}` to ADK.
+  decision, `{"confirmed": bool}` to ADK, whose `payload` carries the arguments an
+  approver changed the call to (edits.py), or her text in the tool's place; an
+  approval may be one of several people's (quorum.py).
 - credential: ADK's `adk_request_credential` (`request_credential(...)`); the
   answer is the secret, sealed into a Credential row, and the Run's message only
   names that row.
@@ -34,8 +36,13 @@ from agents.adk.credentials import (
     store_credential,
 )
 from agents.adk.long_running import (
+    ANSWER_ARGUMENTS,
+    ANSWER_EDITED_BY,
+    ANSWER_RESPONSE,
+    PAYLOAD_CATALOG_TOOL,
     answering_group,
     approval_rule,
+    approvals_required,
     long_running_calls,
     requester_may_approve,
     tool_description,
@@ -44,7 +51,7 @@ from agents.credentials import build_credential
 from agents.events.wire import CONFIRMATION_CALL
 from agents.models import Event, Request, Run, Session, StandingApproval
 from agents.redaction import redact_secrets
-from agents.requests import rules
+from agents.requests import edits, quorum, rules
 from agents.requests.errors import (
     AlreadyAnswered,
     CannotRemember,
@@ -62,12 +69,16 @@ Status = Request.Status
 class Reply:
     """What an answer becomes: the FunctionResponse that resumes the invocation,
     the request's status, and what the row keeps of it (never a secret): the
-    result, and the decider's comment."""
+    result, and the decider's comment.
+
+    `pending`: an approval counted that does not decide yet (the two-person rule,
+    quorum.py): nothing resumes, the request waits for the next approver."""
 
     response: types.FunctionResponse
     status: str
     stored: dict[str, Any] | None = None
     comment: str = ""
+    pending: bool = False
 
 
 class RequestKind:
@@ -209,20 +220,52 @@ class ApprovalKind(RequestKind):
             answer_group=group,
             expires_at=expiry_after(timeout),
             self_approval=requester_may_approve(payload),
+            approvals_required=approvals_required(payload),
+            catalog_tool=str(payload.get(PAYLOAD_CATALOG_TOOL) or ""),
             description=tool_description(
                 root, author=event.author, tool_name=name, payload=payload
             ),
         )
 
     def reply(self, request, answer, *, session, user) -> Reply:
-        approved = answer["approved"] is True
+        """Approve (maybe with changed arguments, maybe one approval of several),
+        or reject (maybe with the text the caller gets instead of a run)."""
+        comment = str(answer.get("comment") or "")
+        if answer["approved"] is not True:
+            return self._rejection(request, answer, comment)
+        changed = edits.edited(request, arguments=answer.get("arguments"))
+        if changed is not None:
+            request.approved_args = redact_secrets(changed)
+            request.args_edited_by = user
         if answer.get("remember"):
             self._remember(request, session=session, user=user)
-        status = Status.APPROVED if approved else Status.REJECTED
+        payload = None
+        if request.approved_args is not None:
+            edited_by = request.args_edited_by_id
+            payload = {
+                ANSWER_ARGUMENTS: request.approved_args,
+                ANSWER_EDITED_BY: edited_by,
+            }
+        response = self._confirmation(request, confirmed=True, payload=payload)
+        if not quorum.approve(request, user=user, comment=comment):
+            return Reply(response, Status.PENDING, comment=comment, pending=True)
+        return Reply(response, Status.APPROVED, comment=comment)
+
+    def _rejection(self, request: Request, answer, comment: str) -> Reply:
+        text = answer.get("response")
+        if text is None:
+            return Reply(
+                self._confirmation(request, confirmed=False),
+                Status.REJECTED,
+                comment=comment,
+            )
+        # The caller reads the person's text as the tool's answer; nothing runs.
+        payload = {ANSWER_RESPONSE: text}
         return Reply(
-            self._confirmation(request, confirmed=approved),
-            status,
-            comment=str(answer.get("comment") or ""),
+            self._confirmation(request, confirmed=False, payload=payload),
+            Status.REJECTED,
+            stored={"response": text},
+            comment=comment,
         )
 
     def _remember(self, request: Request, *, session: Session, user) -> None:
@@ -237,11 +280,14 @@ class ApprovalKind(RequestKind):
         # ADK tells the agent as it tells a rejection.
         return Reply(self._confirmation(request, confirmed=False), Status.EXPIRED)
 
-    def _confirmation(self, request: Request, *, confirmed: bool):
+    def _confirmation(
+        self, request: Request, *, confirmed: bool, payload: dict | None = None
+    ):
+        response: dict[str, Any] = {"confirmed": confirmed}
+        if payload is not None:
+            response["payload"] = payload  # ADK's ToolConfirmation.payload
         return types.FunctionResponse(
-            id=request.call_id,
-            name=CONFIRMATION_CALL,
-            response={"confirmed": confirmed},
+            id=request.call_id, name=CONFIRMATION_CALL, response=response
         )
 
 

@@ -82,6 +82,7 @@ async def arecord_gateway_approval(
     timeout: float | None,
     self_approval: bool,
     description: str,
+    approvals_required: int = 1,
 ) -> Request:
     """Record a pending approval of a call held by the MCP gateway, stored and rung.
 
@@ -103,6 +104,8 @@ async def arecord_gateway_approval(
         expires_at=expiry_after(timeout),
         self_approval=self_approval,
         description=description,
+        approvals_required=max(approvals_required, 1),
+        catalog_tool=tool_name,
     )
     stored = await Request.objects.select_related("caller").aget(pk=row.pk)
     await rings.aring([stored], rings.NEW)
@@ -131,7 +134,13 @@ async def _astore_new(run: Run, rows: list[Request]) -> list[Request]:
 
 async def _astanding(run: Run, stored: list[Request]) -> set[int]:
     """The ids of the stored approvals that a standing approval approves."""
-    allowed = [r for r in stored if r.kind == Request.Kind.APPROVAL and r.self_approval]
+    allowed = [
+        r
+        for r in stored
+        if r.kind == Request.Kind.APPROVAL
+        and r.self_approval
+        and r.approvals_required <= 1  # the two-person rule: never the requester
+    ]
     if not allowed:
         return set()
     standing = StandingApproval.objects.filter(

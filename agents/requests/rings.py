@@ -1,4 +1,5 @@
-"""The inbox's doorbell: a request was recorded, answered or expired.
+"""The inbox's doorbell: a request was recorded, approved by one of several
+people, answered or expired.
 
 One group send per change and group of who hears of it (rules.audience): its
 requester's inbox, its answer group's, and staff's where staff may answer it;
@@ -15,11 +16,13 @@ from django.db import transaction
 from agents.models import Request
 from agents.realtime import streams
 from agents.realtime.frames import RequestFrame
-from agents.requests import rules
+from agents.requests import quorum, rules
 
 NEW = "new"
 ANSWERED = "answered"
 EXPIRED = "expired"
+# One person's approval of a request that needs several (quorum.py): still pending.
+APPROVAL = "approval"
 
 
 def groups_of(request: Request) -> list[str]:
@@ -39,7 +42,10 @@ def frame_of(request: Request, event: str) -> dict:
     frame = RequestFrame(
         event=event, id=request.pk, kind=request.kind, status=request.status
     )
-    return frame.model_dump()
+    if event == APPROVAL:
+        frame.approvals = quorum.count(request)
+        frame.approvals_required = request.approvals_required
+    return frame.model_dump(exclude_none=True)
 
 
 async def aring(requests: Iterable[Request], event: str) -> None:

@@ -5,7 +5,9 @@
 - call or approval with no answer group: the session owner, or staff;
 - with an answer group: that group's members, or staff, and never the requester
   (the session owner), staff or not, unless the catalog lets the requester
-  decide her own calls of the tool (`self_approval`).
+  decide her own calls of the tool (`self_approval`);
+- never the requester where the request needs several people's approvals (the
+  two-person rule, quorum.py), whatever `self_approval` says.
 
 An inbox holds exactly what the user may answer: their own requests, their
 groups', and, for staff, every user's call or approval (grouped or not).
@@ -46,12 +48,13 @@ def addressed_to(user) -> Q:
     """The requests `user` may answer: their inbox (the rule, as a filter)."""
     owner = asked_by(user)
     ungrouped = Q(answer_group="")
+    alone = Q(approvals_required__lte=1)  # else never the requester (quorum.py)
     if user.is_staff:
-        as_answerer = ungrouped | ~owner
+        as_answerer = (ungrouped & alone) | ~owner
     else:
         member = Q(answer_group__in=user.groups.values("name"))
-        as_answerer = (ungrouped & owner) | (~owner & member)
-    self_approved = owner & Q(self_approval=True)
+        as_answerer = (ungrouped & owner & alone) | (~owner & member)
+    self_approved = owner & alone & Q(self_approval=True)
     credential = Q(kind=CREDENTIAL)
     return (credential & owner) | (~credential & (as_answerer | self_approved))
 
@@ -66,6 +69,8 @@ def may_answer(*, user, request: Request) -> bool:
     is_owner = request.requester_id == user.pk
     if request.kind == CREDENTIAL:
         return is_owner
+    if is_owner and request.approvals_required > 1:
+        return False  # The two-person rule: never the requester.
     group = request.answer_group
     if not group:
         return is_owner or user.is_staff
@@ -85,6 +90,7 @@ def may_remember(*, user, request: Request) -> bool:
     return (
         request.kind == Request.Kind.APPROVAL
         and request.self_approval
+        and request.approvals_required <= 1
         and request.session_id is not None
         and request.session.owner_id == user.pk
     )

@@ -31,6 +31,7 @@ def approve_standing() -> int:
             kind=Request.Kind.APPROVAL,
             status=Request.Status.PENDING,
             self_approval=True,
+            approvals_required__lte=1,  # the two-person rule: never the requester
         )
         .filter(Exists(covered))
         .select_related("session__owner")

@@ -206,6 +206,7 @@ def test_the_admin_marks_a_tool_for_approval(catalog, staff, client, make_group)
             "risk": row.risk,
             "enabled": "on",
             "requires_approval": "on",
+            "approvals_required": 1,
             "approver_group": group.pk,
             "approval_timeout": "300",
             "policy": "{}",

@@ -98,6 +98,7 @@ def test_the_admin_lets_requesters_approve(catalog, staff, client):
             "risk": row.risk,
             "enabled": "on",
             "requires_approval": "on",
+            "approvals_required": 1,
             "requester_may_approve": "on",
             "policy": "{}",
         },

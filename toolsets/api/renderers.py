@@ -32,6 +32,9 @@ EXPORT_COLUMNS = [
     "args",
     "result_summary",
     "raw_result_summary",
+    "asked_args",
+    "approved_args",
+    "args_edited_by",
 ]
 
 

@@ -65,6 +65,10 @@ class PolicyField(serializers.JSONField):
             raise serializers.ValidationError(error.errors) from error
 
 
+# The most people a tool's calls may need approvals from (the two-person rule).
+MAX_APPROVALS = 10
+
+
 class ToolSerializer(serializers.ModelSerializer):
     """A tool; staff change its description, risk, kill switch and approval."""
 
@@ -95,13 +99,17 @@ class ToolSerializer(serializers.ModelSerializer):
             "requires_approval",
             "approver_group",
             "approval_timeout",
+            "approvals_required",
             "requester_may_approve",
             "missing",
             "created_at",
             "updated_at",
         ]
         read_only_fields = ["full_name", "name", "toolset", "parameters", "missing"]
-        extra_kwargs = {"approval_timeout": {"min_value": 1}}
+        extra_kwargs = {
+            "approval_timeout": {"min_value": 1},
+            "approvals_required": {"min_value": 1, "max_value": MAX_APPROVALS},
+        }
 
 
 @extend_schema_field(policies.EFFECTIVE_SCHEMA)
@@ -212,6 +220,7 @@ class GrantSerializer(serializers.ModelSerializer):
             "expires_at",
             "condition",
             "otherwise",
+            "approvals_required",
             "condition_text",
             "active",
             "created_by",
@@ -248,6 +257,13 @@ class GrantCreateSerializer(serializers.Serializer):
         default=Grant.Otherwise.DENY,
         help_text="What a call outside the condition gets: deny, or approval (held "
         "for a person).",
+    )
+    approvals_required = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_APPROVALS,
+        default=1,
+        help_text="With `otherwise: approval`: how many different people must "
+        "approve a call outside the condition (2: the two-person rule).",
     )
 
     def validate_user(self, value: str):
@@ -378,6 +394,11 @@ class ToolCallSerializer(serializers.ModelSerializer):
         read_only=True,
         help_text="Who approved or rejected a held call; null if nobody did.",
     )
+    args_edited_by = serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        help_text="Who changed the call's arguments before approving it.",
+    )
 
     class Meta:
         model = ToolCall
@@ -399,6 +420,9 @@ class ToolCallSerializer(serializers.ModelSerializer):
             "access_rule",
             "decided_by",
             "decided_at",
+            "asked_args",
+            "approved_args",
+            "args_edited_by",
             "started_at",
             "finished_at",
             "duration_ms",
@@ -408,4 +432,7 @@ class ToolCallSerializer(serializers.ModelSerializer):
     def to_representation(self, instance: ToolCall) -> dict:
         data = super().to_representation(instance)
         data["args"] = redact_secrets(data["args"])
+        for name in ("asked_args", "approved_args"):
+            if data[name] is not None:
+                data[name] = redact_secrets(data[name])
         return data

@@ -215,6 +215,7 @@ class GrantViewSet(
             expires_at=values.get("expires_at"),
             condition=values.get("condition"),
             otherwise=values["otherwise"],
+            approvals_required=values["approvals_required"],
             created_by=request.user,
         )
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
@@ -340,7 +341,7 @@ class ToolCallViewSet(
 
     def get_queryset(self) -> QuerySet[ToolCall]:
         calls = visible_calls(user=self.request.user).select_related(
-            "user", "decided_by"
+            "user", "decided_by", "args_edited_by"
         )
         if self.action != "list":
             return calls

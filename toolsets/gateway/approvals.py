@@ -30,6 +30,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
+from agents.adk.long_running import ANSWER_ARGUMENTS, ANSWER_EDITED_BY
 from agents.models import Request
 from agents.realtime import streams
 from agents.requests import answer, record, wording
@@ -99,6 +100,7 @@ async def ahold(
         timeout=held.timeout,
         self_approval=held.self_approval,
         description=held.description,
+        approvals_required=held.approvals_required,
     )
 
 
@@ -142,6 +144,24 @@ def waiting_message(request: Request) -> str:
         "has not run: call it again with the same arguments after it is "
         f"approved.{until}"
     )
+
+
+def decision_of(request: Request) -> dict[str, Any] | None:
+    """What the approver decided beyond yes, for the approved call's run: the
+    arguments she changed it to, and who (None: run as asked)."""
+    if request.approved_args is None:
+        return None
+    return {
+        ANSWER_ARGUMENTS: request.approved_args,
+        ANSWER_EDITED_BY: request.args_edited_by_id,
+    }
+
+
+def response_of(request: Request) -> str | None:
+    """The text a person answered a rejected call with, in the tool's place."""
+    stored = request.response if isinstance(request.response, dict) else {}
+    text = stored.get("response")
+    return text if isinstance(text, str) else None
 
 
 def rejected_message(request: Request) -> str:

@@ -188,6 +188,14 @@ async def _adecided(call: _Call, request: Request, progress: Progress) -> Outcom
         progress=progress,
     )
     if row.status == Request.Status.REJECTED:
+        text = approvals.response_of(row)
+        if text is not None:  # a person answered in the tool's place
+            return Outcome(
+                {"result": text},
+                is_error=False,
+                status=ToolCall.Status.REJECTED,
+                message=text,
+            )
         return _refused(approvals.rejected_message(row), ToolCall.Status.REJECTED)
     if row.status == Request.Status.EXPIRED:
         return _refused(approvals.expired_message(row), ToolCall.Status.EXPIRED)
@@ -195,17 +203,23 @@ async def _adecided(call: _Call, request: Request, progress: Progress) -> Outcom
         return _waiting(row)
     if not await approvals.aclaim(row):
         return _refused(approvals.ran_message(row), "already_ran")
-    invocation = await _invoke(call, confirmed=True)
+    invocation = await _invoke(
+        call, confirmed=True, decision=approvals.decision_of(row)
+    )
     if isinstance(invocation, Outcome):
         return invocation
     return await _outcome(call, invocation)
 
 
 async def _invoke(
-    call: _Call, *, confirmed: bool = False
+    call: _Call,
+    *,
+    confirmed: bool = False,
+    decision: Mapping[str, Any] | None = None,
 ) -> direct.Invocation | Outcome:
-    """Run the call through governance (`confirmed`: its approval is given); a
-    refusal before it ran is the client's Outcome."""
+    """Run the call through governance (`confirmed`: its approval is given, with
+    the approver's `decision`: the arguments she changed it to); a refusal before
+    it ran is the client's Outcome."""
     try:
         return await direct.arun_tool(
             user=call.caller.user,
@@ -213,6 +227,7 @@ async def _invoke(
             args=call.args,
             agent=call.client,
             confirmed=confirmed,
+            decision=decision,
         )
     except DomainError as exc:
         return _refused(str(exc), exc.code)

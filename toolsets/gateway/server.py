@@ -132,7 +132,8 @@ async def _call_tool(
         )
     except UnknownTool as exc:
         raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
-    text = outcome.message if outcome.is_error and outcome.message else None
+    # A refusal's words, or a person's answer in the tool's place; else the JSON.
+    text = outcome.message or None
     if text is None:
         text = json.dumps(outcome.response, default=str, ensure_ascii=False)
     return types.CallToolResult(

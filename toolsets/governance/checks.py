@@ -32,7 +32,9 @@ from google.adk.models import LlmRequest
 from google.genai import types
 
 from agents.adk.long_running import (
+    PAYLOAD_APPROVALS,
     PAYLOAD_APPROVER_GROUP,
+    PAYLOAD_CATALOG_TOOL,
     PAYLOAD_DESCRIPTION,
     PAYLOAD_SELF_APPROVAL,
     PAYLOAD_TIMEOUT,
@@ -70,7 +72,7 @@ from toolsets.grant_conditions import url_arguments
 from toolsets.models import Grant, ToolCall
 
 # In a catalog-asked confirmation's payload: the Tool row that asked.
-CATALOG_TOOL = "toolcrib_catalog_tool"
+CATALOG_TOOL = PAYLOAD_CATALOG_TOOL
 
 
 class Access(Check):
@@ -302,6 +304,7 @@ class ApprovalGate(Check):
                     PAYLOAD_APPROVER_GROUP: row.approver_group or "",
                     PAYLOAD_TIMEOUT: row.approval_timeout,
                     PAYLOAD_SELF_APPROVAL: row.requester_may_approve,
+                    PAYLOAD_APPROVALS: _approvals_required(call, row),
                     PAYLOAD_DESCRIPTION: first_line(row.description),
                 },
             )
@@ -312,6 +315,15 @@ class ApprovalGate(Check):
         if not confirmation.confirmed:
             return Answer(self.rejected, {"error": "This tool call is rejected."})
         return None
+
+
+def _approvals_required(call: Call, row) -> int:
+    """How many people must approve the call: the catalog tool's number, or, for a
+    call outside its grant's condition, that grant's, if it asks more."""
+    needed = row.approvals_required
+    if call.outside_condition and call.decision is not None:
+        needed = max(needed, call.decision.approvals_required)
+    return needed
 
 
 # The order, written once.

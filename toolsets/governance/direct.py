@@ -54,6 +54,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.adk.credentials import DjangoCredentialService
 from agents.adk.long_running import (
     approval_rule,
+    approvals_required,
     requester_may_approve,
     tool_description,
 )
@@ -92,6 +93,7 @@ class Held:
     timeout: float | None
     self_approval: bool
     description: str
+    approvals_required: int = 1
 
 
 @dataclass(frozen=True)
@@ -191,12 +193,15 @@ async def arun_tool(
     args: Mapping[str, Any],
     agent: str = DIRECT_APP,
     confirmed: bool = False,
+    decision: Mapping[str, Any] | None = None,
 ) -> Invocation:
     """Run one catalogued tool for `user` now; a call that needs a person is
     returned as it is, held (see ainvoke_tool, which refuses it).
 
     `confirmed`: a person approved this call (its Held request): it runs through
-    every check again, and the approval gates let it pass.
+    every check again, and the approval gates let it pass. `decision`: what she
+    decided beyond yes (the confirmation's payload: the arguments she changed the
+    call to, and who did), as a turn's resumed call carries it.
 
     Raises NotFoundError (no such tool), ToolGone, or a refusal of REFUSALS.
     """
@@ -214,6 +219,7 @@ async def arun_tool(
             args=args,
             agent=agent,
             confirmed=confirmed,
+            decision=decision,
         )
     audited = await ToolCall.objects.filter(user_id=user.pk, call_id=call_id).aget()
     response = _response_of(event)
@@ -235,6 +241,7 @@ async def _run(
     args: Mapping[str, Any],
     agent: str,
     confirmed: bool = False,
+    decision: Mapping[str, Any] | None = None,
 ) -> tuple[str, Event | None, LlmAgent]:
     """Run the call through ADK's tool pipeline; its call id, response event and
     the agent it ran in."""
@@ -250,7 +257,10 @@ async def _run(
     turn.audited = Audited(session_id="", run_id=None)
     call_id = f"{CALL_ID_PREFIX}{uuid.uuid4().hex}"
     call = types.FunctionCall(id=call_id, name=tool.name, args=dict(args))
-    approved = {call_id: ToolConfirmation(confirmed=True)} if confirmed else None
+    approved = None
+    if confirmed:
+        payload = dict(decision) if decision else None
+        approved = {call_id: ToolConfirmation(confirmed=True, payload=payload)}
     try:
         event = await handle_function_call_list_async(
             invocation, [call], {tool.name: tool}, tool_confirmation_dict=approved
@@ -357,6 +367,7 @@ def _held(event: Event | None, root: LlmAgent, *, call_id: str, tool_name: str) 
         description=tool_description(
             root, author=DIRECT_AGENT, tool_name=tool_name, payload=payload
         ),
+        approvals_required=approvals_required(payload),
     )
 
 

@@ -67,6 +67,11 @@ from google.adk.sessions import Session as AdkSession
 from google.adk.tools import BaseTool
 from opentelemetry import trace
 
+from agents.adk.long_running import (
+    ANSWER_ARGUMENTS,
+    ANSWER_EDITED_BY,
+    ANSWER_RESPONSE,
+)
 from agents.adk.sessions import session_rows
 from agents.events.wire import is_error_response
 from agents.models import Run
@@ -170,6 +175,9 @@ class GovernancePlugin(BasePlugin):
         step = await _step_of(turn, tool_context)
         call = Call(tool, tool_args, step, step.bindings.get(tool.name))
         turn.calls[call_key(tool_context, tool)] = call
+        answered = _as_decided(call, tool_args, tool_context)
+        if answered is not None:
+            return answered
         with tracer.start_as_current_span(GOVERNANCE_SPAN) as span:
             check, answer = await _first_refusal(call, turn, tool_context)
             if span.is_recording():
@@ -310,6 +318,10 @@ class GovernancePlugin(BasePlugin):
             tool_name=call.tool.name,
             tool_full_name=call.full_name,
             args=redact_secrets(dict(args)),
+            asked_args=(
+                None if call.asked_args is None else redact_secrets(call.asked_args)
+            ),
+            args_edited_by=call.edited_by,
             result_summary=summary,
             raw_result_summary="",
             status=status,
@@ -334,6 +346,33 @@ class GovernancePlugin(BasePlugin):
         ):
             return None
         return Audited(session_id=row.pk, run_id=run.pk)
+
+
+# What a person decided beyond yes or no.
+
+
+def _as_decided(call: Call, args: dict[str, Any], context: Context) -> dict | None:
+    """Apply an approver's answer: run with the arguments she changed the call to
+    (in place: ADK hands the tool this very dict, and every check judges them), or
+    answer with her text in the tool's place; nothing runs then, and the held
+    call's audit row reads the decision (decisions.py)."""
+    confirmation = context.tool_confirmation
+    payload = confirmation.payload if confirmation is not None else None
+    if not isinstance(payload, dict):
+        return None
+    changed = payload.get(ANSWER_ARGUMENTS)
+    if confirmation.confirmed and isinstance(changed, dict):
+        call.asked_args = dict(args)
+        edited_by = payload.get(ANSWER_EDITED_BY)
+        call.edited_by = edited_by if isinstance(edited_by, int) else None
+        args.clear()
+        args.update(changed)
+        return None
+    text = payload.get(ANSWER_RESPONSE)
+    if not confirmation.confirmed and isinstance(text, str):
+        call.answer = Answer(ToolCall.Status.REJECTED, {"result": text})
+        return call.answer.response
+    return None
 
 
 # The checks of one call, and their span.
@@ -537,6 +576,8 @@ AUDIT_ROW = Insert(
         "tool_full_name",
         "tool",
         "args",
+        "asked_args",
+        "args_edited_by",
         "result_summary",
         "raw_result_summary",
         "status",

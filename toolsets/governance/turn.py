@@ -109,6 +109,9 @@ class Call:
     dispatched: bool = False  # ADK ran it: the wrapper was entered
     attempts: int = 0
     outcome: str | None = None  # how the run ended, when not plainly (busy, timeout)
+    # The arguments asked, when an approver changed them before approving, and who.
+    asked_args: dict[str, Any] | None = None
+    edited_by: int | None = None
 
     @property
     def full_name(self) -> str:

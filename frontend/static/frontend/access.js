@@ -237,13 +237,15 @@ function approvalSettings(tool) {
   );
   const timeout = h("input", { type: "number", id: id("timeout"), min: "1", step: "1", inputmode: "numeric", placeholder: "never" });
   const self = "requester_may_approve" in tool ? h("input", { type: "checkbox", id: id("self") }) : null;
+  const people = "approvals_required" in tool ? h("input", { type: "number", id: id("people"), min: "1", max: "10", step: "1", inputmode: "numeric" }) : null;
   const save = h("button", { type: "submit", class: "button small primary" }, "Save");
   const cancel = h("button", { type: "button", class: "button small ghost" }, "Cancel");
-  const fields = [group, timeout, self].filter(Boolean);
+  const fields = [group, timeout, people, self].filter(Boolean);
   const show = () => {
     requires.checked = Boolean(tool.requires_approval);
     group.value = tool.approver_group || "";
     timeout.value = tool.approval_timeout ? String(tool.approval_timeout) : "";
+    if (people) people.value = String(tool.approvals_required || 1);
     if (self) self.checked = Boolean(tool.requester_may_approve);
     for (const field of fields) field.disabled = !requires.checked;
     opener.textContent = approvalWords(tool);
@@ -261,6 +263,8 @@ function approvalSettings(tool) {
     group,
     h("label", { for: id("timeout") }, "Rejected when undecided after (seconds; blank: never)"),
     timeout,
+    people ? h("label", { for: id("people") }, "Approvals needed, each by a different person (2: the two-person rule; never the requester)") : null,
+    people,
     self ? h("label", { class: "check" }, self, " The requester may approve her own calls, and always allow the tool for her session") : null,
     h("div", { class: "answer-buttons" }, save, cancel),
   );
@@ -278,6 +282,7 @@ function approvalSettings(tool) {
       approval_timeout: timeout.value ? Number(timeout.value) : null,
     };
     if (self) body.requester_may_approve = self.checked;
+    if (people && people.value) body.approvals_required = Number(people.value);
     save.disabled = true;
     const words = body.requires_approval ? "calls wait for approval" : "calls need no approval";
     if (await saveCatalog(`/api/tools/${encodeURIComponent(tool.full_name)}/`, body, `${tool.full_name}: ${words}`)) {
@@ -534,7 +539,8 @@ function approvalWords(tool) {
   const who = tool.approver_group || "owner";
   const until = tool.approval_timeout ? ` · ${tool.approval_timeout} s` : "";
   const self = tool.requester_may_approve ? " · self" : "";
-  return `approval: ${who}${until}${self}`;
+  const people = tool.approvals_required > 1 ? ` · ${tool.approvals_required} people` : "";
+  return `approval: ${who}${people}${until}${self}`;
 }
 
 async function saveCatalog(path, body, done, undo = () => {}) {

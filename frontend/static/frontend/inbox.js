@@ -3,12 +3,14 @@
 // others, and how it was decided), one card each (requests.js), answered in place:
 // an agent's request resumes its agent, an MCP client's gateway call runs for it.
 // Live: every `request` frame of /ws/inbox/ (inboxfeed.js) refetches both lists, so
-// nobody reloads.
+// nobody reloads. Deciding many at once: each approval I may decide has a checkbox;
+// a tool filter, "select all shown", one comment, and Approve / Reject selected
+// (requests.js's decideMany, which answers per request what happened).
 
 import { ApiError } from "./api.js";
 import { clear, debounce, empty, failure, h, loading, toast } from "./dom.js";
 import { askToNotify, notificationState, onRequestFrame } from "./inboxfeed.js";
-import { afterAnswer, listRequests, requestCard, requestKey } from "./requests.js";
+import { afterAnswer, decideMany as sendDecisions, listRequests, requestCard, requestKey } from "./requests.js";
 
 const el = (id) => document.getElementById(id);
 const TABS = {
@@ -27,7 +29,7 @@ const TABS = {
     empty: ["You are waiting on nobody", "When a tool of yours waits for someone else's approval, it shows up here, and so does the decision."],
   },
 };
-const state = { loading: false, again: false };
+const state = { loading: false, again: false, tab: "waiting" };
 
 for (const button of document.querySelectorAll("#inbox-tabs [data-tab]")) {
   button.addEventListener("click", () => {
@@ -41,6 +43,8 @@ function showTab(name) {
     tab.box.hidden = key !== name;
     el(`tab-${key}`).setAttribute("aria-pressed", String(key === name));
   }
+  state.tab = name;
+  showBulk();
 }
 
 async function load() {
@@ -68,8 +72,10 @@ async function fill(tab) {
     return;
   }
   tab.count.textContent = rows.length ? String(rows.length) : "";
+  if (tab === TABS.waiting) toolChoices(rows);
   if (!rows.length) {
     clear(tab.box, empty(...tab.empty));
+    if (tab === TABS.waiting) showBulk();
     return;
   }
   let list = tab.box.querySelector(".inbox-list");
@@ -79,6 +85,7 @@ async function fill(tab) {
     clear(tab.box, list);
   }
   render(list, rows);
+  if (tab === TABS.waiting) showBulk();
 }
 
 /** Put `rows` in `list`, keeping the items that did not change (a comment being typed). */
@@ -99,7 +106,108 @@ function item(request) {
     },
     onRefused: () => load(),
   });
-  return h("li", { dataset: { key: requestKey(request), requestId: String(request.id), session: request.session || "" } }, card);
+  const pick = decidable(request)
+    ? h(
+        "label",
+        { class: "bulk-pick" },
+        h("input", { type: "checkbox", class: "bulk-pick-input", dataset: { requestId: String(request.id) }, "aria-label": `Select request ${request.id}, ${request.tool_name || "a call"}, to decide many at once` }),
+      )
+    : null;
+  if (pick) pick.firstChild.addEventListener("change", countPicked);
+  return h("li", { dataset: { key: requestKey(request), requestId: String(request.id), session: request.session || "", tool: request.tool_name || "" } }, pick, card);
+}
+
+/** An approval waiting on me that I may decide: one that can be decided among many. */
+function decidable(request) {
+  return request.kind === "approval" && request.status === "pending" && request.may_answer;
+}
+
+// Deciding many at once.
+
+const bulk = {
+  bar: el("bulk-bar"),
+  all: el("bulk-all"),
+  tool: el("bulk-tool"),
+  count: el("bulk-count"),
+  comment: el("bulk-comment"),
+  approve: el("bulk-approve"),
+  reject: el("bulk-reject"),
+  results: el("bulk-results"),
+};
+
+function picks({ shown = true } = {}) {
+  const inputs = [...TABS.waiting.box.querySelectorAll(".bulk-pick-input")];
+  return shown ? inputs.filter((input) => !input.closest("li").hidden) : inputs;
+}
+
+/** The tools of the approvals I may decide, for the filter (its choice kept). */
+function toolChoices(rows) {
+  const tools = [...new Set(rows.filter(decidable).map((r) => r.tool_name || ""))].sort();
+  const chosen = bulk.tool.value;
+  bulk.tool.replaceChildren(h("option", { value: "" }, "Every tool"), ...tools.map((name) => h("option", { value: name }, name || "(no tool)")));
+  bulk.tool.value = tools.includes(chosen) ? chosen : "";
+}
+
+/** Show the bar where approvals can be picked; apply the tool filter to the list. */
+function showBulk() {
+  const any = picks({ shown: false }).length > 0;
+  bulk.bar.hidden = state.tab !== "waiting" || !any;
+  const tool = bulk.tool.value;
+  for (const li of TABS.waiting.box.querySelectorAll(".inbox-list > li")) {
+    li.hidden = Boolean(tool) && li.dataset.tool !== tool;
+    const input = li.querySelector(".bulk-pick-input");
+    if (li.hidden && input) input.checked = false;
+  }
+  countPicked();
+}
+
+function countPicked() {
+  const shown = picks();
+  const picked = shown.filter((input) => input.checked);
+  bulk.count.textContent = picked.length ? `${picked.length} selected` : "";
+  bulk.all.checked = shown.length > 0 && picked.length === shown.length;
+  bulk.approve.disabled = bulk.reject.disabled = picked.length === 0;
+}
+
+bulk.tool.addEventListener("change", showBulk);
+bulk.all.addEventListener("change", () => {
+  for (const input of picks()) input.checked = bulk.all.checked;
+  countPicked();
+});
+bulk.approve.addEventListener("click", () => decideMany(true));
+bulk.reject.addEventListener("click", () => decideMany(false));
+
+const OUTCOME_WORDS = { decided: "", counted: "counted; it waits for another person's approval", refused: "not decided" };
+
+async function decideMany(approved) {
+  const ids = picks()
+    .filter((input) => input.checked)
+    .map((input) => Number(input.dataset.requestId));
+  if (!ids.length) return;
+  bulk.approve.disabled = bulk.reject.disabled = true;
+  bulk.count.textContent = "Sending…";
+  let results;
+  try {
+    results = await sendDecisions(ids, { approved, comment: bulk.comment.value.trim() });
+  } catch (error) {
+    toast(`Not sent: ${error.message}`, "bad");
+    countPicked();
+    return;
+  }
+  const done = results.filter((r) => r.outcome !== "refused").length;
+  bulk.results.replaceChildren(
+    ...results.map((r) =>
+      h(
+        "li",
+        { dataset: { requestId: String(r.id), outcome: r.outcome } },
+        `Request ${r.id}: `,
+        r.outcome === "refused" ? `${OUTCOME_WORDS.refused}: ${r.detail}` : r.outcome === "counted" ? OUTCOME_WORDS.counted : r.status,
+      ),
+    ),
+  );
+  toast(`${approved ? "Approved" : "Rejected"} ${done} of ${results.length}${done < results.length ? "; see why the others were not" : ""}.`, done < results.length ? "bad" : "ok");
+  bulk.comment.value = "";
+  load();
 }
 
 function said(request, body) {

@@ -7,6 +7,10 @@
 // here writes it into the page or logs it. A call an MCP client made through the
 // gateway has no session and no agent to resume: its card names the client and the
 // user who asked, and its answer lets the client's call run, or tells it no.
+// An approver may change the arguments before approving (the card then shows the
+// asked and the approved ones, and who changed them), or answer in the tool's place
+// (the caller reads her text as the tool's answer); a tool that needs several
+// people's approvals (the two-person rule) shows who approved so far.
 
 import { api, ApiError } from "./api.js";
 import { argsView, badge, dateTime, h, statusBadge, timeAgo, toast } from "./dom.js";
@@ -23,6 +27,14 @@ export async function listRequests(query = {}) {
   return (data && data.results) || [];
 }
 
+/**
+ * Approve or reject many approvals at once, with one comment: each is decided on its
+ * own; the answer says per id what happened (decided, counted, or refused and why).
+ */
+export async function decideMany(ids, { approved, comment = "" }) {
+  return api("/api/requests/decide/", { method: "POST", body: { ids, approved, comment } });
+}
+
 /** The MCP client whose gateway call waits (a request with no session), or "". */
 export function gatewayClient(request) {
   if (request.session) return "";
@@ -32,13 +44,21 @@ export function gatewayClient(request) {
 /** What follows an answer `body` to `request`: the agent resumes, or the client hears. */
 export function afterAnswer(request, body) {
   const client = gatewayClient(request);
+  if (request.kind === "approval" && body.approved && stillShort(request)) return "it waits for another person's approval";
+  if (request.kind === "approval" && body.response) return `${client || "the agent"} reads your answer in the tool's place`;
   if (!client || request.kind !== "approval") return "the agent resumes";
   return body.approved ? `the call runs for ${client}` : `${client} is told it was rejected`;
 }
 
+/** Whether one more approval leaves `request` still short of the approvals it needs. */
+function stillShort(request) {
+  return (request.approvals || []).length + 1 < (request.approvals_required || 1);
+}
+
 /** A request's place in the DOM, so a refetch can keep a card someone is typing in. */
 export function requestKey(request) {
-  return `${request.id}:${request.status}:${request.may_answer ? 1 : 0}`;
+  const approvals = (request.approvals || []).length;
+  return `${request.id}:${request.status}:${request.may_answer ? 1 : 0}:${approvals}`;
 }
 
 /**
@@ -76,9 +96,14 @@ export function requestCard(request, hooks = {}) {
         ? h("a", { href: `/sessions/${request.session}/` }, request.session_title ? `open “${request.session_title}”` : "open the session")
         : null,
     ),
-    request.kind === "credential" ? null : h("div", { class: "call-args" }, h("div", { class: "label" }, client ? "Arguments (secrets redacted)" : "Arguments"), argsView(request.args)),
+    request.kind === "credential" ? null : h("div", { class: "call-args asked-args" }, h("div", { class: "label" }, argsLabel(request, client)), argsView(request.args)),
     requestPart(request, hooks),
   );
+}
+
+function argsLabel(request, client) {
+  const label = request.approved_args ? "Arguments asked" : "Arguments";
+  return client ? `${label} (secrets redacted)` : label;
 }
 
 /**
@@ -92,6 +117,8 @@ export function requestPart(request, hooks = {}) {
     ...[
       request.reason ? h("p", { class: "request-reason" }, request.reason) : null,
       hint && hint !== request.reason ? h("p", { class: "hint" }, hint) : null,
+      approvedArgs(request),
+      approvalsSoFar(request),
     ].filter(Boolean),
   );
   if (request.status !== "pending") {
@@ -99,10 +126,43 @@ export function requestPart(request, hooks = {}) {
     return part;
   }
   part.append(h("p", { class: "waits" }, waitsFor(request), request.expires_at ? [" · ", expiry(request)] : null));
+  if (approvedByMe(request)) part.append(h("p", { class: "muted small approved-by-me" }, "You approved it; it waits for another person's approval."));
   if (!request.may_answer) return part;
   const form = { approval: decisionForm, credential: credentialForm, call: resultForm }[request.kind];
   if (form) part.append(form(request, hooks));
   return part;
+}
+
+/** The arguments an approver changed the call to, and who: beside the asked ones. */
+export function approvedArgs(request) {
+  if (!request.approved_args) return null;
+  const who = request.args_edited_by ? `, changed by ${request.args_edited_by}` : "";
+  return h(
+    "div",
+    { class: "call-args approved-args" },
+    h("div", { class: "label" }, `${request.status === "approved" ? "Approved arguments" : "Arguments to approve"}${who}`),
+    argsView(request.approved_args),
+  );
+}
+
+/** Who approved so far, of how many people it needs (the two-person rule). */
+export function approvalsSoFar(request) {
+  const needed = request.approvals_required || 1;
+  if (needed <= 1) return null;
+  const approvals = request.approvals || [];
+  const names = approvals.map((approval) => approval.by);
+  return h(
+    "p",
+    { class: "request-approvals", dataset: { approvals: String(approvals.length), required: String(needed) } },
+    badge(`${approvals.length} of ${needed} approvals`, approvals.length >= needed ? "ok" : "wait"),
+    " ",
+    names.length ? `Approved by ${names.join(", ")}.` : `Needs ${needed} approvals from different people, never the requester's.`,
+  );
+}
+
+function approvedByMe(request) {
+  const me = document.body.dataset.user || "";
+  return Boolean(me) && (request.approvals || []).some((approval) => approval.by === me);
 }
 
 /** ADK's own hint speaks to developers ("…responding with a FunctionResponse…"): not shown. */
@@ -159,6 +219,7 @@ export function outcome(request) {
   const outcomes = client ? gatewayOutcomes(client) : OUTCOMES;
   let words;
   if (request.status === "approved") words = `Approved${who}${when}: ${outcomes.approved}`;
+  else if (request.status === "rejected" && typeof request.response === "string") words = `Answered instead${who}${when}: ${client || "the agent"} read this as the tool's answer; the tool never ran.`;
   else if (request.status === "rejected") words = `Rejected${who}${when}: ${outcomes.rejected}`;
   else if (request.status === "expired") words = `Expired${when}: ${outcomes.expired}`;
   else if (request.kind === "credential") words = `Credential given${who}${when}: the tool ran again with it.`;
@@ -173,6 +234,14 @@ export function outcome(request) {
       " ",
       words,
     ),
+    typeof request.response === "string"
+      ? h(
+          "figure",
+          { class: "request-response" },
+          h("blockquote", {}, request.response),
+          h("figcaption", { class: "muted small" }, `the tool's answer${who}`),
+        )
+      : null,
     request.comment
       ? h(
           "figure",
@@ -259,35 +328,108 @@ function followAnswer(request, status) {
   document.addEventListener("focusin", moved);
 }
 
-/** Approve / Reject, with an optional comment and, where allowed, "always allow for me". */
+/**
+ * Approve / Reject, with an optional comment and, where allowed, "always allow for
+ * me"; "Change the arguments" (before anyone approved: every approver approves the
+ * same call) and "Answer instead" (the caller reads the text as the tool's answer).
+ */
 function decisionForm(request, hooks) {
   const label = request.tool_name || "this call";
-  const commentId = `request-${request.id}-comment-${(ids += 1)}`;
+  const n = (ids += 1);
+  const commentId = `request-${request.id}-comment-${n}`;
   const comment = h("textarea", { id: commentId, class: "request-comment-input", rows: "2", maxlength: String(COMMENT_LIMIT), placeholder: "Why, for the requester and the audit" });
   const remember = request.may_remember ? h("input", { type: "checkbox", name: "remember" }) : null;
-  const approve = h("button", { type: "button", class: "button small approve", dataset: { decide: "approve" }, "aria-label": `Approve ${label}` }, "Approve");
+  const approve = h("button", { type: "button", class: "button small approve", dataset: { decide: "approve" }, "aria-label": `Approve ${label}` }, stillShort(request) ? "Approve (one of several)" : "Approve");
   const reject = h("button", { type: "button", class: "button small reject", dataset: { decide: "reject" }, "aria-label": `Reject ${label}` }, "Reject");
   const status = h("span", { class: "muted small", role: "status" });
-  const controls = [comment, remember, approve, reject].filter(Boolean);
+  const edit = editArguments(request, n);
+  const instead = answerInstead(request, n);
+  const controls = [comment, remember, approve, reject, ...(edit ? edit.controls : []), ...instead.controls].filter(Boolean);
   const enable = (on) => {
     for (const control of controls) control.disabled = !on;
   };
-  const decide = (approved) => {
-    enable(false);
-    const body = { approved, comment: comment.value.trim() };
+  const decide = (approved, extra = {}) => {
+    const body = { approved, comment: comment.value.trim(), ...extra };
     if (approved && remember && remember.checked) body.remember = true;
+    if (approved && edit) {
+      const changed = edit.changed();
+      if (changed === undefined) return; // not a JSON object: said so, nothing sent
+      if (changed) body.arguments = changed;
+    }
+    enable(false);
     send(request, body, hooks, { status, enable: () => enable(true) });
   };
   approve.addEventListener("click", () => decide(true));
   reject.addEventListener("click", () => decide(false));
+  instead.button.addEventListener("click", () => {
+    const text = instead.text.value.trim();
+    if (!text) {
+      toast("Write the answer the caller should read.", "bad");
+      instead.text.focus();
+      return;
+    }
+    decide(false, { response: text });
+  });
   return h(
     "div",
     { class: "answer decide", dataset: { requestId: String(request.id) } },
     h("label", { for: commentId, class: "small strong" }, "Comment (optional)"),
     comment,
     remember ? h("label", { class: "remember small" }, remember, ` Always allow ${label} for ${request.requester || "me"} in this session`) : null,
+    edit ? edit.box : null,
+    instead.box,
     h("div", { class: "answer-buttons" }, approve, reject, status),
   );
+}
+
+/** "Change the arguments": a JSON editor of the asked ones, sent with Approve when changed. */
+function editArguments(request, n) {
+  if ((request.approvals || []).length) return null; // approved as they are by someone
+  const id = `request-${request.id}-arguments-${n}`;
+  const asked = JSON.stringify(request.args || {}, null, 2);
+  const editor = h("textarea", { id, class: "json-input edit-arguments", rows: "4", spellcheck: "false" }, asked);
+  const box = h(
+    "details",
+    { class: "answer-edit" },
+    h("summary", {}, "Change the arguments, then approve"),
+    h("label", { for: id, class: "small" }, "The arguments the call runs with, as a JSON object (within the tool's schema and its grant's condition)"),
+    editor,
+  );
+  const changed = () => {
+    if (!box.open || editor.value.trim() === asked.trim()) return null;
+    let value;
+    try {
+      value = JSON.parse(editor.value);
+    } catch (error) {
+      toast(`The arguments are not JSON: ${error.message}`, "bad");
+      editor.focus();
+      return undefined;
+    }
+    if (!value || typeof value !== "object" || Array.isArray(value)) {
+      toast('The arguments must be a JSON object, e.g. {"target": "mars"}.', "bad");
+      editor.focus();
+      return undefined;
+    }
+    return value;
+  };
+  return { box, changed, controls: [editor] };
+}
+
+/** "Answer instead": a text the caller reads as the tool's answer; the tool never runs. */
+function answerInstead(request, n) {
+  const id = `request-${request.id}-response-${n}`;
+  const client = gatewayClient(request);
+  const text = h("textarea", { id, class: "answer-instead-input", rows: "2", maxlength: "20000" });
+  const button = h("button", { type: "button", class: "button small", dataset: { decide: "respond" } }, "Send instead of running");
+  const box = h(
+    "details",
+    { class: "answer-instead" },
+    h("summary", {}, "Answer instead of running the tool"),
+    h("label", { for: id, class: "small" }, `${client || "The agent"} reads this as the tool's answer`),
+    text,
+    button,
+  );
+  return { box, text, button, controls: [text, button] };
 }
 
 const FIELD_LABELS = {

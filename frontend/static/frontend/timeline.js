@@ -363,13 +363,22 @@ export class Timeline {
     entry.answered = answered;
     entry.box.dataset.status = answered;
     entry.tagSlot.append(" · answered ", tag);
+    // What the approver decided beyond yes or no (agents.requests.kinds): the
+    // arguments she changed the call to, or her text in the tool's place.
+    const payload = entry.kind === "approval" && body.payload && typeof body.payload === "object" ? body.payload : {};
+    const changed = answered === "approved" && payload.toolcrib_arguments && typeof payload.toolcrib_arguments === "object" ? payload.toolcrib_arguments : null;
+    const instead = answered === "rejected" && typeof payload.toolcrib_response === "string" ? payload.toolcrib_response : null;
     const words = {
-      approved: "Approved: the tool runs.",
-      rejected: "Rejected: the tool does not run.",
+      approved: changed ? "Approved with changed arguments: the tool runs with them." : "Approved: the tool runs.",
+      rejected: instead === null ? "Rejected: the tool does not run." : "Answered instead: the agent reads this as the tool's answer; the tool does not run.",
       answered: "Answered: the agent resumes.",
     };
     entry.outcome.replaceChildren(
-      h("p", { class: "approval-outcome", dataset: { outcome: answered } }, answered === "answered" ? badge(answered, "ok") : statusBadge(answered), " ", words[answered]),
+      ...[
+        h("p", { class: "approval-outcome", dataset: { outcome: answered } }, answered === "answered" ? badge(answered, "ok") : statusBadge(answered), " ", words[answered]),
+        changed ? h("div", { class: "call-args approved-args" }, h("div", { class: "label" }, "Approved arguments"), argsTree(changed)) : null,
+        instead === null ? null : h("figure", { class: "request-response" }, h("blockquote", {}, instead)),
+      ].filter(Boolean),
     );
     if (this.hooks.onRequest) this.hooks.onRequest(entry);
   }
