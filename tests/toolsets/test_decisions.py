@@ -214,13 +214,14 @@ def test_the_exports_carry_the_decision(alice, staff, held, decide, api_for):
     listed = client.get("/api/tool-calls/").json()
     rows = list(
         csv.DictReader(
-            io.StringIO(client.get("/api/tool-calls/?format=csv").content.decode())
+            io.StringIO(client.get("/api/tool-calls/?format=csv").getvalue().decode())
         )
     )
     lines = [
         json.loads(line)
         for line in client.get("/api/tool-calls/?format=jsonl")
-        .content.decode()
+        .getvalue()
+        .decode()
         .splitlines()
     ]
 

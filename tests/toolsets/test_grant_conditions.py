@@ -275,7 +275,7 @@ def test_the_matrix_and_the_audit_export_show_the_condition(
     invoke(alice, "guard.query_table", table="users")
 
     matrix = api_for(staff).get(f"/api/access/?user={alice.pk}").json()
-    exported = api_for(staff).get("/api/tool-calls/?format=csv").content.decode()
+    exported = api_for(staff).get("/api/tool-calls/?format=csv").getvalue().decode()
 
     [row] = [row for row in matrix["toolsets"] if row["name"] == "guard"]
     cells = {cell["full_name"]: cell for cell in row["tools"]}
