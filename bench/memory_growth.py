@@ -43,15 +43,16 @@ sys.path.insert(0, str(ROOT))
 
 from bench.turns import AGENT, MESSAGE, TURN_TIMEOUT, embedded, turn_end  # noqa: E402
 from bench.vs_adk import USER, add_users  # noqa: E402
+from tests.live import server as live  # noqa: E402
 
 TARGET = 1.1
 BASE = 1000  # the reading the target compares the last one with
 
-# Loaded by the server's interpreter at start (PYTHONPATH): tracemalloc from the
-# first import, a snapshot written to SNAPSHOT_DIR/<n>.snap on each SIGUSR1.
+# Loaded by every interpreter of the run at start (PYTHONPATH); in Daphne's, not
+# manage.py's: tracemalloc from the first import, a snapshot written to
+# SNAPSHOT_DIR/<n>.snap on each SIGUSR1.
 SITECUSTOMIZE = """
-import gc, itertools, os, signal, tracemalloc
-tracemalloc.start(int(os.environ.get("BENCH_TRACEMALLOC_FRAMES", "1")))
+import gc, itertools, os, signal, sys, tracemalloc
 _count = itertools.count()
 def _dump(signum, frame):
     gc.collect()
@@ -59,7 +60,9 @@ def _dump(signum, frame):
     path = os.path.join(os.environ["BENCH_SNAPSHOT_DIR"], f"{n}.snap")
     tracemalloc.take_snapshot().dump(path + ".tmp")
     os.rename(path + ".tmp", path)
-signal.signal(signal.SIGUSR1, _dump)
+if any(arg.endswith("/daphne") for arg in sys.orig_argv):  # not manage.py's
+    tracemalloc.start(int(os.environ.get("BENCH_TRACEMALLOC_FRAMES", "1")))
+    signal.signal(signal.SIGUSR1, _dump)
 """
 
 
@@ -166,6 +169,7 @@ def main() -> None:
         folder = Path(name)
         extra = {}
         if args.tracemalloc:
+            live.START_TIMEOUT = 600  # Daphne's imports, traced, take minutes
             (folder / "site").mkdir()
             (folder / "site" / "sitecustomize.py").write_text(SITECUSTOMIZE)
             (folder / "snaps").mkdir()
@@ -177,8 +181,19 @@ def main() -> None:
         with embedded(folder, argparse.Namespace(), extra, add_users(args.users)) as (
             server
         ):
-            tokens = [server.token(f"{USER}{i}", USER) for i in range(args.users)]
+            tokens = [token(server.url, f"{USER}{i}") for i in range(args.users)]
             measure(server, tokens, folder / "snaps", args)
+
+
+def token(url: str, username: str) -> str:
+    """An API token for a bench user (patient: a traced server is slow)."""
+    response = httpx.post(
+        f"{url}/api/auth/token/",
+        json={"username": username, "password": USER},
+        timeout=TURN_TIMEOUT,
+    )
+    response.raise_for_status()
+    return response.json()["token"]
 
 
 def measure(server, tokens: list[str], snaps: Path, args) -> None:
