@@ -614,8 +614,10 @@ TOOLCRIB_MAX_QUEUED_TURNS_PER_USER = int(
 )
 TOOLCRIB_WAIT_TIMEOUT = float(env("TOOLCRIB_WAIT_TIMEOUT", "120"))
 # Stored ADK events kept parsed per process (agents/adk/parsed_events.py), so a
-# turn does not parse its session's history again; 0 keeps none.
-TOOLCRIB_PARSED_EVENTS = int(env("TOOLCRIB_PARSED_EVENTS", "10000"))
+# turn does not parse its session's history again; 0 keeps none. About 5 KiB an
+# event: 2,000 hold forty sessions' 50-event windows in about 10 MiB (10,000 took
+# 50 MiB and 2,500 turns to fill, which read as a leak: issue 43).
+TOOLCRIB_PARSED_EVENTS = int(env("TOOLCRIB_PARSED_EVENTS", "2000"))
 # The cyclic garbage collector of a server process (project/garbage.py): its
 # thresholds per generation, as gc.set_threshold() takes them ("" or "python":
 # Python's own, 700,10,10), and whether what start-up loaded is frozen out of every

@@ -1,6 +1,9 @@
 """A session's stored events are parsed once per process, not every turn, and what
 is kept is what is stored: never the turn's own objects."""
 
+import gc
+import tracemalloc
+
 import pytest
 from google.adk.events import Event as AdkEvent
 from google.genai import types
@@ -112,3 +115,46 @@ def test_a_row_id_holding_another_event_is_not_a_hit():
 
 def test_the_process_bound_comes_from_settings(settings):
     assert parsed_events.PARSED.size == settings.TOOLCRIB_PARSED_EVENTS
+
+
+def turn_event(n: int) -> AdkEvent:
+    """An event as a turn stores them: the model's words beside a tool call."""
+    return AdkEvent(
+        author="weather",
+        invocation_id=f"e-{n}",
+        content=types.Content(
+            role="model",
+            parts=[
+                types.Part(text=" ".join(f"word{n + i}" for i in range(20))),
+                types.Part(
+                    function_call=types.FunctionCall(
+                        id=f"adk-{n}", name="get_weather_report", args={"city": "x"}
+                    )
+                ),
+            ],
+        ),
+    )
+
+
+def test_memory_levels_off_at_the_default_bound_within_a_few_mib(settings):
+    """Past its bound the cache holds no more: five times the bound's events put
+    take what the first bound's took, and the default's is a few MiB (issue 43:
+    the old default, 10,000, grew a server by about 50 MiB)."""
+    bound = settings.TOOLCRIB_PARSED_EVENTS
+    kept = ParsedEvents(bound)
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for pk in range(bound):
+            kept.put(pk, turn_event(pk))
+        gc.collect()
+        full = tracemalloc.get_traced_memory()[0] - start
+        for pk in range(bound, 5 * bound):
+            kept.put(pk, turn_event(pk))
+        gc.collect()
+        later = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+
+    assert later <= 1.1 * full
+    assert full <= 16 * 1024 * 1024
