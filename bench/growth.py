@@ -51,7 +51,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "var" / "bench-growth"
-GENERATOR = "1"  # bump when the data built changes, so kept databases are rebuilt
+GENERATOR = "2"  # bump when the data built changes, so kept databases are rebuilt
 POSTGRES_URL = os.environ.get(
     "TOOLCRIB_TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test"
 )
