@@ -11,6 +11,7 @@ import bench.django_setup  # noqa: F401 - before any Django import
 
 import argparse
 import asyncio
+import functools
 import json
 import random
 import re
@@ -32,6 +33,7 @@ from agents.turns import executors
 from agents.turns.start import start_turn
 from agents.usage import count_ended_runs
 from bench.growth import DAYS, shape
+from toolsets.api import exports
 from toolsets.call_totals import count_all
 from toolsets.gateway.auth import Caller
 from toolsets.gateway.catalog import alist_tools
@@ -359,10 +361,14 @@ def get(client: Client, path: str, params: dict | None = None):
 
 
 def export(client: Client, path: str, params: dict, expected: int):
-    """Every chunk of an export read and counted, none kept: rows returned."""
+    """Every chunk of an export read and counted, none kept: rows returned.
+    Called with `limit`, the same export cut to that many rows (its memory is the
+    yardstick of the whole one's)."""
 
-    def call() -> dict:
-        response = client.get(path, params)
+    def call(limit: int | None = None) -> dict:
+        response = client.get(
+            path, params if limit is None else {**params, "limit": limit}
+        )
         assert response.status_code == 200, response.content[:300]
         chunks = (
             response.streaming_content if response.streaming else [response.content]
@@ -477,7 +483,8 @@ def endpoints(deep: int, clients: dict, users: dict) -> dict:
 
 
 def serve(deep: int) -> None:
-    """Answer the parent's requests, one a line: `time NAME`, `peak NAME`, `quit`."""
+    """Answer the parent's requests, one a line: `time NAME`, `peak NAME`,
+    `peak_first NAME` (an export's first two chunks), `quit`."""
     User = get_user_model()
     users = {
         "me": User.objects.get(username=HEAVY),
@@ -496,6 +503,10 @@ def serve(deep: int) -> None:
         try:
             if verb == "peak":
                 reply({"peak_kib": peak_kib(calls[name])})
+            elif verb == "peak_first":
+                # The export cut to two of its chunks: what constant memory is.
+                first = functools.partial(calls[name], limit=2 * exports.CHUNK)
+                reply({"peak_kib": peak_kib(first)})
             else:
                 reply(once(calls[name]))
         except Exception as exc:  # noqa: BLE001 - a failing endpoint is a result

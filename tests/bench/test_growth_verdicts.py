@@ -1,5 +1,6 @@
 """bench.growth judges each endpoint on its own two timings: ≤ 2× (search ≤ 3×),
-and an export every row in constant memory; the edges count as holding."""
+and an export every row, by the row, in constant memory; the edges count as
+holding."""
 
 from bench.growth import shape, verdict
 
@@ -19,15 +20,38 @@ def test_search_is_allowed_three_times():
 
 
 def test_an_export_cut_short_or_growing_in_memory_is_named():
-    small = timing(10, rows=200, expected=200, peak_kib=900)
-    cut = timing(15, rows=1000, expected=200_003, peak_kib=4300)
-    every = timing(15, rows=200_003, expected=200_003, peak_kib=1500)
+    small = timing(10, rows=200, expected=200)
+    cut = timing(60, rows=1000, expected=200_003, peak_first_kib=4000, peak_kib=4300)
+    growing = timing(
+        9000, rows=200_003, expected=200_003, peak_first_kib=4000, peak_kib=40_000
+    )
+    every = timing(
+        9000, rows=200_003, expected=200_003, peak_first_kib=4000, peak_kib=5000
+    )
 
     assert verdict("export: audit csv", small, cut) == (
-        "holds, CUT at 1,000 rows, memory GROWS"
+        "holds, CUT at 1,000 rows, constant memory"
+    )
+    assert verdict("export: audit csv", small, growing) == (
+        "holds, every row, memory GROWS"
     )
     assert verdict("export: audit csv", small, every) == (
         "holds, every row, constant memory"
+    )
+
+
+def test_an_export_is_judged_by_the_row():
+    small = timing(10, rows=200, expected=200)
+    per_row_as_fast = timing(
+        10_000, rows=200_000, expected=200_000, peak_first_kib=1, peak_kib=1
+    )
+    per_row_three_times = timing(
+        30_000, rows=200_000, expected=200_000, peak_first_kib=1, peak_kib=1
+    )
+
+    assert verdict("export: audit jsonl", small, per_row_as_fast).startswith("holds")
+    assert verdict("export: audit jsonl", small, per_row_three_times).startswith(
+        "MISSED"
     )
 
 
