@@ -598,7 +598,14 @@ def _create_call(*, tool_full_name: str, **fields: Any) -> None:
     """Insert the audit row (project.rows: no model instance, no ORM compiler)
     and count it in the Overview's totals, in one transaction; its Tool is the
     catalog's tool of that full name, if there is one."""
-    row = {**fields, "user": fields["user_id"], "tool_full_name": tool_full_name}
+    # An unedited call (no approver changed its arguments) names neither field.
+    row = {
+        "asked_args": None,
+        "args_edited_by": None,
+        **fields,
+        "user": fields["user_id"],
+        "tool_full_name": tool_full_name,
+    }
     row["tool"] = tool_full_name or None  # AUDIT_ROW's expression finds it by name
     with transaction.atomic():
         AUDIT_ROW.rows([AUDIT_ROW.values_of(row)])
