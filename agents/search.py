@@ -220,11 +220,19 @@ def _sqlite_snippets(
     # every user's. The words are marked here, by the search's own rule.
     if not rowids:
         return {}
+    # As bytes: a row stored before the input rules may hold a lone surrogate,
+    # which SQLite keeps as bytes no UTF-8 decoder takes; shown as U+FFFD.
     marks = ", ".join(["%s"] * len(rowids))
-    sql = f"SELECT session_id, body FROM {SQLITE_TEXT} WHERE rowid IN ({marks})"
+    sql = (
+        f"SELECT session_id, CAST(body AS BLOB) FROM {SQLITE_TEXT}"
+        f" WHERE rowid IN ({marks})"
+    )
     with connection.cursor() as cursor:
         cursor.execute(sql, list(rowids))
-        found = {pk: snippet_of(body or "", terms) for pk, body in cursor.fetchall()}
+        found = {
+            pk: snippet_of(bytes(body or b"").decode(errors="replace"), terms)
+            for pk, body in cursor.fetchall()
+        }
     return {pk: parts for pk, parts in found.items() if parts}
 
 

@@ -10,7 +10,6 @@ import agents.models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -19,129 +18,299 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='AgentSpec',
+            name="AgentSpec",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=100, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('source', models.CharField(choices=[('code', 'Code'), ('db', 'Database')], default='db', max_length=8)),
-                ('dotted_path', models.CharField(blank=True, max_length=255)),
-                ('kind', models.CharField(choices=[('llm', 'LLM agent'), ('sequential', 'Sequential'), ('loop', 'Loop')], default='llm', max_length=16)),
-                ('instruction', models.TextField(blank=True)),
-                ('model', models.CharField(blank=True, help_text='Blank: TOOLCRIB_DEFAULT_MODEL.', max_length=200)),
-                ('toolsets', models.JSONField(blank=True, default=list, help_text='Names of code toolsets this agent uses.')),
-                ('max_iterations', models.PositiveIntegerField(blank=True, null=True)),
-                ('is_active', models.BooleanField(default=True)),
-                ('missing', models.BooleanField(default=False, help_text='A code agent whose dotted path no longer loads.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('sub_agents', models.ManyToManyField(blank=True, related_name='parents', to='agents.agentspec')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("name", models.SlugField(max_length=100, unique=True)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[("code", "Code"), ("db", "Database")],
+                        default="db",
+                        max_length=8,
+                    ),
+                ),
+                ("dotted_path", models.CharField(blank=True, max_length=255)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("llm", "LLM agent"),
+                            ("sequential", "Sequential"),
+                            ("loop", "Loop"),
+                        ],
+                        default="llm",
+                        max_length=16,
+                    ),
+                ),
+                ("instruction", models.TextField(blank=True)),
+                (
+                    "model",
+                    models.CharField(
+                        blank=True,
+                        help_text="Blank: TOOLCRIB_DEFAULT_MODEL.",
+                        max_length=200,
+                    ),
+                ),
+                (
+                    "toolsets",
+                    models.JSONField(
+                        blank=True,
+                        default=list,
+                        help_text="Names of code toolsets this agent uses.",
+                    ),
+                ),
+                ("max_iterations", models.PositiveIntegerField(blank=True, null=True)),
+                ("is_active", models.BooleanField(default=True)),
+                (
+                    "missing",
+                    models.BooleanField(
+                        default=False,
+                        help_text="A code agent whose dotted path no longer loads.",
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "sub_agents",
+                    models.ManyToManyField(
+                        blank=True, related_name="parents", to="agents.agentspec"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='AppState',
+            name="AppState",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('app_name', models.CharField(max_length=100)),
-                ('key', models.CharField(max_length=255)),
-                ('value', models.JSONField(null=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("app_name", models.CharField(max_length=100)),
+                ("key", models.CharField(max_length=255)),
+                ("value", models.JSONField(null=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('app_name', 'key'), name='app_state_unique_key')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("app_name", "key"), name="app_state_unique_key"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Session',
+            name="Session",
             fields=[
-                ('id', models.CharField(default=agents.models.new_session_id, max_length=128, primary_key=True, serialize=False)),
-                ('app_name', models.CharField(db_index=True, max_length=100)),
-                ('user_id', models.CharField(db_index=True, max_length=128)),
-                ('state', models.JSONField(blank=True, default=dict)),
-                ('last_seq', models.PositiveBigIntegerField(default=0)),
-                ('revision', models.PositiveBigIntegerField(default=0)),
-                ('last_update_time', models.FloatField(default=0.0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('agent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='sessions', to='agents.agentspec')),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='agent_sessions', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.CharField(
+                        default=agents.models.new_session_id,
+                        max_length=128,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                ("app_name", models.CharField(db_index=True, max_length=100)),
+                ("user_id", models.CharField(db_index=True, max_length=128)),
+                ("state", models.JSONField(blank=True, default=dict)),
+                ("last_seq", models.PositiveBigIntegerField(default=0)),
+                ("revision", models.PositiveBigIntegerField(default=0)),
+                ("last_update_time", models.FloatField(default=0.0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="sessions",
+                        to="agents.agentspec",
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="agent_sessions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-updated_at'],
+                "ordering": ["-updated_at"],
             },
         ),
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed')], default='queued', max_length=16)),
-                ('text', models.TextField(blank=True)),
-                ('message', models.JSONField(blank=True, help_text='The ADK Content sent, when not plain text.', null=True)),
-                ('invocation_id', models.CharField(blank=True, max_length=128)),
-                ('error', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('prompt_tokens', models.PositiveIntegerField(default=0)),
-                ('completion_tokens', models.PositiveIntegerField(default=0)),
-                ('total_tokens', models.PositiveIntegerField(default=0)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to=settings.AUTH_USER_MODEL)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='agents.session')),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=uuid.uuid4,
+                        editable=False,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("text", models.TextField(blank=True)),
+                (
+                    "message",
+                    models.JSONField(
+                        blank=True,
+                        help_text="The ADK Content sent, when not plain text.",
+                        null=True,
+                    ),
+                ),
+                ("invocation_id", models.CharField(blank=True, max_length=128)),
+                ("error", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("prompt_tokens", models.PositiveIntegerField(default=0)),
+                ("completion_tokens", models.PositiveIntegerField(default=0)),
+                ("total_tokens", models.PositiveIntegerField(default=0)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="runs",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="runs",
+                        to="agents.session",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Event',
+            name="Event",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveBigIntegerField()),
-                ('event_id', models.CharField(max_length=64)),
-                ('invocation_id', models.CharField(blank=True, db_index=True, max_length=128)),
-                ('author', models.CharField(max_length=128)),
-                ('kind', models.CharField(max_length=32)),
-                ('is_adk', models.BooleanField(default=True)),
-                ('timestamp', models.FloatField()),
-                ('data', models.JSONField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='agents.session')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("seq", models.PositiveBigIntegerField()),
+                ("event_id", models.CharField(max_length=64)),
+                (
+                    "invocation_id",
+                    models.CharField(blank=True, db_index=True, max_length=128),
+                ),
+                ("author", models.CharField(max_length=128)),
+                ("kind", models.CharField(max_length=32)),
+                ("is_adk", models.BooleanField(default=True)),
+                ("timestamp", models.FloatField()),
+                ("data", models.JSONField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="events",
+                        to="agents.session",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['session', 'seq'],
+                "ordering": ["session", "seq"],
             },
         ),
         migrations.CreateModel(
-            name='UserState',
+            name="UserState",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('app_name', models.CharField(max_length=100)),
-                ('user_id', models.CharField(max_length=128)),
-                ('key', models.CharField(max_length=255)),
-                ('value', models.JSONField(null=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("app_name", models.CharField(max_length=100)),
+                ("user_id", models.CharField(max_length=128)),
+                ("key", models.CharField(max_length=255)),
+                ("value", models.JSONField(null=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('app_name', 'user_id', 'key'), name='user_state_unique_key')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("app_name", "user_id", "key"),
+                        name="user_state_unique_key",
+                    )
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='session',
-            index=models.Index(fields=['app_name', 'user_id'], name='agents_sess_app_nam_ed251b_idx'),
+            model_name="session",
+            index=models.Index(
+                fields=["app_name", "user_id"], name="agents_sess_app_nam_ed251b_idx"
+            ),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['session', 'status', 'created_at'], name='agents_run_session_43f2aa_idx'),
+            model_name="run",
+            index=models.Index(
+                fields=["session", "status", "created_at"],
+                name="agents_run_session_43f2aa_idx",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='event',
-            constraint=models.UniqueConstraint(fields=('session', 'seq'), name='event_unique_seq'),
+            model_name="event",
+            constraint=models.UniqueConstraint(
+                fields=("session", "seq"), name="event_unique_seq"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='event',
-            constraint=models.UniqueConstraint(fields=('session', 'event_id'), name='event_unique_event_id'),
+            model_name="event",
+            constraint=models.UniqueConstraint(
+                fields=("session", "event_id"), name="event_unique_event_id"
+            ),
         ),
     ]

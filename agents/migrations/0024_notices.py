@@ -6,77 +6,257 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agents', '0023_run_requeues'),
+        ("agents", "0023_run_requeues"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='NoticeLink',
+            name="NoticeLink",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('digest', models.CharField(max_length=64, unique=True)),
-                ('approved', models.BooleanField()),
-                ('expires_at', models.DateTimeField()),
-                ('used_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('request', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='agents.request')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("digest", models.CharField(max_length=64, unique=True)),
+                ("approved", models.BooleanField()),
+                ("expires_at", models.DateTimeField()),
+                ("used_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "request",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="agents.request",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='WebhookDestination',
+            name="WebhookDestination",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100, unique=True)),
-                ('sealed_url', models.TextField(editable=False, help_text='The URL, encrypted.')),
-                ('host', models.CharField(help_text="The URL's host, to show.", max_length=255)),
-                ('format', models.CharField(choices=[('generic', 'Generic'), ('slack', 'Slack'), ('teams', 'Teams')], default='generic', max_length=16)),
-                ('sealed_secret', models.TextField(blank=True, editable=False, help_text="The generic format's signing secret, encrypted; blank: unsigned.")),
-                ('kinds', models.JSONField(blank=True, default=list, help_text='The request kinds it hears of.')),
-                ('group', models.CharField(blank=True, help_text="A team's: only requests this group answers; blank: every one.", max_length=150)),
-                ('enabled', models.BooleanField(default=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('user', models.ForeignKey(blank=True, help_text="Whose destination it is; blank: a team's.", null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("name", models.CharField(max_length=100, unique=True)),
+                (
+                    "sealed_url",
+                    models.TextField(editable=False, help_text="The URL, encrypted."),
+                ),
+                (
+                    "host",
+                    models.CharField(
+                        help_text="The URL's host, to show.", max_length=255
+                    ),
+                ),
+                (
+                    "format",
+                    models.CharField(
+                        choices=[
+                            ("generic", "Generic"),
+                            ("slack", "Slack"),
+                            ("teams", "Teams"),
+                        ],
+                        default="generic",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "sealed_secret",
+                    models.TextField(
+                        blank=True,
+                        editable=False,
+                        help_text="The generic format's signing secret, encrypted; blank: unsigned.",
+                    ),
+                ),
+                (
+                    "kinds",
+                    models.JSONField(
+                        blank=True,
+                        default=list,
+                        help_text="The request kinds it hears of.",
+                    ),
+                ),
+                (
+                    "group",
+                    models.CharField(
+                        blank=True,
+                        help_text="A team's: only requests this group answers; blank: every one.",
+                        max_length=150,
+                    ),
+                ),
+                ("enabled", models.BooleanField(default=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Whose destination it is; blank: a team's.",
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='NoticePreference',
+            name="NoticePreference",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('call', 'Call'), ('approval', 'Approval'), ('credential', 'Credential')], max_length=16)),
-                ('mail', models.BooleanField(help_text="A mail to the user's address.")),
-                ('webhook', models.BooleanField(help_text='A message to the webhook destinations staff set up for the user.')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("call", "Call"),
+                            ("approval", "Approval"),
+                            ("credential", "Credential"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "mail",
+                    models.BooleanField(help_text="A mail to the user's address."),
+                ),
+                (
+                    "webhook",
+                    models.BooleanField(
+                        help_text="A message to the webhook destinations staff set up for the user."
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('user', 'kind'), name='notice_preference_unique_kind')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("user", "kind"), name="notice_preference_unique_kind"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Delivery',
+            name="Delivery",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('channel', models.CharField(choices=[('mail', 'Mail'), ('webhook', 'Webhook')], max_length=16)),
-                ('address', models.CharField(help_text="The mail address, or the destination's name.", max_length=254)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('sending', 'Sending'), ('sent', 'Sent'), ('failed', 'Failed'), ('skipped', 'Skipped')], default='queued', max_length=16)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('last_error', models.TextField(blank=True)),
-                ('next_attempt_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('sent_at', models.DateTimeField(blank=True, null=True)),
-                ('recipient', models.ForeignKey(blank=True, help_text="Whom it tells (her links in it); blank: a team's destination.", null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('request', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='agents.request')),
-                ('destination', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='agents.webhookdestination')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                (
+                    "channel",
+                    models.CharField(
+                        choices=[("mail", "Mail"), ("webhook", "Webhook")],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "address",
+                    models.CharField(
+                        help_text="The mail address, or the destination's name.",
+                        max_length=254,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("sending", "Sending"),
+                            ("sent", "Sent"),
+                            ("failed", "Failed"),
+                            ("skipped", "Skipped"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("last_error", models.TextField(blank=True)),
+                ("next_attempt_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("sent_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "recipient",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Whom it tells (her links in it); blank: a team's destination.",
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "request",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="deliveries",
+                        to="agents.request",
+                    ),
+                ),
+                (
+                    "destination",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="deliveries",
+                        to="agents.webhookdestination",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
-                'indexes': [models.Index(fields=['status', 'next_attempt_at'], name='agents_deli_status_b8422a_idx')],
+                "ordering": ["-id"],
+                "indexes": [
+                    models.Index(
+                        fields=["status", "next_attempt_at"],
+                        name="agents_deli_status_b8422a_idx",
+                    )
+                ],
             },
         ),
     ]

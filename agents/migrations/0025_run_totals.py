@@ -4,29 +4,64 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agents', '0024_notices'),
+        ("agents", "0024_notices"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RunTotal',
+            name="RunTotal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('hour', models.DateTimeField(help_text="The hour's start, UTC.")),
-                ('user_id', models.IntegerField(help_text="The run's user (kept after deletion).")),
-                ('agent', models.CharField(help_text="The session's agent (app).", max_length=100)),
-                ('outcome', models.CharField(help_text="The run's ending status.", max_length=16)),
-                ('runs', models.BigIntegerField(default=0)),
-                ('prompt_tokens', models.BigIntegerField(default=0)),
-                ('completion_tokens', models.BigIntegerField(default=0)),
-                ('total_tokens', models.BigIntegerField(default=0)),
-                ('cost_micros', models.BigIntegerField(db_default=0, help_text='Cost in millionths of the billing currency: 0 until runs carry a cost (they do not yet).')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("hour", models.DateTimeField(help_text="The hour's start, UTC.")),
+                (
+                    "user_id",
+                    models.IntegerField(
+                        help_text="The run's user (kept after deletion)."
+                    ),
+                ),
+                (
+                    "agent",
+                    models.CharField(
+                        help_text="The session's agent (app).", max_length=100
+                    ),
+                ),
+                (
+                    "outcome",
+                    models.CharField(
+                        help_text="The run's ending status.", max_length=16
+                    ),
+                ),
+                ("runs", models.BigIntegerField(default=0)),
+                ("prompt_tokens", models.BigIntegerField(default=0)),
+                ("completion_tokens", models.BigIntegerField(default=0)),
+                ("total_tokens", models.BigIntegerField(default=0)),
+                (
+                    "cost_micros",
+                    models.BigIntegerField(
+                        db_default=0,
+                        help_text="Cost in millionths of the billing currency: 0 until runs carry a cost (they do not yet).",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['user_id', 'hour'], name='runtotal_user')],
-                'constraints': [models.UniqueConstraint(fields=('hour', 'user_id', 'agent', 'outcome'), name='runtotal_key')],
+                "indexes": [
+                    models.Index(fields=["user_id", "hour"], name="runtotal_user")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("hour", "user_id", "agent", "outcome"),
+                        name="runtotal_key",
+                    )
+                ],
             },
         ),
     ]

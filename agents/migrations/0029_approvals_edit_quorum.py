@@ -6,45 +6,88 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agents', '0028_retention'),
+        ("agents", "0028_retention"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='request',
-            name='approvals_required',
-            field=models.PositiveSmallIntegerField(default=1, help_text='Approvals by different people it needs before its call runs.'),
+            model_name="request",
+            name="approvals_required",
+            field=models.PositiveSmallIntegerField(
+                default=1,
+                help_text="Approvals by different people it needs before its call runs.",
+            ),
         ),
         migrations.AddField(
-            model_name='request',
-            name='approved_args',
-            field=models.JSONField(blank=True, help_text='The arguments an approver changed the call to (redacted); blank: approved as asked.', null=True),
+            model_name="request",
+            name="approved_args",
+            field=models.JSONField(
+                blank=True,
+                help_text="The arguments an approver changed the call to (redacted); blank: approved as asked.",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='request',
-            name='args_edited_by',
-            field=models.ForeignKey(blank=True, help_text="Who changed the call's arguments before approving it.", null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="request",
+            name="args_edited_by",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="Who changed the call's arguments before approving it.",
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='request',
-            name='catalog_tool',
-            field=models.CharField(blank=True, help_text='The catalog tool an approval asks about, when the catalog asked.', max_length=301),
+            model_name="request",
+            name="catalog_tool",
+            field=models.CharField(
+                blank=True,
+                help_text="The catalog tool an approval asks about, when the catalog asked.",
+                max_length=301,
+            ),
         ),
         migrations.CreateModel(
-            name='RequestApproval',
+            name="RequestApproval",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('comment', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('approver', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('request', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='approvals', to='agents.request')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("comment", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "approver",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "request",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="approvals",
+                        to="agents.request",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
-                'constraints': [models.UniqueConstraint(fields=('request', 'approver'), name='request_approval_once')],
+                "ordering": ["id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("request", "approver"), name="request_approval_once"
+                    )
+                ],
             },
         ),
     ]

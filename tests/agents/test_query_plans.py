@@ -103,6 +103,30 @@ def test_a_search_row_is_kept_in_its_owners_rowid_range(alice, bob, demo_agents)
             assert rowid // OWNER_SPAN == user.pk
 
 
+def test_a_session_deleted_before_its_events_takes_its_search_rows(alice, demo_agents):
+    # A flush or a hand-made cleanup deletes the session first (foreign keys
+    # are checked at commit); the event trigger then cannot find its owner.
+    kept, gone = (create_session(user=alice, agent=demo_agents["bank"]) for _ in "ab")
+    for session in (kept, gone):
+        Event.objects.create(
+            session=session,
+            seq=1,
+            event_id=f"e-{session.pk}",
+            author="user",
+            kind="user_message",
+            timestamp=time.time(),
+            data={"content": {"role": "user", "parts": [{"text": "payroll"}]}},
+        )
+
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM agents_session WHERE id = %s", [gone.pk])
+        cursor.execute("DELETE FROM agents_event WHERE session_id = %s", [gone.pk])
+        cursor.execute("SELECT session_id FROM agents_search_text")
+        left = [pk for (pk,) in cursor.fetchall()]
+
+    assert left == [kept.pk]
+
+
 SEARCH_TRIGGERS = [
     "agents_search_event_insert",
     "agents_search_event_delete",

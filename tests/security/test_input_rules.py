@@ -337,6 +337,23 @@ async def test_a_poisoned_session_still_replays_on_the_socket(alice, pending):
     await socket.disconnect()
 
 
+@stored_before_the_rule
+def test_a_poisoned_session_is_still_found_and_its_snippet_shown(
+    alice, pending, api_for
+):
+    session, _ = pending(alice)
+    poison_rows(session)
+
+    response = api_for(alice).get("/api/sessions/", {"search": "sales"})
+
+    assert response.status_code == 200, response.content
+    (hit,) = response.json()["results"]
+    assert hit["id"] == session
+    shown = "".join(part["text"] for part in hit["snippet"])
+    assert shown.startswith("export ") and "sales" in shown
+    assert REPLACEMENT in shown
+
+
 def poison_rows(session: str) -> None:
     """Write bad text straight into the rows, as the code before the rule let in."""
     row = Event.objects.get(session_id=session, kind="user_message")

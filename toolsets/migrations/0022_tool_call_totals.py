@@ -71,7 +71,9 @@ class Migration(migrations.Migration):
             options={
                 "indexes": [
                     models.Index(fields=["user_id", "hour"], name="toolcalltotal_user"),
-                    models.Index(fields=["status", "hour"], name="toolcalltotal_status"),
+                    models.Index(
+                        fields=["status", "hour"], name="toolcalltotal_status"
+                    ),
                 ],
                 "constraints": [
                     models.UniqueConstraint(

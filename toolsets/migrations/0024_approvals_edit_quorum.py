@@ -6,36 +6,56 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('toolsets', '0023_tool_call_totals_backfill'),
+        ("toolsets", "0023_tool_call_totals_backfill"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='grant',
-            name='approvals_required',
-            field=models.PositiveSmallIntegerField(default=1, help_text="A call held for approval outside the condition: how many different people must approve it (at least the tool's own number)."),
+            model_name="grant",
+            name="approvals_required",
+            field=models.PositiveSmallIntegerField(
+                default=1,
+                help_text="A call held for approval outside the condition: how many different people must approve it (at least the tool's own number).",
+            ),
         ),
         migrations.AddField(
-            model_name='tool',
-            name='approvals_required',
-            field=models.PositiveSmallIntegerField(default=1, help_text='How many people of the approver group must approve each call (2: the two-person rule); never the requester, each once.'),
+            model_name="tool",
+            name="approvals_required",
+            field=models.PositiveSmallIntegerField(
+                default=1,
+                help_text="How many people of the approver group must approve each call (2: the two-person rule); never the requester, each once.",
+            ),
         ),
         migrations.AddField(
-            model_name='toolcall',
-            name='approved_args',
-            field=models.JSONField(blank=True, help_text="A held call's: the arguments an approver changed it to.", null=True),
+            model_name="toolcall",
+            name="approved_args",
+            field=models.JSONField(
+                blank=True,
+                help_text="A held call's: the arguments an approver changed it to.",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='toolcall',
-            name='args_edited_by',
-            field=models.ForeignKey(blank=True, help_text="Who changed the call's arguments before approving it.", null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="toolcall",
+            name="args_edited_by",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="Who changed the call's arguments before approving it.",
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='toolcall',
-            name='asked_args',
-            field=models.JSONField(blank=True, help_text='The arguments asked, when an approver changed them before approving (`args` are then the approved ones); blank: run as asked.', null=True),
+            model_name="toolcall",
+            name="asked_args",
+            field=models.JSONField(
+                blank=True,
+                help_text="The arguments asked, when an approver changed them before approving (`args` are then the approved ones); blank: run as asked.",
+                null=True,
+            ),
         ),
     ]
