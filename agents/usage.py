@@ -40,7 +40,7 @@ from django.utils import timezone
 
 from agents.models import Budget, Run, RunTotal
 from project.counters import Counters
-from project.prepared import Param, Prepared
+from project.patches.prepared import Param, Prepared
 
 GroupBy = Literal["user", "agent", "day"]
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")

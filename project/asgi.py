@@ -21,7 +21,8 @@ from agents.realtime.routing import websocket_urlpatterns  # noqa: E402
 from agents.realtime.wsauth import WebsocketAuthStack  # noqa: E402
 from agents.retention import schedule as retention  # noqa: E402
 from agents.turns import sweep  # noqa: E402
-from project import daphne_input, garbage, socket_writes  # noqa: E402
+from project import garbage, patches  # noqa: E402
+from project.patches import daphne_input, socket_writes  # noqa: E402
 from toolsets.gateway.server import GatewayApp  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -41,8 +42,10 @@ if settings.TOOLCRIB_EXECUTOR == "inline":
     # broker: docs/retention.md).
     retention.start()
 # Under Daphne, a frame with nothing queued before it goes to its socket at once.
-socket_writes.install()
+if patches.is_on("socket_writes"):
+    socket_writes.install()
 # Daphne leaves bad bodies to the app, which answers them in JSON.
-daphne_input.install()
+if patches.is_on("daphne_input"):
+    daphne_input.install()
 # The code is loaded: what start-up made is kept out of every collection from now on.
 garbage.tune()

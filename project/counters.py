@@ -28,7 +28,7 @@ from typing import Any
 from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.db.models import QuerySet
 
-from project.rows import preparer
+from project.patches.rows import preparer
 
 GREATEST = {"sqlite": "MAX", "postgresql": "GREATEST"}
 

@@ -46,7 +46,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from agents.realtime import streams
-from project.prepared import Param, Prepared
+from project.patches.prepared import Param, Prepared
 from toolsets.grant_conditions import Condition, parse_condition
 from toolsets.models import AccessVersion, Grant, Tool, Toolset
 

@@ -23,7 +23,7 @@ from google.adk.tools.base_toolset import BaseToolset
 from agents.adk.agent_tools import AgentToolError, adopt_agent_tools
 from agents.inputs import parse_history, parse_starters
 from agents.models import HISTORY_DEFAULT, AgentSpec
-from project.prepared import Param, Prepared
+from project.patches.prepared import Param, Prepared
 
 logger = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from typing import Any
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 
 from agents.models import Event, Session
-from project.rows import preparer
+from project.patches.rows import preparer
 
 # The session's columns the UPDATE returns, in this order.
 RETURNED = "RETURNING id, last_seq, revision"

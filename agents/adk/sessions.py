@@ -59,7 +59,7 @@ from agents.events.wire import event_kind
 from agents.models import AppState, Event, Session, UserState, new_session_id
 from agents.observability.spans import storing
 from agents.redaction import is_credential_state, redact_state
-from project.prepared import Param, Prepared
+from project.patches.prepared import Param, Prepared
 
 STALE_MESSAGE = (
     # ADK's own wording (DatabaseSessionService), which callers may match on.

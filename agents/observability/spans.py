@@ -23,7 +23,7 @@ from opentelemetry.trace import Span, Status, StatusCode
 from agents.models import Run, RunSpan
 from agents.observability.provider import turn_recorder
 from agents.redaction import redact_secrets
-from project.rows import Insert
+from project.patches.rows import Insert
 
 logger = logging.getLogger(__name__)
 

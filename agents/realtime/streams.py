@@ -26,8 +26,8 @@ from redis.exceptions import RedisError
 
 from agents.models import Session
 from project import metrics
-from project.layers import RedisChannelLayer
-from project.memory_layer import InMemoryChannelLayer
+from project.patches.memory_layer import InMemoryChannelLayer
+from project.patches.redis_layer import RedisChannelLayer
 
 logger = logging.getLogger(__name__)
 

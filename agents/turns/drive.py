@@ -59,7 +59,7 @@ from agents.usage import (
     count_ended_run,
     count_late_tokens,
 )
-from project.prepared import Param, Prepared, PreparedUpdate
+from project.patches.prepared import Param, Prepared, PreparedUpdate
 
 logger = logging.getLogger(__name__)
 

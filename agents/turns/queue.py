@@ -44,7 +44,7 @@ from agents.events.log import arecord_and_publish
 from agents.events.wire import run_out
 from agents.models import Run
 from agents.usage import end_run
-from project.prepared import Param, PreparedUpdate
+from project.patches.prepared import Param, PreparedUpdate
 
 logger = logging.getLogger(__name__)
 

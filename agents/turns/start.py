@@ -18,9 +18,9 @@ from agents.inputs import StoredToolChoice
 from agents.models import Run, Session
 from agents.titles import title_from_message
 from agents.turns import executors
-from project import rows
 from project.errors import SessionClosed, TooManyTurns
-from project.prepared import Param, Prepared, PreparedUpdate
+from project.patches import rows
+from project.patches.prepared import Param, Prepared, PreparedUpdate
 
 UNFINISHED = (Run.Status.QUEUED, Run.Status.RUNNING)
 

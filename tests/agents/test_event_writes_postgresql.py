@@ -5,7 +5,7 @@ where the suite's own database is SQLite: there an event is stored in one statem
 A run of its own (tests/postgresql_run.py) of the session service's tests (seqs,
 stale copies, retried appends, concurrent writers), of test_turn_queries.py,
 which holds the counts of both databases, of test_turn_locks.py (a turn started
-while an event write holds its session: no deadlock), and of project.rows' tests
+while an event write holds its session: no deadlock), and of project.patches.rows' tests
 (many rows in one statement of an array a column, a path SQLite never takes).
 """
 

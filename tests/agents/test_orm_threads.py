@@ -123,7 +123,7 @@ async def test_a_thread_given_back_releases_its_connection_before_the_next_turn_
 ):
     """Released on the turn's own thread (connections are per thread), after the
     turn's last call and before a later turn's first one, without the turn
-    waiting for it: project.sqlite_pool's `release` keeps a clean one open for the
+    waiting for it: project.patches.sqlite_pool's `release` keeps a clean one open for the
     thread's next turn, and checks it again when the thread is lent (its file may
     have been replaced meanwhile); a backend without it closes (back to its pool)."""
     done: list[tuple[str, int]] = []

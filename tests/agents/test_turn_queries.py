@@ -67,7 +67,7 @@ TURN_THREAD = "toolcrib-turns"  # the process's own turn loop: no socket bound o
 #   and tool come from the turn's Run and the catalog snapshot access keeps, and
 #   the totals' INSERT ... ON CONFLICT DO UPDATE: toolsets.call_totals); the end,
 #   in one transaction (BEGIN IMMEDIATE: 1): the turn's trace spans, one INSERT
-#   for all (1, none with TOOLCRIB_TRACES off: project.rows), finish the Run (1),
+#   for all (1, none with TOOLCRIB_TRACES off: project.patches.rows), finish the Run (1),
 #   add it to the usage totals (1: agents.usage) and record run_finished (2: the
 #   seq's UPDATE, INSERT).
 #   The session's events

@@ -10,7 +10,7 @@ import redis as redis_py
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from project import metrics
-from project.layers import LOST_ERRORS, RedisChannelLayer
+from project.patches.redis_layer import LOST_ERRORS, RedisChannelLayer
 from tests.integration import services
 
 pytestmark = pytest.mark.integration

@@ -29,7 +29,7 @@ def test_an_unreachable_channel_layer_is_a_503_that_names_no_address(client, set
     port = free_port()
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "project.layers.RedisChannelLayer",
+            "BACKEND": "project.patches.redis_layer.RedisChannelLayer",
             "CONFIG": {"hosts": [f"redis://127.0.0.1:{port}/0"]},
         }
     }

@@ -15,9 +15,11 @@ READERS = {"env", "env_bool", "env_list"}
 
 
 def variables_read_by_settings() -> set[str]:
-    tree = ast.parse((ROOT / "project" / "settings.py").read_text())
+    modules = sorted((ROOT / "project" / "settings").glob("*.py"))
+    trees = [ast.parse(module.read_text()) for module in modules]
     return {
         node.args[0].value
+        for tree in trees
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
@@ -25,6 +27,11 @@ def variables_read_by_settings() -> set[str]:
         and node.args
         and isinstance(node.args[0], ast.Constant)
     } | set(settings.MODEL_PROVIDER_VARIABLES)
+
+
+def test_settings_are_read_from_a_module_per_concern():
+    assert "TOOLCRIB_PATCHES_OFF" in variables_read_by_settings()
+    assert "DATABASE_URL" in variables_read_by_settings()
 
 
 def test_the_deployment_guide_names_every_environment_variable():

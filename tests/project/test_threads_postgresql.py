@@ -9,8 +9,8 @@ from tests.postgresql_run import pytest_on_postgresql
 HERE = Path(__file__).parent
 TESTS = HERE.parent
 FILES = [
-    HERE / "test_prepared_threads.py",
-    HERE / "test_rows_threads.py",
+    HERE / "patches" / "test_prepared_threads.py",
+    HERE / "patches" / "test_rows_threads.py",
     TESTS / "agents" / "adk" / "test_builder_threads.py",
     TESTS / "agents" / "notices" / "test_sending_threads.py",
     TESTS / "agents" / "turns" / "test_executors_threads.py",

@@ -27,7 +27,7 @@ def doorbell_down(settings):
     """A Redis channel layer where nothing listens: every ring fails."""
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "project.layers.RedisChannelLayer",
+            "BACKEND": "project.patches.redis_layer.RedisChannelLayer",
             "CONFIG": {"hosts": [f"redis://127.0.0.1:{free_port()}/0"]},
         }
     }

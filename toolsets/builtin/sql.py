@@ -147,7 +147,7 @@ class Database:
 
 ENGINES = {
     "django.db.backends.sqlite3": "sqlite",
-    "project.sqlite_pool": "sqlite",  # Toolcrib's own SQLite, connections kept open
+    "project.patches.sqlite_pool": "sqlite",  # Toolcrib's SQLite, connections kept
     "django.db.backends.postgresql": "postgresql",
 }
 

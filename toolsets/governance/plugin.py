@@ -77,7 +77,7 @@ from agents.events.wire import is_error_response
 from agents.models import Run
 from agents.redaction import mask_turn_secrets, redact_secrets
 from project import metrics
-from project.rows import Insert
+from project.patches.rows import Insert
 from toolsets import access, activation, bindings, catalog
 from toolsets.availability import afirst_call_choice
 from toolsets.bindings import Binding, is_internal

@@ -13,8 +13,8 @@ import sys
 import pytest
 from django.db import close_old_connections, connection
 
-from project.prepared import Prepared, PreparedUpdate
-from project.rows import Insert
+from project.patches.prepared import Prepared, PreparedUpdate
+from project.patches.rows import Insert
 from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)

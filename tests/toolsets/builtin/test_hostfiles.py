@@ -125,7 +125,7 @@ async def test_toolcribs_own_folders_are_never_allowed(settings):
     settings.TOOLCRIB_BUILTIN_FILES_ALLOWED_PATHS = [str(settings.BASE_DIR)]
 
     response = await call_tool(
-        [toolset], "read_file", path=f"{settings.BASE_DIR}/project/settings.py"
+        [toolset], "read_file", path=f"{settings.BASE_DIR}/project/settings/base.py"
     )
 
     assert response["status"] == "error"
