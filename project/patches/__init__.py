@@ -19,7 +19,7 @@ from django.conf import settings
 
 # The patches, by the name TOOLCRIB_PATCHES_OFF takes: their modules in this package.
 NAMES = (
-    "cache",  # cache.py: Django's Redis and local-memory caches
+    "cache",  # cache.py: Django's Redis cache, one client a process
     "daphne_input",  # daphne_input.py: Twisted's form parse off, 1009 for big messages
     "memory_layer",  # memory_layer.py: channels' in-memory layer, one-pass group send
     "prepared",  # prepared.py: querysets compiled once (Django's SQL compiler)

@@ -80,16 +80,8 @@ else:
             )
         }
     }
-    # Django's, each key checked once (project/patches/cache.py).
-    CACHES = {
-        "default": {
-            "BACKEND": (
-                "project.patches.cache.LocalMemoryCache"
-                if patch_on("cache")
-                else "django.core.cache.backends.locmem.LocMemCache"
-            )
-        }
-    }
+    # Django's own local-memory cache.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # Celery: turns run in workers when a broker is set, inline in the server otherwise.
 CELERY_BROKER_URL = env("CELERY_BROKER_URL")

@@ -43,15 +43,3 @@ def test_threads_using_the_redis_cache_first_at_once_share_one_client(redis_cach
 
     assert all(client is clients[0] for client in clients)
     assert list(project_cache._clients.values()) == [clients[0]]
-
-
-def test_threads_checking_keys_at_once_keep_each_keys_own_answer():
-    project_cache._key_warnings.cache_clear()
-    keys = [f"key {n}" if n % 2 else f"key_{n}" for n in range(64)]  # half warn
-
-    def check(index: int) -> list[bool]:
-        return [bool(project_cache._key_warnings(key)) for key in keys]
-
-    answers = at_once(check)
-
-    assert answers == [[n % 2 == 1 for n in range(64)]] * 8

@@ -91,14 +91,12 @@ def test_embedded_backends_are_the_patches_by_default(tmp_path):
     assert found["engine"] == "project.patches.sqlite_pool"
     assert "wal_autocheckpoint" in found["init"]
     assert found["layer"] == "project.patches.memory_layer.InMemoryChannelLayer"
-    assert found["cache_class"] == "project.patches.cache.LocalMemoryCache"
+    assert found["cache_class"] == "django.core.cache.backends.locmem.LocMemCache"
     assert (found["cached"], found["received"], found["one"]) == (7, 1, 1)
 
 
 def test_embedded_backends_off_are_the_frameworks_own_and_work(tmp_path):
-    found = settings_with(
-        tmp_path, TOOLCRIB_PATCHES_OFF="sqlite_pool,memory_layer,cache"
-    )
+    found = settings_with(tmp_path, TOOLCRIB_PATCHES_OFF="sqlite_pool,memory_layer")
 
     assert found["engine"] == "django.db.backends.sqlite3"
     assert "wal_autocheckpoint" not in found["init"]
