@@ -31,6 +31,7 @@ from agents.adk.credentials import DjangoCredentialService, ahydrate_message
 from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService
 from agents.adk.telemetry import turn_telemetry
+from agents.doorbell import streams
 from agents.events.log import apublish_row, record
 from agents.events.wire import (
     EventFrame,
@@ -47,7 +48,6 @@ from agents.metrics import observe_run
 from agents.models import Budget, Event, Request, Run
 from agents.observability.spans import TurnTrace, publishing
 from agents.plugins import plugins_for
-from agents.realtime import streams
 from agents.redaction import turn_secrets
 from agents.requests.record import arecord_requests
 from agents.turns import queue, stops

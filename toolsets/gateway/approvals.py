@@ -31,9 +31,10 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from agents.adk.long_running import ANSWER_ARGUMENTS, ANSWER_EDITED_BY
+from agents.answers import answer
+from agents.doorbell import streams
 from agents.models import Request
-from agents.realtime import streams
-from agents.requests import answer, record, wording
+from agents.requests import record, wording
 from toolsets.gateway.auth import Caller
 from toolsets.governance.direct import Held
 

@@ -33,6 +33,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils import timezone
 
+from agents.doorbell import streams
 from agents.events.wire import (
     EventFrame,
     FunctionCallOut,
@@ -47,7 +48,6 @@ from agents.inputs import (
     replace_surrogates,
 )
 from agents.models import Request
-from agents.realtime import streams
 from agents.redaction import redact_secrets
 from project import metrics
 from project.errors import DomainError, NotFoundError
