@@ -30,11 +30,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
-from agents.adk.long_running import ANSWER_ARGUMENTS, ANSWER_EDITED_BY
-from agents.answers import answer
-from agents.doorbell import streams
 from agents.models import Request
-from agents.requests import record, wording
+from agents.pauses import ANSWER_ARGUMENTS, ANSWER_EDITED_BY, answer, record, wording
+from agents.timeline import streams
 from toolsets.gateway.auth import Caller
 from toolsets.governance.direct import Held
 
