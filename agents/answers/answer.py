@@ -8,7 +8,7 @@ answered, when, and that Run. A request is answered exactly once.
 
 A request past its time is expired first (the agent is told, as the sweep would
 tell it), and the late answer refused. Every answer and expiry rings the inboxes
-of who hears of the request (rings.py) once it commits.
+of who hears of the request (agents.requests.rings) once it commits.
 
 The inbox names a request by its id alone, whatever its kind (answer_by_id): a
 request answered, decided or expired before is refused there with 409

@@ -10,7 +10,7 @@ outside any transaction: agents.notices queues their mail and webhooks from it
 with the request as ended (`status`, `answered_by`, `answered_at`):
 
 - answered, approved or rejected by a person, or expired by the sweep or a late
-  answer (answer.py stores each);
+  answer (closing.py stores each);
 - expired with its session, deleted before anybody answered. A session goes by
   the API, ADK's delete_session, the admin, or with its owner; one pre_delete
   receiver sees every way, where a call in each would miss the cascades.
