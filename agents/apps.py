@@ -14,13 +14,15 @@ class AgentsConfig(AppConfig):
         # Importing registers OfflineLlm for "offline/..." names in ADK's registry.
         from agents.adk import offline  # noqa: F401
         from agents.adk.absent_extras import mark_absent
+        from agents.answers import tasks  # noqa: F401
 
         # Importing registers the requests' sweeps and the notices' sender with
         # Celery, by the names a timer of this process runs them by
-        # (agents.turns.timers), worker or not.
+        # (agents.timers), worker or not.
+        from agents.notices import enqueue as notices
         from agents.notices import tasks as notice_tasks  # noqa: F401
         from agents.redaction import install_log_redaction
-        from agents.requests import signals, tasks  # noqa: F401
+        from agents.requests import signals
         from project.sqlite import use_write_ahead_log
 
         LlmAgent.set_default_model(settings.TOOLCRIB_DEFAULT_MODEL)
@@ -30,6 +32,8 @@ class AgentsConfig(AppConfig):
         mark_absent()
         # A session's pending requests end with it (signals.request_decided).
         signals.connect()
+        # A new request's notices are queued as the recorder announces it.
+        notices.connect()
         # The embedded default's SQLite file in WAL mode, once it is migrated.
         post_migrate.connect(use_write_ahead_log, dispatch_uid="toolcrib-sqlite-wal")
         # Channels makes the layer on first use, with no lock: threads using it

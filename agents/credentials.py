@@ -24,8 +24,27 @@ from google.adk.auth.auth_credential import (
 )
 
 from agents.models import Credential, Request
-from agents.requests.errors import MissingCredentialField, UnsupportedScheme
-from project.errors import NotFoundError
+from project.errors import DomainError, NotFoundError
+
+
+class MissingCredentialField(DomainError):
+    """A credential answer lacks a field its scheme needs."""
+
+    code = "missing_field"
+
+    def __init__(self, field: str, scheme: str) -> None:
+        self.field = field
+        super().__init__(f"A {scheme} credential needs {field}.")
+
+
+class UnsupportedScheme(DomainError):
+    """A credential of this scheme cannot be given here."""
+
+    field = "scheme"
+    code = "unsupported_scheme"
+
+    def __init__(self, scheme: str) -> None:
+        super().__init__(f"Credentials of scheme {scheme!r} cannot be answered here.")
 
 
 def user_credentials(*, user) -> QuerySet[Credential]:

@@ -15,7 +15,7 @@ from google.adk.sessions import Session as AdkSession
 from agents.adk.memory import add_session, search
 from agents.adk.sessions import DjangoSessionService
 from agents.models import AgentSpec, Run, Session
-from agents.requests import answer
+from agents.requests import closing
 from agents.requests.inbox import has_pending_calls
 from agents.sessions import adk_user_id
 from project.errors import DomainError, NotFoundError
@@ -46,7 +46,7 @@ def close_session(*, session: Session) -> Session:
         remember_session(session=session)
         session.closed_at = timezone.now()
         session.save(update_fields=["closed_at", "updated_at"])
-        answer.expire_closed(session=session)
+        closing.expire_closed(session=session)
     return session
 
 

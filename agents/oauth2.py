@@ -10,7 +10,7 @@ offers that URL with Toolcrib's callback as its `redirect_uri`
 provider sends the browser back to the callback with a code and the state.
 
 answer_authorization() answers the request whose state came back, by the one
-answer path (agents.requests.answer): the owner only, once. The answer is the
+answer path (agents.answers.answer): the owner only, once. The answer is the
 redirect itself (ADK's `auth_response_uri`); the resumed turn's ADK exchanges the
 code at the provider's token endpoint with the client secret of the tool's own
 configuration (never sent to the browser or stored), and the tool's credential
@@ -23,8 +23,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agents.adk.credentials import unseal_code_verifier
+from agents.answers.answer import answer_request
 from agents.models import Request, Run
-from agents.requests.answer import answer_request
 from agents.requests.kinds import CREDENTIAL
 from project.errors import NotFoundError
 

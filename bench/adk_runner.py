@@ -17,7 +17,7 @@ do (agents/adk/telemetry.py: the stable GenAI semconv without message content);
 `--serve` is the floor `bench.vs_adk` measures in the same run as the servers
 (its `adk-runner` configuration): ADK's bare Runner, no plugins, on
 `InMemorySessionService`, run exactly as Toolcrib runs a turn's Runner otherwise:
-the RunConfig of `agents.turns.drive.turn_run_config` (the answer streamed over
+the RunConfig of `agents.turns.runner.turn_run_config` (the answer streamed over
 SSE, the tools' thread pool, lean telemetry) with the bench agent's event window
 (`HISTORY_DEFAULT` events), and the user's message yielded. No tracer provider is
 set, so its spans record nothing (Toolcrib's per-run traces are Toolcrib's own
@@ -101,7 +101,7 @@ class Floor:
 
         from agents.adk import history
         from agents.models import HISTORY_DEFAULT
-        from agents.turns.drive import turn_run_config
+        from agents.turns.runner import turn_run_config
         from bench.adk_app.weather.agent import MESSAGE, bench_weather
 
         self.service = InMemorySessionService()

@@ -15,7 +15,7 @@ here as real processes:
   workers (bench/turns.py starts the Toolcrib setups);
 - adk-runner: the floor, ADK's bare Runner in a process of its own with
   InMemorySessionService and no plugins, run with the RunConfig Toolcrib's turns
-  use (agents.turns.drive.turn_run_config: SSE streaming, the bench agent's
+  use (agents.turns.runner.turn_run_config: SSE streaming, the bench agent's
   50-event window, lean telemetry): bench/adk_runner.py --serve, C sessions at
   once on one event loop, no server and no HTTP.
 

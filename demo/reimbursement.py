@@ -17,7 +17,7 @@ group, and never the employee who asked. With the offline model:
 from google.adk.agents import LlmAgent
 from google.adk.tools import LongRunningFunctionTool, ToolContext
 
-from agents.adk.long_running import answered_by
+from agents.pauses import answered_by
 
 MANAGERS = "managers"
 APPROVAL_LIMIT = 100

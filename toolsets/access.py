@@ -45,7 +45,7 @@ from django.db import DatabaseError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from agents.realtime import streams
+from agents.timeline import streams
 from project.patches.prepared import Param, Prepared
 from toolsets.grant_conditions import Condition, parse_condition
 from toolsets.models import AccessVersion, Grant, Tool, Toolset

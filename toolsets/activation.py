@@ -39,10 +39,9 @@ from google.adk.agents.context import Context
 from google.adk.sessions import Session as AdkSession
 from google.adk.tools import BaseTool, FunctionTool
 
-from agents.adk.builder import agent_for
-from agents.adk.sessions import session_rows
-from agents.events.log import arecord_and_publish
 from agents.models import Session
+from agents.runtime import agent_for, session_rows
+from agents.timeline import arecord_and_publish
 from toolsets.access import Snapshot
 from toolsets.catalog import usable_tools
 from toolsets.conditions import absent_toolsets

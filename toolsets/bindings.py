@@ -35,14 +35,14 @@ from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.tools import BaseTool, FunctionTool
 from google.adk.tools.base_toolset import BaseToolset
 
-from agents.adk.builder import (
+from agents.models import AgentSpec
+from agents.runtime import (
     AgentBuildError,
     BrokenToolset,
     load_code_agent,
     resolve_toolset,
     settings_toolset_target,
 )
-from agents.models import AgentSpec
 from toolsets.builtin import catalog_defaults
 from toolsets.imports.registrations import (
     Registration,

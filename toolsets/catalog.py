@@ -18,8 +18,8 @@ from django.db import IntegrityError, transaction
 from google.adk.agents import BaseAgent
 from google.adk.tools import BaseTool, FunctionTool
 
-from agents.adk.builder import AgentBuildError
 from agents.models import AgentSpec
+from agents.runtime import AgentBuildError
 from toolsets import access
 from toolsets.bindings import (
     Binding,

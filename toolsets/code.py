@@ -19,8 +19,8 @@ from contextlib import asynccontextmanager
 from django.conf import settings
 from google.adk.tools import BaseTool
 
-from agents.adk.builder import AgentBuildError
 from agents.models import AgentSpec
+from agents.runtime import AgentBuildError
 from project.errors import NotFoundError
 from toolsets.bindings import (
     Binding,

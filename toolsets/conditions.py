@@ -31,8 +31,8 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import ImproperlyConfigured
 
-from agents.adk.sessions import session_state
 from agents.models import Session
+from agents.runtime import session_state
 
 
 @dataclass(frozen=True)

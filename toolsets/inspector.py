@@ -9,9 +9,9 @@ this module adds what only governance knows, since the runtime never reads tools
 from collections.abc import Sequence
 from typing import Any
 
-from agents.events.inspector import inspect_event
 from agents.models import Session
-from agents.redaction import redact_secrets
+from agents.runtime import redact_secrets
+from agents.timeline import inspect_event
 from toolsets.governance.checks import CHECKS
 from toolsets.models import ToolCall
 

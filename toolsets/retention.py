@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db.models import Count as Counted
 from django.db.models import Min, QuerySet
 
-from agents.retention.jobs import Batch, Count, Scope
+from agents.runtime import Batch, Count, Scope
 from toolsets.models import ToolCall
 
 

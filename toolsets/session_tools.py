@@ -10,8 +10,8 @@ session's active toolsets.
 
 from dataclasses import dataclass
 
-from agents.adk.builder import agent_for
 from agents.models import Session
+from agents.runtime import agent_for
 from toolsets import access
 from toolsets.access import Decision, Reason
 from toolsets.bindings import Binding, bindings_of_tree

@@ -22,7 +22,7 @@ from google.adk.events import Event as AdkEvent
 from google.adk.plugins import BasePlugin
 from google.adk.tools import BaseTool
 
-from agents.events.wire import ESCALATED_TO
+from agents.adk.event_kinds import ESCALATED_TO
 
 CHAT_MODES = (None, "chat")
 

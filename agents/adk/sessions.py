@@ -53,9 +53,9 @@ from google.adk.sessions.base_session_service import (
 
 from agents.adk import event_rows
 from agents.adk.auth import redacted_event
+from agents.adk.event_kinds import event_kind
 from agents.adk.history import HistoryWindow
 from agents.adk.parsed_events import PARSED
-from agents.events.wire import event_kind
 from agents.models import AppState, Event, Session, UserState, new_session_id
 from agents.observability.spans import storing
 from agents.redaction import is_credential_state, redact_state

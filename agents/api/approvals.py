@@ -11,6 +11,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request as HttpRequest
 from rest_framework.response import Response
 
+from agents.answers.answer import answer_request
 from agents.api.inputs import JSONParser, validated
 from agents.api.serializers import RunSerializer, request_status
 from agents.api.views import _run_response
@@ -18,7 +19,6 @@ from agents.inputs import DecisionInput
 from agents.models import Request
 from agents.params import ID_CONVERTER
 from agents.requests import inbox, rules
-from agents.requests.answer import answer_request
 from agents.requests.kinds import APPROVAL
 
 

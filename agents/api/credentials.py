@@ -12,6 +12,7 @@ from rest_framework.request import Request as HttpRequest
 from rest_framework.response import Response
 
 from agents import credentials
+from agents.answers.answer import answer_request
 from agents.api.inputs import JSONParser, validated
 from agents.api.oauth2 import redirect_uri
 from agents.api.serializers import RunSerializer, request_status
@@ -21,7 +22,6 @@ from agents.models import Credential, Request
 from agents.oauth2 import authorization_url
 from agents.params import ID_CONVERTER
 from agents.requests import inbox
-from agents.requests.answer import answer_request
 from agents.requests.kinds import CREDENTIAL
 
 

@@ -24,6 +24,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request as HttpRequest
 from rest_framework.response import Response
 
+from agents.answers.answer import Decided, access_by_id, answer_by_id, decide_many
 from agents.api.inputs import JSONParser, validated
 from agents.api.oauth2 import redirect_uri
 from agents.api.serializers import RunSerializer
@@ -39,7 +40,6 @@ from agents.models import Request
 from agents.oauth2 import authorization_url
 from agents.params import ID_CONVERTER, bool_param, whole_number_param
 from agents.requests import inbox, rules, wording
-from agents.requests.answer import Decided, access_by_id, answer_by_id, decide_many
 
 LIST_LIMIT = 100
 LIST_MAX = 200

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from agents import artifacts, memory, session_list
 from agents.adk.artifacts import USER_SCOPE
 from agents.adk.sessions import session_state
+from agents.answers.answer import answer_request
 from agents.api.inputs import FormParser, JSONParser, MultiPartParser, validated
 from agents.api.serializers import (
     AgentSerializer,
@@ -57,7 +58,6 @@ from agents.params import (
 )
 from agents.realtime.frames import client_frame_schema, server_frame_schemas
 from agents.requests import inbox
-from agents.requests.answer import answer_request
 from agents.requests.kinds import CALL
 from agents.sessions import (
     AgentNotAvailable,

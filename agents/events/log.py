@@ -16,9 +16,9 @@ from typing import Any
 from asgiref.sync import async_to_sync
 
 from agents.adk.sessions import record_event, record_event_here
+from agents.doorbell.streams import apublish_frame
 from agents.events.wire import frame_from_row, frame_json
 from agents.models import Event, Session
-from agents.realtime.streams import apublish_frame
 
 # The most stored events read at once: the REST list's largest page, and one batch
 # of a socket's backlog.

@@ -14,6 +14,7 @@ from google.adk.sessions.state import State
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from agents.adk.auth import redacted_event
+from agents.adk.event_kinds import ESCALATED_TO, event_kind, text_of
 from agents.inputs import replace_surrogates
 from agents.models import Run
 from agents.redaction import redact_secrets
@@ -36,10 +37,6 @@ Kind = Literal[
     "event",
 ]
 
-AUTH_CALL = "adk_request_credential"
-CONFIRMATION_CALL = "adk_request_confirmation"
-# Written by agents.adk.handoffs.HandoffPlugin on escalation events.
-ESCALATED_TO = "toolcrib_escalated_to"
 TOO_DEEP_TO_SHOW = "Not shown: nested deeper than events are rendered."
 
 
@@ -197,41 +194,6 @@ class EventFrameList(RootModel[list[EventFrame]]):
     """A list of event frames, as GET /api/sessions/{id}/events/ returns it."""
 
 
-def event_kind(event: AdkEvent) -> str:
-    """Classify an ADK event by what a user would notice first."""
-    actions = event.actions
-    calls = event.get_function_calls()
-    call_names = {call.name for call in calls}
-    if event.error_code or (event.error_message and not event.content):
-        return "error"
-    if actions.requested_auth_configs or AUTH_CALL in call_names:
-        return "auth_request"
-    if actions.requested_tool_confirmations or CONFIRMATION_CALL in call_names:
-        return "approval_request"
-    if actions.escalate:  # before transfer: an escalation may transfer to the parent
-        return "escalation"
-    if actions.transfer_to_agent:
-        return "transfer"
-    if calls:
-        return "function_call"
-    if event.get_function_responses():
-        return "function_response"
-    if _text_of(event):
-        return "user_message" if event.author == "user" else "text"
-    if actions.artifact_delta:
-        return "artifact"
-    if actions.state_delta:
-        return "state_delta"
-    return "event"
-
-
-def _text_of(event: AdkEvent) -> str | None:
-    if not event.content or not event.content.parts:
-        return None
-    texts = [p.text for p in event.content.parts if p.text and not p.thought]
-    return "".join(texts) or None
-
-
 def split_state_delta(delta: Mapping[str, Any]) -> ScopedState | None:
     """Split an ADK state delta by prefix, the way ADK's session services do."""
     if not delta:
@@ -312,7 +274,7 @@ def wire_from_adk(
         partial=bool(event.partial),
         ts=event.timestamp,
         branch=event.branch,
-        text=_text_of(event),
+        text=text_of(event),
         function_calls=calls,
         function_responses=responses,
         state_delta=split_state_delta(actions.state_delta),

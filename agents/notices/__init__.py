@@ -10,5 +10,5 @@ expiring with the request; opening one shows a page (`views`), and only its
 form's POST decides, through the one answer path.
 
 Imported one way: enqueue → recipients, preferences, tasks' name; sending →
-messages, links; views → links → agents.requests.answer.
+messages, links; views → links → agents.answers.answer.
 """

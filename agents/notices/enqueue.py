@@ -1,10 +1,11 @@
 """A new request's notices: one Delivery per person and channel, and per webhook
 destination that hears of it, queued once the request is stored.
 
-The recorder calls enqueue() after storing the requests: a few queries whatever
+The recorder announces new requests after storing them
+(agents.requests.signals.requests_waiting, connected from AgentsConfig.ready): a few queries whatever
 the group's size (one when no SMTP server and no destination is set up), and
 nothing is sent here. The sending starts once the deliveries commit, on a worker
-or a timer thread (agents.turns.timers), by the Celery task's registered name.
+or a timer thread (agents.timers), by the Celery task's registered name.
 """
 
 from collections.abc import Iterable
@@ -13,10 +14,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from agents import timers
 from agents.models import Delivery, Request, WebhookDestination
 from agents.notices.preferences import channels_of
 from agents.notices.recipients import recipients
-from agents.turns import timers
+from agents.requests.signals import requests_waiting
 
 # The sender's Celery task (agents/notices/tasks.py), scheduled by name.
 SEND_NOTICES = "agents.send_notices"
@@ -34,6 +36,16 @@ def enqueue(requests: Iterable[Request]) -> list[Delivery]:
         stored = Delivery.objects.bulk_create(rows)
         transaction.on_commit(lambda: timers.later(0, SEND_NOTICES), robust=True)
     return stored
+
+
+def on_waiting(sender, requests: list[Request], **kwargs) -> None:
+    """The receiver of requests_waiting: queue the new requests' notices."""
+    enqueue(requests)
+
+
+def connect() -> None:
+    """Connect the receiver (from AgentsConfig.ready)."""
+    requests_waiting.connect(on_waiting, dispatch_uid="notices-requests-waiting")
 
 
 def _deliveries(request: Request, destinations: list[WebhookDestination]):

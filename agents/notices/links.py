@@ -4,7 +4,7 @@ A link is a random token; only its SHA-256 digest is stored (NoticeLink), bound
 to one request, one approver and one decision, and expiring with its request
 (at most TOOLCRIB_NOTICE_LINK_MAX_AGE after it was made). Opening it (GET)
 decides nothing: mail scanners open links. Its page's form POSTs, and decide()
-answers through the one answer path (agents.requests.answer.answer_by_id) as
+answers through the one answer path (agents.answers.answer.answer_by_id) as
 the link's approver, who must still be allowed by the one rule. Once a link of a
 person's decides, every link of hers for that request is used.
 
@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from agents.answers.answer import answer_by_id
 from agents.models import Delivery, NoticeLink, Request
 from agents.notices.errors import (
     LinkExpired,
@@ -32,7 +33,6 @@ from agents.notices.errors import (
     RequestEnded,
 )
 from agents.requests import rules
-from agents.requests.answer import answer_by_id
 
 TOKEN_BYTES = 32
 # What a token looks like: token_urlsafe's alphabet and length, nothing else.

@@ -29,10 +29,10 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from agents import timers
 from agents.models import Delivery, Request
 from agents.notices import links, messages
 from agents.notices.enqueue import SEND_NOTICES
-from agents.turns import timers
 from project.sealing import unseal
 
 logger = logging.getLogger(__name__)

@@ -1,3 +1,3 @@
-"""Realtime: streams name the channel groups and ring the doorbell, consumers serve the
-sockets, frames validate what a client sends, wsauth authenticates a socket, routing
-maps the websocket URLs."""
+"""Realtime, the sockets' edge: consumers serve the sockets, frames validate what a
+client sends, wsauth authenticates a socket, routing maps the websocket URLs. The
+doorbell they hear is agents.doorbell."""

@@ -20,12 +20,13 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from pydantic import BaseModel, ValidationError
 
+from agents.answers.answer import answer_by_id, answer_request
+from agents.doorbell import streams
 from agents.events.log import EVENTS_BATCH, events_after
 from agents.events.wire import frame_from_row, frame_json
 from agents.inputs import BadJson, BadText
 from agents.models import AgentSpec, Session
 from agents.params import BadParameter, is_name, parse_whole_number
-from agents.realtime import streams
 from agents.realtime.frames import (
     AccessChangedFrame,
     AckFrame,
@@ -41,7 +42,6 @@ from agents.realtime.frames import (
 )
 from agents.realtime.wsauth import origin_allowed
 from agents.requests import inbox, kinds
-from agents.requests.answer import answer_by_id, answer_request
 from agents.sessions import access_session
 from agents.turns import cancel, start
 from project import metrics

@@ -8,7 +8,6 @@ import json
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
-from pydantic.json_schema import SkipJsonSchema
 
 from agents.inputs import (
     CallId,
@@ -21,6 +20,7 @@ from agents.inputs import (
     load_client_json,
     text_problem,
 )
+from agents.requests.rings import RequestFrame
 
 REF_MAX_CHARS = 64
 Ref = Annotated[StoredText, Field(min_length=1, max_length=REF_MAX_CHARS)]
@@ -181,22 +181,6 @@ class InboxFrame(BaseModel):
 
     type: Literal["inbox"] = "inbox"
     count: int
-
-
-class RequestFrame(BaseModel):
-    """A request you may answer, or made, changed: refetch what you show of it.
-
-    A doorbell: it names the request, and says nothing a listing would not."""
-
-    type: Literal["request"] = "request"
-    event: Literal["new", "approval", "answered", "expired"]
-    id: int
-    kind: Literal["call", "approval", "credential"]
-    status: Literal["pending", "answered", "approved", "rejected", "expired"]
-    # `approval` (one person's approval of several, the two-person rule): how
-    # many approved so far, and how many it needs.
-    approvals: int | SkipJsonSchema[None] = None
-    approvals_required: int | SkipJsonSchema[None] = None
 
 
 def server_frame_schemas() -> dict[str, dict]:

@@ -42,29 +42,9 @@ class NotYours(ForbiddenError):
         )
 
 
-class MissingCredentialField(DomainError):
-    """A credential answer lacks a field its scheme needs."""
-
-    code = "missing_field"
-
-    def __init__(self, field: str, scheme: str) -> None:
-        self.field = field
-        super().__init__(f"A {scheme} credential needs {field}.")
-
-
-class UnsupportedScheme(DomainError):
-    """A credential of this scheme cannot be given here."""
-
-    field = "scheme"
-    code = "unsupported_scheme"
-
-    def __init__(self, scheme: str) -> None:
-        super().__init__(f"Credentials of scheme {scheme!r} cannot be answered here.")
-
-
 class RequestClosed(DomainError):
     """The request was answered, decided or expired before: there is nothing left to
-    answer (the inbox's answer path, agents.requests.answer.answer_by_id)."""
+    answer (the inbox's answer path, agents.answers.answer.answer_by_id)."""
 
     status_code = 409
 

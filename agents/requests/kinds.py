@@ -35,6 +35,7 @@ from agents.adk.credentials import (
     seal_code_verifier,
     store_credential,
 )
+from agents.adk.event_kinds import CONFIRMATION_CALL
 from agents.adk.long_running import (
     ANSWER_ARGUMENTS,
     ANSWER_EDITED_BY,
@@ -48,7 +49,6 @@ from agents.adk.long_running import (
     tool_description,
 )
 from agents.credentials import build_credential
-from agents.events.wire import CONFIRMATION_CALL
 from agents.models import Event, Request, Run, Session, StandingApproval
 from agents.redaction import redact_secrets
 from agents.requests import edits, quorum, rules

@@ -11,8 +11,9 @@ A call through the MCP gateway that needs approval is no event of a turn: the
 gateway records it with arecord_gateway_approval, a request with no session,
 rung and swept the same way.
 
-Each new request (but one a standing approval approves at once) has its notices
-queued (agents.notices.enqueue): mail and webhooks, sent off the turn's path.
+Each new request (but one a standing approval approves at once) is announced
+(signals.requests_waiting), and agents.notices queues its notices: mail and
+webhooks, sent off the turn's path.
 """
 
 import asyncio
@@ -25,14 +26,13 @@ from django.utils import timezone
 from google.adk.agents import BaseAgent
 from google.adk.events import Event as AdkEvent
 
+from agents import timers
 from agents.models import Request, Run, StandingApproval
-from agents.notices.enqueue import enqueue
 from agents.redaction import redact_secrets
-from agents.requests import rings
+from agents.requests import rings, signals
 from agents.requests.kinds import KINDS, expiry_after
-from agents.turns import timers
 
-# The sweeps' Celery tasks (agents/requests/tasks.py). They are scheduled by name:
+# The sweeps' Celery tasks (agents/answers/tasks.py). They are scheduled by name:
 # a sweep answers requests, which starts turns, whose driver calls this recorder.
 EXPIRE_REQUESTS = "agents.expire_requests"
 APPROVE_STANDING = "agents.approve_standing"
@@ -61,7 +61,7 @@ async def arecord_requests(run: Run, event: AdkEvent, root: BaseAgent) -> list[R
     # The driver runs outside any transaction: the rows are committed already.
     waiting = [r for r in stored if r.pk not in standing]
     await rings.aring(waiting, rings.NEW)
-    await sync_to_async(enqueue)(waiting)
+    await sync_to_async(signals.send_waiting)(waiting)
     if standing:
         await asyncio.to_thread(timers.later, 0, APPROVE_STANDING)
     for when in sorted({row.expires_at for row in stored if row.expires_at}):
@@ -109,7 +109,7 @@ async def arecord_gateway_approval(
     )
     stored = await Request.objects.select_related("caller").aget(pk=row.pk)
     await rings.aring([stored], rings.NEW)
-    await sync_to_async(enqueue)([stored])
+    await sync_to_async(signals.send_waiting)([stored])
     if stored.expires_at:
         await asyncio.to_thread(_sweep_at, stored.expires_at)
     return stored

@@ -9,13 +9,15 @@ log): by the recorder after its rows are stored, by the answer path on commit.
 """
 
 from collections.abc import Iterable
+from typing import Literal
 
 from asgiref.sync import async_to_sync
 from django.db import transaction
+from pydantic import BaseModel
+from pydantic.json_schema import SkipJsonSchema
 
+from agents.doorbell import streams
 from agents.models import Request
-from agents.realtime import streams
-from agents.realtime.frames import RequestFrame
 from agents.requests import quorum, rules
 
 NEW = "new"
@@ -23,6 +25,22 @@ ANSWERED = "answered"
 EXPIRED = "expired"
 # One person's approval of a request that needs several (quorum.py): still pending.
 APPROVAL = "approval"
+
+
+class RequestFrame(BaseModel):
+    """A request you may answer, or made, changed: refetch what you show of it.
+
+    A doorbell: it names the request, and says nothing a listing would not."""
+
+    type: Literal["request"] = "request"
+    event: Literal["new", "approval", "answered", "expired"]
+    id: int
+    kind: Literal["call", "approval", "credential"]
+    status: Literal["pending", "answered", "approved", "rejected", "expired"]
+    # `approval` (one person's approval of several, the two-person rule): how
+    # many approved so far, and how many it needs.
+    approvals: int | SkipJsonSchema[None] = None
+    approvals_required: int | SkipJsonSchema[None] = None
 
 
 def groups_of(request: Request) -> list[str]:

@@ -1,10 +1,16 @@
-"""What agents.requests tells the apps above it: a request was decided.
+"""What agents.requests tells the packages and apps above it: new requests wait
+for a person, and a request was decided.
+
+`requests_waiting` is sent once per batch of new, stored requests that wait for a
+person (the recorder's, record.py; not one a standing approval approves at once),
+outside any transaction: agents.notices queues their mail and webhooks from it
+(enqueue.py), so the recorder, which a turn imports, imports no notice.
 
 `request_decided` is sent once per request, inside the transaction that ends it,
 with the request as ended (`status`, `answered_by`, `answered_at`):
 
 - answered, approved or rejected by a person, or expired by the sweep or a late
-  answer (answer.py stores each);
+  answer (closing.py stores each);
 - expired with its session, deleted before anybody answered. A session goes by
   the API, ADK's delete_session, the admin, or with its owner; one pre_delete
   receiver sees every way, where a call in each would miss the cascades.
@@ -22,6 +28,13 @@ from agents.requests import rings
 
 # Sent with sender=Request and `request`: the Request, its decision stored on it.
 request_decided = Signal()
+# Sent with sender=Request and `requests`: the list of new requests, stored.
+requests_waiting = Signal()
+
+
+def send_waiting(requests: list[Request]) -> None:
+    """Tell the receivers that `requests`, new and stored, wait for a person."""
+    requests_waiting.send(sender=Request, requests=requests)
 
 
 def send_decided(request: Request) -> None:

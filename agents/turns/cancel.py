@@ -22,7 +22,7 @@ from django.utils import timezone
 from agents.events.log import record_and_publish
 from agents.events.wire import run_out
 from agents.models import Run, Session
-from agents.requests.answer import expire_stopped
+from agents.requests.closing import expire_stopped
 from agents.sessions import access_run
 from agents.turns import stops
 from agents.turns.start import UNFINISHED

@@ -1,5 +1,6 @@
-"""Driving a turn: execute_turn() claims the Run (queue.py), drives ADK's Runner with
-the plugins of TOOLCRIB_PLUGINS, persists, publishes.
+"""Driving a turn: execute_turn() claims the Run (queue.py), drives ADK's Runner
+(assembled by runner.py: the agent tree, the Django services, the plugins of
+TOOLCRIB_PLUGINS), records each event's requests, publishes it, ends the Run.
 
 Inline and Celery executions share execute_turn(). Persist first, publish second:
 every non-partial event is stored by DjangoSessionService (with its seq) before it
@@ -15,47 +16,31 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from google.adk.agents import BaseAgent, LlmAgent
-from google.adk.agents.run_config import RunConfig, StreamingMode, ToolThreadPoolConfig
-from google.adk.apps import App
 from google.adk.events import Event as AdkEvent
-from google.adk.runners import Runner
-from google.adk.sessions.base_session_service import GetSessionConfig
 from google.genai import types
 
-from agents.adk import history, providers
-from agents.adk.artifacts import DjangoArtifactService
-from agents.adk.budget_plugin import BudgetPlugin
-from agents.adk.builder import AgentBuildError, agent_for
-from agents.adk.credentials import DjangoCredentialService, ahydrate_message
-from agents.adk.memory import DjangoMemoryService
-from agents.adk.sessions import DjangoSessionService
-from agents.adk.telemetry import turn_telemetry
+from agents.adk import providers
+from agents.adk.builder import AgentBuildError
+from agents.doorbell import streams
 from agents.events.log import apublish_row, record
 from agents.events.wire import (
     EventFrame,
     Handoff,
-    Sender,
     escalation_of,
     frame_json,
     run_out,
-    sender_of,
     transfer_of,
     wire_from_adk,
 )
 from agents.metrics import observe_run
-from agents.models import Budget, Event, Request, Run
+from agents.models import Event, Request, Run
 from agents.observability.spans import TurnTrace, publishing
-from agents.plugins import plugins_for
-from agents.realtime import streams
 from agents.redaction import turn_secrets
 from agents.requests.record import arecord_requests
-from agents.turns import queue, stops
+from agents.turns import queue, runner, stops
 from agents.turns.orm_threads import turn_thread
 from agents.usage import (
     BudgetExceeded,
-    acheck_budget,
-    budgets_of,
     count_ended_run,
     count_late_tokens,
 )
@@ -266,73 +251,24 @@ async def _run_claimed(run: Run, turn: TurnTrace, started: Event) -> None:
         await _finish(run, turn, waiting_for=waiting_for)
 
 
-def turn_run_config(*, window: GetSessionConfig | None) -> RunConfig:
-    """How a turn runs ADK's Runner: the answer streamed (SSE), the tools' thread
-    pool, the session's window, and lean telemetry. bench.adk_runner's floor runs
-    ADK's bare Runner with this same config."""
-    return RunConfig(
-        streaming_mode=StreamingMode.SSE,
-        tool_thread_pool_config=ToolThreadPoolConfig(
-            max_workers=settings.TOOLCRIB_TOOL_THREADS
-        ),
-        get_session_config=window,
-        # ADK's telemetry without the whole model request in span attributes.
-        telemetry=turn_telemetry(),
-    )
-
-
 async def _drive(run: Run) -> bool:
     """Drive the Runner through the turn; True if the turn paused for a person."""
-    session = run.session
-    sender = _sender(run)
-    service = DjangoSessionService(
-        sender_id=sender.id if sender else None,
-        on_stored=partial(_note_invocation, run),
-    )
-    # What the turn reads of the session, and so what the model is sent.
-    window = await history.aturn_window(agent=session.agent, run=run)
-    root, budgets = await sync_to_async(_set_up)(run, service, window)
-    # Refused before anything is stored or any model is called.
-    await providers.aprepare_models(root)
-    run.model = _model_name(root)
-    # With a budget, a running turn's tokens are stored as they come (budgets read
-    # them); with none, they are stored once, when the turn ends.
-    budgeted = bool(await acheck_budget(user_id=run.user_id, budgets=budgets))
-    plugins = plugins_for(run=run)
-    for plugin in plugins:
-        if isinstance(plugin, BudgetPlugin):
-            plugin.budgets = budgets  # read once a turn: here, with the agent
-    app = App(name=session.app_name, root_agent=root, plugins=plugins)
-    runner = Runner(
-        app=app,
-        session_service=service,
-        artifact_service=DjangoArtifactService(),
-        memory_service=DjangoMemoryService(),
-        credential_service=DjangoCredentialService(),
-    )
-    config = turn_run_config(window=window)
-    message = _message_of(run)
-    if run.message:  # A credential answer's secret comes back here, in memory only.
-        message = await ahydrate_message(
-            message,
-            owner_id=session.owner_id or run.user_id,
-            app_name=session.app_name,
-        )
+    assembled = await runner.assemble(run, on_stored=partial(_note_invocation, run))
     last_error: AdkEvent | None = None
     paused = False
     try:
-        async for event in runner.run_async(
-            user_id=session.user_id,
-            session_id=session.adk_id,
-            new_message=message,
-            run_config=config,
+        async for event in assembled.runner.run_async(
+            user_id=run.session.user_id,
+            session_id=run.session.adk_id,
+            new_message=assembled.message,
+            run_config=assembled.config,
             yield_user_message=True,
         ):
-            paused = await _on_event(run, service, event, root, budgeted) or paused
+            paused = await _on_event(run, assembled, event) or paused
             if event.error_code and not event.partial:
                 last_error = event
     finally:
-        await runner.close()
+        await assembled.runner.close()
     if last_error is not None:
         raise TurnError(
             last_error.error_message or str(last_error.error_code),
@@ -341,49 +277,7 @@ async def _drive(run: Run) -> bool:
     return paused
 
 
-def _set_up(
-    run: Run, service: DjangoSessionService, window: GetSessionConfig | None
-) -> tuple[BaseAgent, list[Budget]]:
-    """The session's agent tree and the user's budgets, and the session read
-    ahead for ADK's Runner (the turn's window of it): one thread hop for all."""
-    session = run.session
-    service.read_ahead(
-        app_name=session.app_name,
-        user_id=session.user_id,
-        session_id=session.adk_id,
-        config=window or GetSessionConfig(),
-    )
-    return agent_for(session.agent), budgets_of(user_id=run.user_id)
-
-
-def _model_name(agent: BaseAgent) -> str:
-    """The agent's model name as resolved; "" for an agent without a model."""
-    if not isinstance(agent, LlmAgent):
-        return ""
-    model = agent.model if isinstance(agent.model, str) and agent.model else None
-    model = model or getattr(agent.canonical_model, "model", "")
-    return str(model or "")[:200]
-
-
-def _sender(run: Run) -> Sender | None:
-    """Who sent the turn's message: its Run's user for a typed message; none for
-    function responses (an answer's author is on its request: answered_by)."""
-    return None if run.message else sender_of(run.user)
-
-
-def _message_of(run: Run) -> types.Content:
-    if run.message:
-        return types.Content.model_validate(run.message)
-    return types.Content(role="user", parts=[types.Part(text=run.text)])
-
-
-async def _on_event(
-    run: Run,
-    service: DjangoSessionService,
-    event: AdkEvent,
-    root: BaseAgent,
-    budgeted: bool,
-) -> bool:
+async def _on_event(run: Run, assembled: runner.Assembled, event: AdkEvent) -> bool:
     """Store what the event changes of the Run, record its requests, publish it;
     True if it paused for a person."""
     if event.invocation_id and not run.invocation_id:  # a partial event came first
@@ -393,7 +287,7 @@ async def _on_event(
     if not event.partial and event.content and event.content.role == "model":
         run.model_calls += 1
         run.tool_calls += len(event.get_function_calls())
-    if event.usage_metadata and not event.partial and budgeted:
+    if event.usage_metadata and not event.partial and assembled.budgeted:
         # Stored as it comes, so budgets see a running turn's tokens too.
         await Run.objects.filter(pk=run.pk).aupdate(
             prompt_tokens=run.prompt_tokens,
@@ -402,10 +296,10 @@ async def _on_event(
         )
     # Recorded before the event is published: a client that sees a pending request
     # may answer it at once.
-    requests = await arecord_requests(run, event, root)
+    requests = await arecord_requests(run, event, assembled.root)
     await _record_handoffs(run, event)
-    seq = None if event.partial else service.seq_of(event.id)
-    sender = _sender(run) if event.author == "user" else None
+    seq = None if event.partial else assembled.service.seq_of(event.id)
+    sender = runner.turn_sender(run) if event.author == "user" else None
     wire = wire_from_adk(event, sender=sender)
     frame = EventFrame(seq=seq, session=run.session_id, event=wire)
     with publishing(seq=seq, partial=bool(event.partial)):

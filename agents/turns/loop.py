@@ -1,6 +1,6 @@
 """The process's turn loop: the event loop that runs its turns.
 
-In a web server, once a socket has bound its loop (agents.realtime.streams), inline
+In a web server, once a socket has bound its loop (agents.doorbell.streams), inline
 turns run on that loop, the sockets' own: a turn's frames then reach its sockets
 without crossing threads (each crossing wakes the other loop's thread and hands the
 interpreter over, twice a frame). Elsewhere (a Celery worker, a web server before
@@ -18,7 +18,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from agents.realtime import streams
+from agents.doorbell import streams
 
 T = TypeVar("T")
 

@@ -142,7 +142,7 @@ def start_function_response(
 
     ADK resumes the invocation that made the calls (found by their ids); the new
     Run names the run that made them (`resumes_id`). The caller checks the ids
-    first: see agents.requests.answer.
+    first: see agents.answers.answer.
     """
     if session.closed_at:
         raise SessionClosed()

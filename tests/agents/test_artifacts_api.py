@@ -7,9 +7,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from redis.exceptions import RedisError
 
 from agents.adk.artifacts import artifact_storage
+from agents.doorbell import streams
 from agents.events.wire import EventFrame
 from agents.models import Artifact
-from agents.realtime import streams
 from agents.tokens import issue_token
 from project.asgi import application
 

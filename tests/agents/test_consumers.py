@@ -7,8 +7,9 @@ import pytest
 from channels.testing import WebsocketCommunicator
 
 from agents.adk.sessions import record_event
+from agents.doorbell import streams
 from agents.events.wire import EventFrame
-from agents.realtime import consumers, streams
+from agents.realtime import consumers
 from agents.realtime.consumers import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,

@@ -7,9 +7,9 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
+from agents.doorbell import streams
 from agents.events.log import arecord_and_publish
 from agents.models import Session
-from agents.realtime import streams
 from tests.agents.test_consumers import TIMEOUT, auth, open_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -15,9 +15,9 @@ from google.adk.events import Event as AdkEvent
 from google.genai import types
 
 from agents.adk.builder import sync_code_agents
+from agents.adk.event_kinds import event_kind
 from agents.adk.history import window
 from agents.adk.sessions import DjangoSessionService
-from agents.events.wire import event_kind
 from agents.models import HISTORY_DEFAULT, AgentSpec, Event, Request, Session
 from tests.agents.history_agents import SENT
 

@@ -18,8 +18,8 @@ from agents.adk.offline import (
     trailing_function_responses,
 )
 from agents.adk.offline_matching import ChosenCall, describe_result
+from agents.answers.answer import complete_call
 from agents.models import Request, Run
-from agents.requests.answer import complete_call
 from agents.tokens import issue_token
 from agents.turns.start import wait_for_run
 from demo.reimbursement import ask_for_approval, reimburse

@@ -6,9 +6,9 @@ import pytest
 from channels.layers import get_channel_layer
 from redis.exceptions import RedisError
 
+from agents.doorbell import streams
 from agents.events.log import arecord_and_publish, events_after, record_and_publish
 from agents.models import Session
-from agents.realtime import streams
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

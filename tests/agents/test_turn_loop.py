@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from asgiref.sync import sync_to_async
 
-from agents.realtime import streams
+from agents.doorbell import streams
 from agents.turns import drive, loop
 from tests.agents.test_consumers import ack_and_turn, auth, open_socket
 

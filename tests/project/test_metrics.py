@@ -11,8 +11,8 @@ from channels.testing import WebsocketCommunicator
 from django.db import connection
 from prometheus_client.parser import text_string_to_metric_families
 
+from agents.doorbell import streams
 from agents.models import Run
-from agents.realtime import streams
 from project.asgi import application
 from tests.agents.test_consumers import auth
 from toolsets import access

@@ -10,8 +10,8 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from agents.doorbell import streams
 from agents.models import AgentSpec
-from agents.realtime import streams
 from agents.sessions import create_session
 from agents.tokens import issue_token
 from project.asgi import application

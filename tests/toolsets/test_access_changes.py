@@ -42,7 +42,7 @@ def test_a_grant_saved_and_deleted_with_the_doorbell_down_answers_2xx(
 ):
     before = publish_failures()
     body = {"user": "alice", "tool": "rocketeer.launch_rocket", "effect": "allow"}
-    with caplog.at_level(logging.WARNING, logger="agents.realtime.streams"):
+    with caplog.at_level(logging.WARNING, logger="agents.doorbell.streams"):
         saved = api_for(staff).post("/api/grants/", body, format="json")
         stored = list(Grant.objects.values_list("user__username", "effect"))
         deleted = api_for(staff).delete(f"/api/grants/{saved.json()['id']}/")

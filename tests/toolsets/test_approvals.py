@@ -21,8 +21,8 @@ from agents.adk.offline import (
     trailing_function_responses,
 )
 from agents.adk.offline_matching import ChosenCall, describe_result
+from agents.answers.expiry import expire_due
 from agents.models import Request, Run, Session
-from agents.requests.expiry import expire_due
 from agents.turns.start import wait_for_run
 from demo.bank import wire_money
 from tests.agents.test_long_running import (

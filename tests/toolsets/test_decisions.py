@@ -13,8 +13,8 @@ from django.contrib.auth.models import Group
 from django.utils import timezone
 
 from agents.adk.builder import sync_code_agents
+from agents.answers.expiry import expire_due
 from agents.models import Request, Run, Session
-from agents.requests.expiry import expire_due
 from agents.turns.start import wait_for_run
 from tests.toolsets.test_approvals import WIRED
 from toolsets.models import ToolCall

@@ -7,8 +7,8 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.contrib.auth.models import Group
 
+from agents.doorbell import streams
 from agents.models import Request, Session
-from agents.realtime import streams
 from toolsets import access, groups
 from toolsets.models import Grant, Tool, Toolset
 

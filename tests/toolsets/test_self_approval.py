@@ -6,8 +6,8 @@ import time
 
 import pytest
 
+from agents.answers.standing import approve_standing
 from agents.models import Request, StandingApproval
-from agents.requests.standing import approve_standing
 from tests.toolsets import tools
 from tests.toolsets.conftest import tool
 

@@ -8,9 +8,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.adk.builder import AgentBuildError
-from agents.api.inputs import JSONParser
-from agents.sessions import access_session
+from agents.client_input import JSONParser
+from agents.runtime import AgentBuildError, access_session
 from toolsets import activation
 from toolsets.session_tools import session_tools
 

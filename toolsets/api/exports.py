@@ -19,7 +19,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest, StreamingHttpResponse
 
-from agents.inputs import replace_surrogates
+from agents.client_input import replace_surrogates
 from toolsets.api.renderers import EXPORT_COLUMNS, cell
 from toolsets.api.serializers import ToolCallSerializer
 from toolsets.models import ToolCall

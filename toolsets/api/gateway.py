@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.api.inputs import JSONParser, validated
+from agents.client_input import JSONParser, validated
 from toolsets.gateway import tokens
 from toolsets.models import GatewayToken
 

@@ -19,9 +19,14 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agents.api.inputs import validated
-from agents.inputs import ClientInput, StoredText
-from agents.params import ID_CONVERTER, NAME_CONVERTER, whole_number_param
+from agents.client_input import (
+    ID_CONVERTER,
+    NAME_CONVERTER,
+    ClientInput,
+    StoredText,
+    validated,
+    whole_number_param,
+)
 from project.errors import NotFoundError
 from toolsets import groups
 from toolsets.models import ProviderIdentity

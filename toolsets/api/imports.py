@@ -14,7 +14,7 @@ from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agents.params import ID_CONVERTER
+from agents.client_input import ID_CONVERTER
 from toolsets.imports.registrations import (
     ImportFailed,
     McpServer,

@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.sessions import access_session
+from agents.runtime import access_session
 from toolsets.inspector import inspect
 
 NOT_FOUND = OpenApiResponse(

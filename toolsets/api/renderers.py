@@ -9,7 +9,7 @@ from typing import Any
 
 from rest_framework.renderers import BaseRenderer
 
-from agents.inputs import replace_surrogates
+from agents.client_input import replace_surrogates
 
 EXPORT_COLUMNS = [
     "id",

@@ -7,8 +7,8 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from agents.api.inputs import validated
-from agents.redaction import redact_secrets
+from agents.client_input import validated
+from agents.runtime import redact_secrets
 from toolsets import policies
 from toolsets.bindings import broken_toolsets
 from toolsets.grant_conditions import (

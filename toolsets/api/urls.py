@@ -1,7 +1,7 @@
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
-import agents.params  # noqa: F401 - registers the <id:...> and <name:...> converters
+import agents.client_input  # noqa: F401 - registers the <id:...> and <name:...> converters
 from toolsets.api.activation import (
     SessionToolsetsView,
     SessionToolsetView,

@@ -17,15 +17,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.api.inputs import JSONRenderer, validated
-from agents.params import (
+from agents.client_input import (
     ID_CONVERTER,
     NAME_CONVERTER,
+    JSONRenderer,
     id_list_param,
     parse_whole_number,
+    validated,
     whole_number_param,
 )
-from agents.sessions import AgentNotAvailable, build_agent_tree, get_usable_agent
+from agents.runtime import AgentNotAvailable, build_agent_tree, get_usable_agent
 from toolsets import access, catalog, policies
 from toolsets.api.exports import export_response
 from toolsets.api.renderers import CSVRenderer, JSONLinesRenderer

@@ -30,10 +30,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
-from agents.adk.long_running import ANSWER_ARGUMENTS, ANSWER_EDITED_BY
 from agents.models import Request
-from agents.realtime import streams
-from agents.requests import answer, record, wording
+from agents.pauses import ANSWER_ARGUMENTS, ANSWER_EDITED_BY, answer, record, wording
+from agents.timeline import streams
 from toolsets.gateway.auth import Caller
 from toolsets.governance.direct import Held
 

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import AbstractBaseUser
 
-from agents import account_checks
-from agents.tokens import user_for_token
+from agents.accounts import account_checks, user_for_token
 from project.errors import SignInEnded
 from toolsets.gateway import oauth, tokens
 from toolsets.gateway.oauth import TokenRefused

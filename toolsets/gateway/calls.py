@@ -33,13 +33,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils import timezone
 
-from agents.events.wire import (
-    EventFrame,
-    FunctionCallOut,
-    FunctionResponseOut,
-    WireEvent,
-)
-from agents.inputs import (
+from agents.client_input import (
     REPLACEMENT,
     BadJson,
     BadText,
@@ -47,8 +41,14 @@ from agents.inputs import (
     replace_surrogates,
 )
 from agents.models import Request
-from agents.realtime import streams
-from agents.redaction import redact_secrets
+from agents.runtime import redact_secrets
+from agents.timeline import (
+    EventFrame,
+    FunctionCallOut,
+    FunctionResponseOut,
+    WireEvent,
+    streams,
+)
 from project import metrics
 from project.errors import DomainError, NotFoundError
 from toolsets.call_totals import create_call

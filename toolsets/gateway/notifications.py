@@ -31,7 +31,7 @@ from mcp.shared.subscriptions import (
     event_to_notification,
 )
 
-from agents.realtime import streams
+from agents.timeline import streams
 
 logger = logging.getLogger(__name__)
 

@@ -44,7 +44,7 @@ from mcp.shared.exceptions import MCPError
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from agents.inputs import BadJson, load_json
+from agents.client_input import BadJson, load_json
 from project.errors import DomainError
 from toolsets.gateway import oauth
 from toolsets.gateway.auth import Caller, TokenRefused, aauthenticate, bearer_token

@@ -18,7 +18,7 @@ from django.utils import timezone
 from knox.crypto import create_token_string, hash_token
 from pydantic import Field
 
-from agents.inputs import ClientInput, StoredText
+from agents.client_input import ClientInput, StoredText
 from project.errors import DomainError, NotFoundError
 from toolsets.models import GatewayToken, Toolset
 

@@ -31,7 +31,7 @@ from google.adk.agents.context import Context
 from google.adk.models import LlmRequest
 from google.genai import types
 
-from agents.adk.long_running import (
+from agents.pauses import (
     PAYLOAD_APPROVALS,
     PAYLOAD_APPROVER_GROUP,
     PAYLOAD_CATALOG_TOOL,

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from agents.models import Request
-from agents.requests.signals import request_decided
+from agents.pauses import request_decided
 from toolsets.call_totals import recount
 from toolsets.models import ToolCall
 

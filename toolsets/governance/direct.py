@@ -51,13 +51,13 @@ from google.adk.tools.tool_confirmation import ToolConfirmation
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.adk.credentials import DjangoCredentialService
-from agents.adk.long_running import (
+from agents.pauses import (
     approval_rule,
     approvals_required,
     requester_may_approve,
     tool_description,
 )
+from agents.runtime import DjangoCredentialService
 from project.errors import DomainError, ForbiddenError, NotFoundError
 from toolsets.bindings import Binding
 from toolsets.call_totals import recount

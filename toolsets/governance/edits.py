@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.models import Request
-from agents.requests.errors import ArgumentsRefused
+from agents.pauses import ArgumentsRefused
 from toolsets import access
 from toolsets.governance.policies import argument_errors
 from toolsets.grant_conditions import url_arguments

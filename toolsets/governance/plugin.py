@@ -67,15 +67,10 @@ from google.adk.sessions import Session as AdkSession
 from google.adk.tools import BaseTool
 from opentelemetry import trace
 
-from agents.adk.long_running import (
-    ANSWER_ARGUMENTS,
-    ANSWER_EDITED_BY,
-    ANSWER_RESPONSE,
-)
-from agents.adk.sessions import session_rows
-from agents.events.wire import is_error_response
 from agents.models import Run
-from agents.redaction import mask_turn_secrets, redact_secrets
+from agents.pauses import ANSWER_ARGUMENTS, ANSWER_EDITED_BY, ANSWER_RESPONSE
+from agents.runtime import mask_turn_secrets, redact_secrets, session_rows
+from agents.timeline import is_error_response
 from project import metrics
 from project.patches.rows import Insert
 from toolsets import access, activation, bindings, catalog

@@ -20,7 +20,7 @@ from django.core.cache import cache
 from google.adk.agents.context import Context
 from google.adk.tools import BaseTool, FunctionTool
 
-from agents.events.wire import is_error_response
+from agents.timeline import is_error_response
 from toolsets.catalog import declaration_of
 from toolsets.governance.execution import OUTCOME_KEY, refusal
 from toolsets.governance.turn import Answer, Call, Check, Turn

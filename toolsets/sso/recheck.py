@@ -46,7 +46,7 @@ from django.core.exceptions import SuspiciousOperation
 from django.db import transaction
 from django.utils import timezone
 
-from agents.tokens import revoke_tokens
+from agents.accounts import revoke_tokens
 from project import metrics
 from project.errors import SignInEnded
 from toolsets import groups

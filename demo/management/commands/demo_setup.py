@@ -1,7 +1,7 @@
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from agents.adk.builder import broken_code_agents, sync_code_agents
+from agents.runtime import broken_code_agents, sync_code_agents
 from demo.users import ensure_demo_groups, ensure_demo_users
 
 

@@ -7,9 +7,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from agents.answers.answer import answer_by_id
 from agents.models import Delivery, NoticeLink, Request
 from agents.notices import links
-from agents.requests.answer import answer_by_id
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from agents.answers.tasks import expire_requests_task
 from agents.models import Request, Run
-from agents.requests.tasks import expire_requests_task
 from agents.turns.start import wait_for_run
 from tests.agents.requests.conftest import client_of, paused
 

@@ -12,8 +12,8 @@ from asgiref.sync import sync_to_async as sync
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
+from agents.answers.expiry import expire_due
 from agents.models import Request, Run
-from agents.requests.expiry import expire_due
 from agents.tokens import issue_token
 from project.asgi import application
 from tests.agents.requests.conftest import client_of, paused

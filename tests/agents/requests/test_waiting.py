@@ -7,8 +7,8 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.utils import timezone
 
+from agents.answers.expiry import expire_due
 from agents.models import Request, Run
-from agents.requests.expiry import expire_due
 from agents.turns import queue
 from agents.turns.start import wait_for_run
 from tests.agents.requests.conftest import client_of, paused

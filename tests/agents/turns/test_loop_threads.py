@@ -5,7 +5,7 @@ turn loop and all run on it."""
 import asyncio
 import threading
 
-from agents.realtime import streams
+from agents.doorbell import streams
 from agents.turns import loop as turn_loop
 from tests.threads import at_once
 

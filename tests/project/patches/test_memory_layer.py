@@ -1,5 +1,5 @@
 """The embedded default's in-memory channel layer (project/memory_layer.py), and a
-turn's publish handed to the sockets' loop (agents/realtime/streams.py)."""
+turn's publish handed to the sockets' loop (agents/doorbell/streams.py)."""
 
 import asyncio
 import threading
@@ -8,7 +8,7 @@ import time
 import pytest
 from channels.layers import get_channel_layer
 
-from agents.realtime import streams
+from agents.doorbell import streams
 from project.patches.memory_layer import InMemoryChannelLayer
 
 TIMEOUT = 5

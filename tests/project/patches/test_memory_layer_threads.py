@@ -3,7 +3,7 @@ loops of their own threads (a Celery thread pool's, or before any socket bound t
 sockets' loop) each hand their message over to the sockets' loop, which owns the
 layer's queues, and every message reaches the socket once.
 
-agents/realtime/streams.py hands the send over; project/memory_layer.py delivers
+agents/doorbell/streams.py hands the send over; project/memory_layer.py delivers
 it on the loop it runs on.
 """
 
@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from agents.realtime import streams
+from agents.doorbell import streams
 from project.patches.memory_layer import InMemoryChannelLayer
 from tests.threads import at_once
 

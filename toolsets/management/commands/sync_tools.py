@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from agents.adk.builder import sync_code_agents
+from agents.runtime import sync_code_agents
 from toolsets.catalog import sync_catalog
 
 

@@ -8,7 +8,7 @@ tasks are known in every process, also where a timer runs them without a worker.
 from celery import shared_task
 from celery.signals import worker_ready
 
-from agents.requests import expiry, standing
+from agents.answers import expiry, standing
 from agents.requests.record import APPROVE_STANDING, EXPIRE_REQUESTS
 
 

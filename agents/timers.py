@@ -1,6 +1,7 @@
 """Sweeps run later: on a worker when there is a broker, else on a timer of this
-process. Apart from executors.py, which imports the turn's driver, so that a module
-the turn itself imports (the requests' recorder, say) can schedule its sweep.
+process. Apart from the turns' executors.py, which imports the turn's driver, and
+below the turns, the requests and the notices, so that a module the turn itself
+imports (the requests' recorder, say) can schedule its sweep.
 
 A sweep is named by its Celery task's registered name, as a worker knows it: the
 sweep may start turns (an expired request resumes its agent), so the module that

@@ -11,8 +11,8 @@ so. If the catalog withdraws its permission, later requests are asked again.
 
 from django.db.models import Exists, OuterRef
 
+from agents.answers import answer
 from agents.models import Request, StandingApproval
-from agents.requests import answer
 from agents.requests.kinds import APPROVAL
 from project.errors import DomainError
 

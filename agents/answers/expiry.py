@@ -3,7 +3,7 @@
 A request gets a time when it is recorded (an approval of a tool marked with
 `approval_timeout`, or whose catalog entry has a timeout). The sweep runs:
 
-- on time: the recorder schedules it for each request's expiry (turns/timers.py:
+- on time: the recorder schedules it for each request's expiry (agents/timers.py:
   on a worker when there is a broker, else on a timer of the server process);
 - when a worker starts (tasks.py), since timers die with their process;
 - and an answer to a request past its time expires that request first
@@ -14,8 +14,8 @@ Never while listing: reading requests changes none of them.
 
 from django.utils import timezone
 
+from agents.answers import answer
 from agents.models import Request
-from agents.requests import answer
 
 
 def expire_due() -> int:

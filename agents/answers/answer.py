@@ -8,7 +8,7 @@ answered, when, and that Run. A request is answered exactly once.
 
 A request past its time is expired first (the agent is told, as the sweep would
 tell it), and the late answer refused. Every answer and expiry rings the inboxes
-of who hears of the request (rings.py) once it commits.
+of who hears of the request (agents.requests.rings) once it commits.
 
 The inbox names a request by its id alone, whatever its kind (answer_by_id): a
 request answered, decided or expired before is refused there with 409
@@ -33,7 +33,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents.models import Request, Run, Session
-from agents.requests import inbox, rings, rules, signals
+from agents.requests import inbox, rings, rules
+from agents.requests.closing import store_end
 from agents.requests.errors import AlreadyAnswered, NotYours, RequestClosed
 from agents.requests.inbox import request_pk
 from agents.requests.kinds import APPROVAL, CALL, Reply, RequestKind, kind_of
@@ -217,40 +218,8 @@ def expire(*, request_id: int) -> bool:
             with transaction.atomic():
                 _resume(locked, reply, user=None)
         except DomainError:  # A closed session: nobody is left to tell.
-            _store(locked, reply, user=None, run=None)
+            store_end(locked, reply, user=None, run=None)
         return True
-
-
-def expire_closed(*, session: Session) -> int:
-    """Expire a closing session's pending requests: nobody is left to tell its agent.
-
-    Call it in the transaction that closes the session; each is audited and rung
-    (an inbox drops its card) once that commits. Returns how many expired.
-    """
-    pending = Request.objects.select_for_update().filter(
-        session=session, status=Request.Status.PENDING
-    )
-    expired = 0
-    for locked in pending:
-        _store(locked, kind_of(locked).expired(locked), user=None, run=None)
-        expired += 1
-    return expired
-
-
-def expire_stopped(*, run: Run) -> int:
-    """Expire a stopped run's pending requests: its turn will not resume.
-
-    Call it in the transaction that stops the run (agents.turns.cancel), as
-    expire_closed is called; returns how many expired.
-    """
-    pending = Request.objects.select_for_update().filter(
-        run=run, status=Request.Status.PENDING
-    )
-    expired = 0
-    for locked in pending:
-        _store(locked, kind_of(locked).expired(locked), user=None, run=None)
-        expired += 1
-    return expired
 
 
 def _answer(
@@ -276,7 +245,7 @@ def _resume(
 
     A gateway call's approval has no invocation: the answer is only stored."""
     if locked.session_id is None:
-        _store(locked, reply, user=user, run=None)
+        store_end(locked, reply, user=user, run=None)
         return None
     session = session or _session_of(locked)
     run = start.start_function_response(
@@ -285,7 +254,7 @@ def _resume(
         responses=[reply.response],
         resumes_id=locked.run_id,
     )
-    _store(locked, reply, user=user, run=run)
+    store_end(locked, reply, user=user, run=run)
     return run
 
 
@@ -294,30 +263,6 @@ def _store_approval(locked: Request) -> None:
     inbox that hears of it learns who approved so far."""
     locked.save(update_fields=["approved_args", "args_edited_by"])
     rings.ring_on_commit(locked, rings.APPROVAL)
-
-
-def _store(locked: Request, reply: Reply, *, user, run: Run | None) -> None:
-    locked.status = reply.status
-    locked.response = reply.stored
-    locked.comment = reply.comment
-    locked.answered_by = user
-    locked.answered_at = timezone.now()
-    locked.answer_run = run
-    locked.save(
-        update_fields=[
-            "status",
-            "response",
-            "comment",
-            "answered_by",
-            "answered_at",
-            "answer_run",
-            "approved_args",
-            "args_edited_by",
-        ]
-    )
-    signals.send_decided(locked)
-    expired = reply.status == Request.Status.EXPIRED
-    rings.ring_on_commit(locked, rings.EXPIRED if expired else rings.ANSWERED)
 
 
 def _closed(pk: int, kind: RequestKind) -> RequestClosed:

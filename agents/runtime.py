@@ -1,0 +1,59 @@
+"""The runtime's door for the apps above it (toolsets, demo): agents built and
+their code synced, sessions reached, ADK's session state read, secrets kept out of
+what leaves, and the retention job's batches a job of theirs fills.
+
+One of the six modules of agents that toolsets and demo may import (the contract
+"toolsets and demo enter agents by its public door", pyproject.toml): the others
+are agents.models, agents.timeline, agents.pauses, agents.accounts and
+agents.client_input. Everything else of agents is private to it; add a name here,
+by concept, rather than import a private module from above.
+"""
+
+from agents.adk.builder import (
+    AgentBuildError,
+    BrokenToolset,
+    agent_for,
+    broken_code_agents,
+    load_code_agent,
+    resolve_toolset,
+    settings_toolset_target,
+    sync_code_agents,
+)
+from agents.adk.credentials import DjangoCredentialService
+from agents.adk.sessions import session_rows, session_state
+from agents.redaction import mask_turn_secrets, redact_secrets
+from agents.retention.jobs import Batch, Count, Scope
+from agents.sessions import (
+    AgentNotAvailable,
+    access_session,
+    build_agent_tree,
+    get_usable_agent,
+)
+
+__all__ = [
+    # An agent's tree built, its toolsets resolved, code agents synced.
+    "AgentBuildError",
+    "BrokenToolset",
+    "agent_for",
+    "broken_code_agents",
+    "load_code_agent",
+    "resolve_toolset",
+    "settings_toolset_target",
+    "sync_code_agents",
+    # Sessions: who may use one, and which agents a user may use.
+    "AgentNotAvailable",
+    "access_session",
+    "build_agent_tree",
+    "get_usable_agent",
+    # ADK's services on Django, as a tool's governance reads them.
+    "DjangoCredentialService",
+    "session_rows",
+    "session_state",
+    # The one redaction rule.
+    "mask_turn_secrets",
+    "redact_secrets",
+    # The retention job's batches (TOOLCRIB_RETENTION_JOBS).
+    "Batch",
+    "Count",
+    "Scope",
+]
