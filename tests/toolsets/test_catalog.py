@@ -10,9 +10,10 @@ from tests.toolsets import seed002
 from tests.toolsets.conftest import tool, toolset
 from tests.toolsets.gauges import FlakyToolset
 from toolsets import access
-from toolsets.bindings import bindings_of_tree, snake_case
+from toolsets.bindings import bindings_of_tree
 from toolsets.catalog import sync_catalog
 from toolsets.models import Grant, Tool, Toolset
+from toolsets.toolset_names import snake_case
 
 pytestmark = pytest.mark.django_db
 

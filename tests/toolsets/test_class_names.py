@@ -6,7 +6,7 @@ import pytest
 
 from tests.toolsets import twins
 from tests.toolsets.conftest import toolset
-from toolsets import access, bindings
+from toolsets import access, toolset_names
 from toolsets.models import ToolCall, Toolset
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -104,16 +104,16 @@ def test_each_admin_tools_runs_directly_under_its_own_name(catalog, alice, api_f
 
 
 def test_names_do_not_depend_on_the_order_agents_load_in(toolcrib_settings):
-    forward = dict(bindings.class_toolset_names())
+    forward = dict(toolset_names.class_toolset_names())
     toolcrib_settings.TOOLCRIB_AGENTS = list(
         reversed(toolcrib_settings.TOOLCRIB_AGENTS)
     )
 
-    assert bindings.class_toolset_names() == forward
+    assert toolset_names.class_toolset_names() == forward
 
 
 def test_a_name_takes_as_much_of_the_module_path_as_tells_classes_apart():
-    names = bindings.qualified_names(
+    names = toolset_names.qualified_names(
         "admin_tools",
         ["acme.billing.agent.AdminTools", "acme.support.agent.AdminTools"],
     )

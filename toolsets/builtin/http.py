@@ -21,7 +21,7 @@ are dropped, they go to the base URL's host only, and a redirect to another host
 drops them.
 
 A grant that allows the tools only on a condition on `url` holds for every URL
-they request, each redirect's too (toolsets.governance.destinations): they
+they request, each redirect's too (toolsets.destinations): they
 request it normalized as the condition judged it, and stop at a hop outside it.
 """
 
@@ -38,7 +38,7 @@ from google.adk.tools import ToolContext
 
 from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal
 from toolsets.builtin.net import DEFAULT_PORTS, Allowlist, Fetched, Limits, fetch
-from toolsets.governance.destinations import Destinations, OutsideCondition
+from toolsets.destinations import Destinations, OutsideCondition
 
 # Headers the model may not set: the transport decides them.
 FORBIDDEN_HEADERS = frozenset(

@@ -356,7 +356,7 @@ async def fetch(
     fixed headers, a credential): like Authorization and Cookie, a redirect to
     another host drops them. `hop` gives the URL to request for each redirect's
     target, or raises to stop there (a grant's condition: the caller's
-    toolsets.governance.destinations).
+    toolsets.destinations).
     """
     start = _parsed(url)
     client = guarded_client(

@@ -85,7 +85,8 @@ from toolsets.call_totals import count_call
 from toolsets.governance import execution
 from toolsets.governance.checks import CHECKS, django_user_id
 from toolsets.governance.policies import remember_result
-from toolsets.governance.turn import (
+from toolsets.models import Tool, ToolCall
+from toolsets.turn import (
     PLUGIN_NAME,
     Answer,
     Audited,
@@ -98,7 +99,6 @@ from toolsets.governance.turn import (
     Turns,
     call_key,
 )
-from toolsets.models import Tool, ToolCall
 
 logger = logging.getLogger(__name__)
 # OpenTelemetry's API: a no-op until an SDK provider is installed
