@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from toolsets.builtin.base import Refusal
+from toolsets.refusals import Refusal
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
