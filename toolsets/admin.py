@@ -14,9 +14,13 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
-from toolsets import access, groups, policies
+from toolsets import (
+    access,
+    groups,
+    import_admin,  # noqa: F401 - ToolImportAdmin
+    policies,
+)
 from toolsets.grant_conditions import parse_condition
-from toolsets.imports import admin as imports_admin  # noqa: F401 - ToolImportAdmin
 from toolsets.models import Grant, ProviderIdentity, Tool, ToolCall, Toolset
 
 
