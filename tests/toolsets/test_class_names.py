@@ -6,7 +6,7 @@ import pytest
 
 from tests.toolsets import twins
 from tests.toolsets.conftest import toolset
-from toolsets import access, toolset_names
+from toolsets import grants, toolset_names
 from toolsets.models import ToolCall, Toolset
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -55,7 +55,7 @@ def test_a_class_named_like_a_settings_toolset_is_not_merged_into_it(catalog):
 def test_a_deny_on_one_admin_tools_leaves_the_other_alone(
     catalog, alice, start_session, say, events_of
 ):
-    grant, _ = access.grant_tool(
+    grant, _ = grants.grant_tool(
         target=toolset("billing__admin_tools"), effect="deny", user=alice
     )
     billing = start_session(alice, "billing_agent")
