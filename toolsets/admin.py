@@ -1,4 +1,4 @@
-"""The admin of the catalog, grants and audit. Every change goes through toolsets.access.
+"""The admin of the catalog, grants and audit. Every change goes through toolsets.grants.
 
 Provider links (ProviderIdentity) are listed and may be deleted here; they are made
 by a sign-in, by their user (/oidc/link/) or by staff (the users API), never edited."""
