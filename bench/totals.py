@@ -1,7 +1,7 @@
 """Benchmark: what keeping the Overview's and usage's totals costs the hot path.
 
-Writes audit rows as governance writes them (toolsets.governance.plugin's
-`_create_call`: the INSERT, now with the totals' upsert in one transaction) and
+Writes audit rows as governance writes them (toolsets.governance.records'
+`record_call`: the INSERT, now with the totals' upsert in one transaction) and
 ends runs as a turn does (the conditional UPDATE, now with the usage totals'
 upsert), each with and without the totals; prints the median time of one write.
 Each write commits, as in a turn: run it on a throwaway database, which it leaves
@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from agents.models import Run, Session
 from agents.turns import drive
-from toolsets.governance import plugin
+from toolsets.governance import records
 
 
 class Command(BaseCommand):
@@ -52,8 +52,8 @@ class Command(BaseCommand):
             )
 
     def _calls(self, user, writes: int, skip: bool) -> float:
-        create = plugin._create_call.func  # sync_to_async's own function, here
-        patch = mock.patch.object(plugin, "count_call") if skip else nullcontext()
+        create = records.record_call.func  # sync_to_async's own function, here
+        patch = mock.patch.object(records, "count_call") if skip else nullcontext()
         now = timezone.now()
         with patch:
             start = time.perf_counter()

@@ -1,4 +1,4 @@
-"""The admin of the catalog, grants and audit. Every change goes through toolsets.access.
+"""The admin of the catalog, grants and audit. Every change goes through toolsets.grants.
 
 Provider links (ProviderIdentity) are listed and may be deleted here; they are made
 by a sign-in, by their user (/oidc/link/) or by staff (the users API), never edited."""
@@ -14,9 +14,13 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
-from toolsets import access, groups, policies
+from toolsets import (
+    grants,
+    groups,
+    import_admin,  # noqa: F401 - ToolImportAdmin
+    policies,
+)
 from toolsets.grant_conditions import parse_condition
-from toolsets.imports import admin as imports_admin  # noqa: F401 - ToolImportAdmin
 from toolsets.models import Grant, ProviderIdentity, Tool, ToolCall, Toolset
 
 
@@ -43,7 +47,7 @@ def _grant_action(modeladmin, request: HttpRequest, queryset: QuerySet, effect: 
     form = GrantActionForm(request.POST if "apply" in request.POST else None)
     if form.is_valid():
         for target in queryset:
-            access.grant_tool(
+            grants.grant_tool(
                 target=target,
                 effect=effect,
                 user=form.cleaned_data["user"],
@@ -106,20 +110,20 @@ class ToolsetAdmin(admin.ModelAdmin):
     ]
 
     def save_model(self, request, obj: Toolset, form, change: bool) -> None:
-        access.update_toolset(toolset=obj)
+        grants.update_toolset(toolset=obj)
 
     def delete_model(self, request, obj: Toolset) -> None:
         obj.delete()
-        access.catalog_changed(tools=[obj.name])
+        grants.catalog_changed(tools=[obj.name])
 
     def delete_queryset(self, request, queryset: QuerySet[Toolset]) -> None:
         names = list(queryset.values_list("name", flat=True))
         queryset.delete()
-        access.catalog_changed(tools=names)
+        grants.catalog_changed(tools=names)
 
     def _update(self, request, queryset: QuerySet[Toolset], **changes) -> None:
         for toolset in queryset:
-            access.update_toolset(toolset=toolset, **changes)
+            grants.update_toolset(toolset=toolset, **changes)
         self.message_user(request, f"{len(queryset)} toolset(s) changed.")
 
     @admin.action(description="Enable the selected toolsets")
@@ -205,26 +209,26 @@ class ToolAdmin(admin.ModelAdmin):
         return False  # Tools come from code: `manage.py sync_tools`.
 
     def save_model(self, request, obj: Tool, form, change: bool) -> None:
-        access.update_tool(tool=obj)
+        grants.update_tool(tool=obj)
 
     def delete_model(self, request, obj: Tool) -> None:
         obj.delete()
-        access.catalog_changed(tools=[obj.full_name])
+        grants.catalog_changed(tools=[obj.full_name])
 
     def delete_queryset(self, request, queryset: QuerySet[Tool]) -> None:
         names = list(queryset.values_list("full_name", flat=True))
         queryset.delete()
-        access.catalog_changed(tools=names)
+        grants.catalog_changed(tools=names)
 
     @admin.action(description="Enable the selected tools")
     def enable(self, request, queryset):
         for tool in queryset:
-            access.update_tool(tool=tool, enabled=True)
+            grants.update_tool(tool=tool, enabled=True)
 
     @admin.action(description="Disable the selected tools (kill switch)")
     def disable(self, request, queryset):
         for tool in queryset:
-            access.update_tool(tool=tool, enabled=False)
+            grants.update_tool(tool=tool, enabled=False)
 
 
 @admin.register(Grant)
@@ -264,7 +268,7 @@ class GrantAdmin(admin.ModelAdmin):
         return [*self.readonly_fields, "user", "group", "toolset", "tool"]
 
     def save_model(self, request, obj: Grant, form, change: bool) -> None:
-        grant, created = access.grant_tool(
+        grant, created = grants.grant_tool(
             target=obj.tool or obj.toolset,
             effect=obj.effect,
             user=obj.user,
@@ -287,11 +291,11 @@ class GrantAdmin(admin.ModelAdmin):
         )
 
     def delete_model(self, request, obj: Grant) -> None:
-        access.revoke(grant=obj)
+        grants.revoke(grant=obj)
 
     def delete_queryset(self, request, queryset: QuerySet[Grant]) -> None:
         for grant in queryset:
-            access.revoke(grant=grant)
+            grants.revoke(grant=grant)
 
 
 @admin.register(ToolCall)

@@ -36,7 +36,7 @@ forced, exposed, added or gated here (docs/availability.md).
 A call to a tool the model was not offered on that step is refused as well
 (audited `not_offered`; a gate's or a middleware's refusal is audited `gated`).
 The checks themselves are toolsets.governance.checks; the turn they act on lives
-on the turn's GovernancePlugin (toolsets.governance.turn).
+on the turn's GovernancePlugin (toolsets.turn).
 """
 
 import functools
@@ -51,18 +51,18 @@ from google.adk.tools import BaseTool, FunctionTool
 
 from agents.models import AgentSpec, Run, Session
 from toolsets.bindings import Binding, is_internal
-from toolsets.governance.turn import (
-    Offer,
-    ToolChoice,
-    Turn,
-    call_key,
-    turn_of,
-)
 from toolsets.policies import (  # noqa: F401 (their home before policies.py)
     cache_ttl_of,
     cached_for,
     rate_limit_of,
     rate_limited,
+)
+from toolsets.turn import (
+    Offer,
+    ToolChoice,
+    Turn,
+    call_key,
+    turn_of,
 )
 
 HIDDEN_ATTR = "toolcrib_hidden"

@@ -14,16 +14,16 @@ are mapped to catalog rows (docs/permissions.md):
 - an imported toolset (MCP / OpenAPI) that is not registered in settings is named
   after its registration: the import an admin stored (toolsets.imports.stored).
 
+The names of settings toolsets and of toolset classes are worked out in
+toolsets.toolset_names; the catalog row a toolset starts with, here.
+
 A tool is named `<toolset>.<tool>`, where `<tool>` is the name the model calls
 (prefix included). ADK's own machinery (transfer_to_agent, adk_request_*, ...) is
 never part of the catalog.
 """
 
 import logging
-import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -43,7 +43,6 @@ from agents.runtime import (
     resolve_toolset,
     settings_toolset_target,
 )
-from toolsets.builtin import catalog_defaults
 from toolsets.imports.registrations import (
     Registration,
     failure_of,
@@ -51,6 +50,13 @@ from toolsets.imports.registrations import (
 )
 from toolsets.imports.stored import build_toolset
 from toolsets.models import ToolImport, Toolset
+from toolsets.toolset_names import (
+    class_toolset_name,
+    code_root_names,
+    iter_agents,
+    registered_name,
+    registered_names,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -103,178 +109,20 @@ def is_internal(name: str, tool: BaseTool | None = None) -> bool:
     return type(tool).__name__ in INTERNAL_TOOL_CLASSES
 
 
-def snake_case(name: str) -> str:
-    """`SimpleMathToolset` -> `simple_math_toolset`, `MCPToolset` -> `mcp_toolset`."""
-    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
-
-
 def first_line(text: str | None) -> str:
     return (text or "").strip().split("\n", 1)[0].strip()
 
 
-# Settings: which objects are registered under which toolset name.
-
-_registered: tuple[tuple, dict[int, tuple[str, ...]]] | None = None
-
-
-def registered_names() -> dict[int, tuple[str, ...]]:
-    """id() of every registered toolset object or function -> its settings names."""
-    global _registered
-    items = tuple(sorted(settings.TOOLCRIB_TOOLSETS.items()))
-    if _registered is not None and _registered[0] == items:
-        return _registered[1]
-    index: dict[int, tuple[str, ...]] = {}
-    for name, _ in items:
-        try:
-            target = settings_toolset_target(name)
-        except BrokenToolset:
-            continue  # none of its tools can run, so none needs a name
-        if isinstance(target, ModuleType):
-            ids = [id(tool.func) for tool in resolve_toolset(name)]
-        else:
-            ids = [plain_origin(target)]  # a FunctionTool counts by its function
-        for key in ids:
-            index[key] = (*index.get(key, ()), name)
-    _registered = (items, index)
-    return index
-
-
-_row_toolsets: dict[int, tuple[BaseAgent, list[str]]] = {}
-MAX_ROW_AGENTS = 1000
-
-
-async def row_agent_toolsets(agent: BaseAgent) -> list[str]:
-    """The settings toolsets a row agent was built with, read once per built agent."""
-    cached = _row_toolsets.get(id(agent))
-    if cached is not None and cached[0] is agent:
-        return cached[1]
-    names = {agent.name, agent.name.replace("_", "-")}
-    specs = AgentSpec.objects.filter(source=AgentSpec.Source.DATABASE, name__in=names)
-    toolsets = await specs.values_list("toolsets", flat=True).afirst() or []
-    if len(_row_toolsets) >= MAX_ROW_AGENTS:
-        _row_toolsets.clear()
-    _row_toolsets[id(agent)] = (agent, toolsets)
-    return toolsets
-
-
-async def registered_name(agent: BaseAgent, entry: Any) -> str | None:
-    """The settings name a row agent's tool came from.
-
-    A function registered under several names (a module and the function alone,
-    say) belongs to the one the agent was built with.
-    """
-    names = registered_names().get(plain_origin(entry), ())
-    if len(names) > 1:
-        used = await row_agent_toolsets(agent)
-        names = tuple(name for name in names if name in used) or names
-    return names[0] if names else None
-
-
-_code_roots: tuple[tuple, dict[str, list[str]]] | None = None
-
-
-def code_root_names() -> dict[str, list[str]]:
-    """ADK name of each code agent's root -> the AgentSpec names it is registered as."""
-    global _code_roots
-    paths = tuple(settings.TOOLCRIB_AGENTS)
-    if _code_roots is not None and _code_roots[0] == paths:
-        return _code_roots[1]
-    roots: dict[str, list[str]] = {}
-    for path in paths:
-        try:
-            agent = load_code_agent(path)
-        except AgentBuildError:
-            continue
-        roots.setdefault(agent.name, []).append(path.rsplit(".", 1)[-1])
-    _code_roots = (paths, roots)
-    return roots
-
-
-# Unregistered toolset classes: their names.
-
-_class_names: tuple[tuple, dict[str, str]] | None = None
-
-
-def class_origin(cls: type) -> str:
-    """Where a class is defined, `module.qualname`: the same in every process."""
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def class_toolset_name(cls: type) -> str:
-    """The catalog name of an unregistered toolset class.
-
-    Its class name in snake case, unless another toolset class held by a code
-    agent has that snake name too, or a settings toolset or a code agent's
-    AgentSpec is named so: then it is qualified by where it is defined, with the
-    fewest trailing parts of its module path that tell the colliding classes
-    apart (`billing.AdminTools` -> `billing__admin_tools`).
-    """
-    names = class_toolset_names()
-    return names.get(class_origin(cls)) or snake_case(cls.__name__)
-
-
-def class_toolset_names() -> dict[str, str]:
-    """Origin of every unregistered toolset class a code agent holds -> its name.
-
-    Computed from settings alone (TOOLCRIB_AGENTS, TOOLCRIB_TOOLSETS), so every
-    process names a class the same way whatever it loaded first.
-    """
-    global _class_names
-    key = (
-        tuple(settings.TOOLCRIB_AGENTS),
-        tuple(sorted(settings.TOOLCRIB_TOOLSETS.items())),
-    )
-    if _class_names is not None and _class_names[0] == key:
-        return _class_names[1]
-    groups: dict[str, set[str]] = {}
-    for origin, name in _held_classes():
-        groups.setdefault(snake_case(name), set()).add(origin)
-    taken = set(settings.TOOLCRIB_TOOLSETS)
-    taken |= {path.rsplit(".", 1)[-1] for path in settings.TOOLCRIB_AGENTS}
-    names: dict[str, str] = {}
-    for snake, origins in groups.items():
-        if len(origins) == 1 and snake not in taken:
-            names.update(dict.fromkeys(origins, snake))
-        else:
-            names.update(qualified_names(snake, sorted(origins)))
-    _class_names = (key, names)
-    return names
-
-
-def _held_classes() -> Iterator[tuple[str, str]]:
-    """(origin, class name) of each unregistered, non-imported BaseToolset in the
-    trees of the code agents of settings."""
-    registered = registered_names()
-    for path in settings.TOOLCRIB_AGENTS:
-        try:
-            root = load_code_agent(path)
-        except AgentBuildError:
-            continue
-        for agent in iter_agents(root):
-            for entry in getattr(agent, "tools", None) or []:
-                if not isinstance(entry, BaseToolset) or id(entry) in registered:
-                    continue
-                if registration_of(entry) is None:
-                    yield class_origin(type(entry)), type(entry).__name__
-
-
-def qualified_names(snake: str, origins: list[str]) -> dict[str, str]:
-    """Each origin -> `<where>__<snake>`, `<where>` the fewest trailing parts of
-    its module (and enclosing classes) that no other origin shares."""
-    paths = [
-        [snake_case(part) for part in origin.split(".")[:-1] if part != "<locals>"]
-        for origin in origins
-    ]
-    longest = max(len(path) for path in paths)
-    for size in range(1, longest + 1):
-        wheres = ["_".join(path[-size:]) for path in paths]
-        if len(set(wheres)) == len(wheres):
-            break
-    return {o: f"{w}__{snake}" for o, w in zip(origins, wheres, strict=True)}
-
-
 # Toolset and tool descriptions.
+
+
+def catalog_defaults(toolset: object) -> dict[str, Any]:
+    """Fields a toolset's catalog row starts with, e.g. shell: disabled, granted only.
+
+    For the catalog to apply when it first creates the row; an administrator's
+    later changes are never overwritten.
+    """
+    return dict(getattr(toolset, "catalog_defaults", None) or {})
 
 
 def source_of(obj: Any, path: str = "") -> str:
@@ -374,22 +222,8 @@ def agent_toolset(spec_name: str, agent: BaseAgent) -> ToolsetInfo:
 # Walking agents: which toolset each of their tools belongs to.
 
 
-def iter_agents(root: BaseAgent) -> Iterator[BaseAgent]:
-    """An agent and all its descendants, depth first."""
-    yield root
-    for sub in root.sub_agents:
-        yield from iter_agents(sub)
-
-
 def plain_tool(entry: Any) -> BaseTool:
     return entry if isinstance(entry, BaseTool) else FunctionTool(entry)
-
-
-def plain_origin(entry: Any) -> int:
-    """The object settings registration is checked against."""
-    if isinstance(entry, FunctionTool):
-        return id(entry.func)
-    return id(entry)
 
 
 async def toolset_tools(

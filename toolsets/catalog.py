@@ -20,7 +20,7 @@ from google.adk.tools import BaseTool, FunctionTool
 
 from agents.models import AgentSpec
 from agents.runtime import AgentBuildError
-from toolsets import access
+from toolsets import access, grants
 from toolsets.bindings import (
     Binding,
     ToolsetInfo,
@@ -107,7 +107,7 @@ def sync_catalog() -> SyncReport:
         _keep_broken(broken_toolsets())
         _mark_missing(found, report, keep_toolsets={*report.failed, *disabled})
     if report.changed:
-        access.catalog_changed(tools=report.created + report.updated + report.missing)
+        grants.catalog_changed(tools=report.created + report.updated + report.missing)
     return report
 
 
@@ -167,7 +167,7 @@ def sync_toolset(
         report.missing += list(gone.values_list("full_name", flat=True))
         gone.update(missing=True)
     if report.changed:
-        access.catalog_changed(tools=report.created + report.updated + report.missing)
+        grants.catalog_changed(tools=report.created + report.updated + report.missing)
     return toolset, report
 
 
@@ -179,7 +179,7 @@ def mark_toolset_missing(toolset: Toolset) -> list[str]:
         toolset.tools.filter(missing=False).update(missing=True)
         Toolset.objects.filter(pk=toolset.pk).update(missing=True)
     names = [tool.full_name for tool in tools]
-    access.catalog_changed(tools=names)
+    grants.catalog_changed(tools=names)
     return names
 
 

@@ -22,7 +22,7 @@ tool says so (its schema's `format` is a URI's, or the tool's custom_metadata li
 it under `url_arguments`, as the built-in http and webpage tools do), or when its
 condition is written in URLs (its prefix or an enum item starts with http:// or
 https://). The fetch tools judge every redirect hop by the same condition
-(toolsets.governance.destinations).
+(toolsets.destinations).
 
 Every keyword of every argument named must hold; an argument the call leaves out
 fails its condition (a default the tool would fill in is not seen here). A grant's
@@ -383,3 +383,12 @@ def parse_condition(value: Any) -> Condition | None:
     if not value:
         return None
     return Condition.model_validate(value)
+
+
+def condition_feedback(tool: str, condition: Condition, failed: str) -> str:
+    """What the model reads of a call outside its grant's condition."""
+    return (
+        f"Tool {tool} is allowed to you only if {condition.describe()}, and here "
+        f"{failed}. Call it again within that condition, or tell the user it is "
+        "not allowed."
+    )

@@ -8,7 +8,7 @@ impostor.
 
 Every change that moves a user in or out of a group rings her sockets ("tools
 changed") once committed: membership through toolsets.signals, which also sees
-the admin's edits; a deleted group through access.membership_changed, since
+the admin's edits; a deleted group through grants.membership_changed, since
 Django deletes its memberships without a signal.
 """
 
@@ -25,7 +25,7 @@ from django.db.models import Count, QuerySet
 
 from agents.models import Request
 from project.errors import DomainError, NotFoundError
-from toolsets import access
+from toolsets import access, grants
 from toolsets.confusables import look_alike
 
 logger = logging.getLogger(__name__)
@@ -156,7 +156,7 @@ def delete_group(*, group: Group) -> None:
         member_ids = list(group.user_set.values_list("pk", flat=True))
         group.delete()
         access.invalidate()  # tools whose approver group it was
-        access.membership_changed(user_ids=member_ids)
+        grants.membership_changed(user_ids=member_ids)
 
 
 def add_member(*, group: Group, user: AbstractBaseUser) -> bool:

@@ -10,7 +10,7 @@ membership, which has no service of its own.
 from django.contrib.auth import get_user_model
 from django.db.models.signals import m2m_changed, post_delete, post_save
 
-from toolsets import access
+from toolsets import access, grants
 from toolsets.models import Grant, Tool, Toolset
 
 
@@ -31,7 +31,7 @@ def _membership_changed(sender, instance, action, reverse, pk_set, **kwargs) -> 
         user_ids = list(instance.user_set.values_list("pk", flat=True))
     else:
         user_ids = list(pk_set or [])
-    access.membership_changed(user_ids=user_ids)
+    grants.membership_changed(user_ids=user_ids)
 
 
 def connect() -> None:

@@ -42,7 +42,7 @@ ROW_FIELDS = [
     for field in Event._meta.concrete_fields
     if field.name not in ("id", "session", "seq")
 ]
-# Each field with how its value is prepared (project.rows.preparer).
+# Each field with how its value is prepared (project.patches.rows.preparer).
 PREPARED_FIELDS = [(field, preparer(field)) for field in ROW_FIELDS]
 
 

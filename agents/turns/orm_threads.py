@@ -69,7 +69,7 @@ def _give_back(executor: ThreadPoolExecutor) -> None:
 
 def _release_connection() -> None:
     """This thread's connection (read on the thread itself), between two turns:
-    kept by a backend that can (project.sqlite_pool), else closed."""
+    kept by a backend that can (project.patches.sqlite_pool), else closed."""
     if not _check_connection():
         connection.close()
 
@@ -88,7 +88,7 @@ def _as_batch() -> None:
 
 
 def _check_connection() -> bool:
-    """A kept connection, checked on its thread (project.sqlite_pool's `release`:
+    """A kept connection, checked on its thread (project.patches.sqlite_pool's `release`:
     kept if still clean, closed if not); False for a backend that keeps none."""
     release = getattr(connection, "release", None)
     if release is None:

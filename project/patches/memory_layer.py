@@ -9,7 +9,7 @@ agent's and the firehose), and that walk grows with every open socket. Here:
 
 - `deliver(groups, message)` puts the message on every member channel of each
   group at once, with no task and no await. It must run on the loop that owns
-  the queues (an asyncio.Queue is not thread-safe); `agents.realtime.streams`
+  the queues (an asyncio.Queue is not thread-safe); `agents.doorbell.streams`
   hands it over from a turn's loop in one call. `group_send` is the same, one
   group, for every other caller.
 - a message whose values are plain (text, numbers, None), as an event's doorbell
@@ -23,7 +23,7 @@ A full channel misses a group message, as in channels.
 
 Written for channels 4.3 (its InMemoryChannelLayer's `channels`, `groups`,
 `_clean_expired` and `expiry`). Off (`TOOLCRIB_PATCHES_OFF=memory_layer`):
-settings name channels' own layer, and agents.realtime.streams sends each group
+settings name channels' own layer, and agents.doorbell.streams sends each group
 with its `group_send`.
 """
 

@@ -16,7 +16,7 @@ from agents.redaction import (
     secret_values,
 )
 from tests.agents.secret_agents import SECRETS
-from toolsets.governance.plugin import summarize
+from toolsets.governance.records import summarize
 
 # Each shape one of the two old rules missed: the audit's substring pattern, or
 # the stream's exact AuthCredential fields.

@@ -17,7 +17,7 @@ from agents.sessions import create_session
 from agents.tokens import issue_token
 from project.asgi import application
 from tests.agents.test_consumers import ack_and_turn
-from toolsets import access
+from toolsets import grants
 from toolsets.catalog import sync_catalog
 from toolsets.models import Tool, ToolCall
 
@@ -368,7 +368,7 @@ def test_an_agent_tools_agent_is_refused_a_tool_its_user_is_denied(
 ):
     sync_catalog()
     shout_row = Tool.objects.get(full_name="crier_agent.shout")
-    access.grant_tool(target=shout_row, effect="deny", user=alice)
+    grants.grant_tool(target=shout_row, effect="deny", user=alice)
     session = start_session(alice, "crier_agent")
 
     say(alice, session, "say hello loudly")

@@ -15,7 +15,7 @@ from agents.doorbell import streams
 from agents.models import Run
 from project.asgi import application
 from tests.agents.test_consumers import auth
-from toolsets import access
+from toolsets import grants
 from toolsets.catalog import sync_catalog
 from toolsets.models import Tool, ToolCall
 
@@ -108,7 +108,7 @@ def test_a_turn_with_a_tool_call_moves_turn_tool_model_and_token_metrics(
 def test_a_denied_call_counts_as_a_denial(alice, demo_agents, api_for, scrape):
     sync_catalog()
     tool = "weather_sentiment.get_weather_report"
-    access.grant_tool(
+    grants.grant_tool(
         target=Tool.objects.get(full_name=tool), effect="deny", user=alice
     )
     before = scrape()

@@ -25,7 +25,7 @@ from tests.agents.test_long_running import (
 )
 from tests.toolsets.builtin import servers
 from tests.toolsets.builtin.servers import Reply, json_reply
-from toolsets import access
+from toolsets import access, grants
 from toolsets.models import Toolset
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -95,8 +95,8 @@ def agent_of(admin, apis: dict, instruction: str, user) -> str:
         )
         assert registered.status_code == 201, registered.content
         toolset = Toolset.objects.get(name=name)
-        access.update_toolset(toolset=toolset, default_policy="granted_only")
-        access.grant_tool(target=toolset, effect="allow", user=user)
+        grants.update_toolset(toolset=toolset, default_policy="granted_only")
+        grants.grant_tool(target=toolset, effect="allow", user=user)
     spec = AgentSpec.objects.create(
         name="-".join([*apis, "agent"]),
         model="offline/demo",

@@ -32,7 +32,7 @@ from agents.artifacts import upload_artifact
 from agents.models import Budget, Run
 from agents.sessions import create_session
 from agents.tokens import issue_token
-from toolsets import access
+from toolsets import grants
 from toolsets.catalog import sync_catalog
 from toolsets.models import Tool
 
@@ -110,7 +110,7 @@ def rows(db, demo_agents, owner, settings) -> Iterator[None]:
         session=session, filename="notes.txt", content=b"hi", mime_type="text/plain"
     )
     tool = Tool.objects.select_related("toolset").filter(toolset__name="math").first()
-    grant, _ = access.grant_tool(target=tool.toolset, effect="allow", user=owner)
+    grant, _ = grants.grant_tool(target=tool.toolset, effect="allow", user=owner)
     REAL.update(
         {
             "/api/sessions/{id}/toolsets/{name}/": {"id": session.id, "name": "math"},

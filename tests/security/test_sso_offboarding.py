@@ -22,8 +22,8 @@ from agents.realtime.consumers import CLOSE_UNAUTHENTICATED
 from project.asgi import application
 from tests.oidc.flow import CALLBACK, sign_in, use_provider
 from tests.oidc.provider import Provider, running_provider
+from toolsets import personal_tokens as gateway_tokens
 from toolsets.gateway import auth as gateway_auth
-from toolsets.gateway import tokens as gateway_tokens
 from toolsets.models import GatewayToken, ProviderIdentity, Toolset
 from toolsets.sso.recheck import forget_recent_checks
 

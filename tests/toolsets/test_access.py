@@ -15,7 +15,7 @@ from agents.models import AgentSpec
 from agents.sessions import create_session
 from agents.tokens import issue_token
 from project.asgi import application
-from toolsets import access
+from toolsets import access, grants
 from toolsets.models import Grant, Tool, Toolset
 
 pytestmark = pytest.mark.django_db
@@ -269,7 +269,7 @@ def test_another_user_costs_one_query_more(world, django_assert_num_queries):
 def test_a_grant_change_rereads_only_the_grants(world, django_assert_num_queries):
     alice = world["alice"]
     access.explain(user_id=alice.pk, tool="ts.t1")
-    access.grant_tool(target=world["t1"], effect="deny", user=alice)
+    grants.grant_tool(target=world["t1"], effect="deny", user=alice)
 
     with django_assert_num_queries(2):  # the versions, her grants
         assert not access.is_allowed(user_id=alice.pk, tool="ts.t1")
@@ -279,17 +279,17 @@ def test_grant_change_invalidates_cached_decisions(world):
     alice = world["alice"]
     assert access.is_allowed(user_id=alice.pk, tool="ts.t1")
 
-    grant, created = access.grant_tool(target=world["t1"], effect="deny", user=alice)
+    grant, created = grants.grant_tool(target=world["t1"], effect="deny", user=alice)
 
     assert created
     assert not access.is_allowed(user_id=alice.pk, tool="ts.t1")
-    access.revoke(grant=grant)
+    grants.revoke(grant=grant)
     assert access.is_allowed(user_id=alice.pk, tool="ts.t1")
 
 
 def test_group_membership_change_invalidates(world):
     alice, bob, ops = world["alice"], world["bob"], world["ops"]
-    access.grant_tool(target=world["ts"], effect="deny", group=ops)
+    grants.grant_tool(target=world["ts"], effect="deny", group=ops)
     assert access.is_allowed(user_id=bob.pk, tool="ts.t1")
 
     bob.groups.add(ops)
@@ -304,11 +304,11 @@ def test_toolset_and_tool_changes_invalidate(world):
     alice = world["alice"]
     assert access.is_allowed(user_id=alice.pk, tool="ts.t1")
 
-    access.update_toolset(toolset=world["ts"], default_policy="granted_only")
+    grants.update_toolset(toolset=world["ts"], default_policy="granted_only")
     assert not access.is_allowed(user_id=alice.pk, tool="ts.t1")
-    access.grant_tool(target=world["t1"], effect="allow", user=alice)
+    grants.grant_tool(target=world["t1"], effect="allow", user=alice)
     assert access.is_allowed(user_id=alice.pk, tool="ts.t1")
-    access.update_tool(tool=world["t1"], enabled=False)
+    grants.update_tool(tool=world["t1"], enabled=False)
     assert access.explain(user_id=alice.pk, tool="ts.t1").reason == "disabled"
 
 
@@ -323,7 +323,7 @@ def test_rows_saved_by_hand_still_invalidate(world):
 
 def test_a_cached_grant_stops_applying_when_it_expires(world):
     alice = world["alice"]
-    access.grant_tool(
+    grants.grant_tool(
         target=world["t1"],
         effect="deny",
         user=alice,
@@ -338,9 +338,9 @@ def test_a_cached_grant_stops_applying_when_it_expires(world):
 
 def test_granting_again_replaces_the_grant(world):
     alice = world["alice"]
-    first, _ = access.grant_tool(target=world["t1"], effect="deny", user=alice)
+    first, _ = grants.grant_tool(target=world["t1"], effect="deny", user=alice)
 
-    second, created = access.grant_tool(target=world["t1"], effect="allow", user=alice)
+    second, created = grants.grant_tool(target=world["t1"], effect="allow", user=alice)
 
     assert not created and second.pk == first.pk
     assert Grant.objects.get().effect == "allow"
@@ -348,7 +348,7 @@ def test_granting_again_replaces_the_grant(world):
 
 def test_a_grant_names_one_subject(world):
     with pytest.raises(ValueError):
-        access.grant_tool(target=world["t1"], effect="allow")
+        grants.grant_tool(target=world["t1"], effect="allow")
 
 
 def test_database_refuses_a_grant_with_two_subjects_or_two_targets(world):
@@ -410,7 +410,7 @@ async def test_grant_change_rings_the_users_socket_group(world):
         await layer.group_add(streams.user_group(user.pk), channel)
         await layer.group_add(streams.everyone_group(), channel)
 
-    await sync_to_async(access.grant_tool)(
+    await sync_to_async(grants.grant_tool)(
         target=world["t1"], effect="deny", group=world["ops"]
     )
 
@@ -420,7 +420,7 @@ async def test_grant_change_rings_the_users_socket_group(world):
         "kind": "tools_changed",
         "tools": ["ts.t1"],
     }
-    await sync_to_async(access.update_toolset)(toolset=world["ts"], enabled=False)
+    await sync_to_async(grants.update_toolset)(toolset=world["ts"], enabled=False)
     assert (await _next_message(alice_channel))["tools"] == ["ts"]
     assert (await _next_message(bob_channel))["tools"] == [
         "ts"
@@ -460,7 +460,7 @@ async def test_a_change_for_everyone_is_one_send_however_many_users(world):
 
     streams.asend_to_groups = counting_send
     try:
-        await sync_to_async(access.update_toolset)(toolset=world["ts"], enabled=False)
+        await sync_to_async(grants.update_toolset)(toolset=world["ts"], enabled=False)
     finally:
         streams.asend_to_groups = real_send
     assert sent == [[streams.everyone_group()]]
@@ -496,11 +496,11 @@ async def test_tools_changed_reaches_an_open_session_socket(world, catalog):
     weather = await Tool.objects.select_related("toolset").aget(
         full_name="weather_sentiment.get_weather_report"
     )
-    await sync_to_async(access.grant_tool)(target=weather, effect="deny", user=alice)
+    await sync_to_async(grants.grant_tool)(target=weather, effect="deny", user=alice)
 
     assert await socket.receive_json_from(timeout=5) == {"type": "access_changed"}
     # A change for everyone (a toolset disabled) reaches it too, once.
-    await sync_to_async(access.update_toolset)(toolset=weather.toolset, enabled=False)
+    await sync_to_async(grants.update_toolset)(toolset=weather.toolset, enabled=False)
     assert await socket.receive_json_from(timeout=5) == {"type": "access_changed"}
     assert await socket.receive_nothing(timeout=0.3)
     await socket.disconnect()

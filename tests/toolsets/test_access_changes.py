@@ -16,7 +16,7 @@ from project import metrics
 from tests.live.server import free_port
 from tests.toolsets import scripted, tools
 from tests.toolsets.conftest import tool, toolset
-from toolsets import access
+from toolsets import access, grants
 from toolsets.models import AccessVersion, Grant
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -58,7 +58,7 @@ def test_a_grant_saved_and_deleted_with_the_doorbell_down_answers_2xx(
 def test_a_turn_after_a_lost_doorbell_decides_by_the_change(
     catalog, staff, alice, api_for, start_session, say, doorbell_down
 ):
-    access.update_toolset(toolset=toolset("rocketeer"), default_policy="granted_only")
+    grants.update_toolset(toolset=toolset("rocketeer"), default_policy="granted_only")
     session = start_session(alice, "rocketeer")
     say(alice, session, "go")  # not offered: no grant
     body = {"user": "alice", "tool": "rocketeer.launch_rocket", "effect": "allow"}
@@ -75,7 +75,7 @@ def test_a_turn_after_a_lost_doorbell_decides_by_the_change(
 
 
 def test_a_change_another_process_committed_counts_at_the_next_decision(catalog, alice):
-    access.update_toolset(toolset=toolset("rocketeer"), default_policy="granted_only")
+    grants.update_toolset(toolset=toolset("rocketeer"), default_policy="granted_only")
     name = "rocketeer.launch_rocket"
     before = access.explain(user_id=alice.pk, tool=name)
 

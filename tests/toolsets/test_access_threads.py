@@ -11,7 +11,7 @@ import pytest
 from django.db import close_old_connections, connection
 
 from tests.threads import at_once
-from toolsets import access
+from toolsets import access, grants
 from toolsets.models import Tool, Toolset
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -48,7 +48,7 @@ def snapshots_a_change_apart(names: list[str]) -> tuple[access.Snapshot, ...]:
     before = access.versions()
     tools_before = access._load_catalog(before).tools
     for tool in Tool.objects.filter(full_name__in=names):
-        access.update_tool(tool=tool, enabled=False)
+        grants.update_tool(tool=tool, enabled=False)
     after = access.Versions(access.versions().catalog, before.grants)
     tools_after = access._load_catalog(after).tools
     return access.Snapshot(before, tools_before), access.Snapshot(after, tools_after)
@@ -85,7 +85,7 @@ def test_users_deciding_for_the_first_time_at_once_each_get_their_own_grants(
     users = [make_user(f"user{n}") for n in range(8)]
     tool = Tool.objects.get(full_name=tools["names"][0])
     for user in users[::2]:
-        access.grant_tool(target=tool, effect="deny", user=user)
+        grants.grant_tool(target=tool, effect="deny", user=user)
 
     decided = at_once(
         in_thread(lambda i: access.explain(user_id=users[i].pk, tool=tool.full_name))

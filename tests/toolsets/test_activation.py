@@ -9,7 +9,7 @@ from agents.models import Session
 from demo import inventory
 from tests.toolsets import scripted
 from tests.toolsets.conftest import toolset
-from toolsets import access, activation
+from toolsets import access, activation, grants
 from toolsets.models import SessionToolset, Tool, ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -364,7 +364,7 @@ def test_another_users_session_is_a_404(catalog, alice, bob, api_for, start_sess
 
 @pytest.fixture
 def admin_granted_only(catalog):
-    access.update_toolset(
+    grants.update_toolset(
         toolset=toolset("inventory_admin"), default_policy="granted_only"
     )
 
@@ -414,7 +414,7 @@ def test_a_grant_makes_the_toolset_listable_and_activatable(
     admin_granted_only, alice, api_for, start_session
 ):
     session = start_session(alice, "restocker")
-    access.grant_tool(target=toolset("inventory_admin"), effect="allow", user=alice)
+    grants.grant_tool(target=toolset("inventory_admin"), effect="allow", user=alice)
 
     response = toggle(api_for(alice), session, "inventory_admin", {"active": True})
 

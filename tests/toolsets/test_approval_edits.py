@@ -11,7 +11,7 @@ import pytest
 from agents.models import Request
 from tests.toolsets import tools
 from tests.toolsets.conftest import tool
-from toolsets import access
+from toolsets import grants
 from toolsets.grant_conditions import parse_condition
 from toolsets.models import Grant, ToolCall
 
@@ -123,7 +123,7 @@ def test_arguments_outside_the_schema_are_refused(held, bob, api_for, arguments,
 
 def test_arguments_outside_the_grant_condition_are_refused(held, alice, bob, api_for):
     _, approval = held
-    access.grant_tool(
+    grants.grant_tool(
         target=tool(LAUNCHER),
         effect=Grant.Effect.ALLOW,
         user=alice,

@@ -9,7 +9,7 @@ from google.adk.tools import FunctionTool
 from demo import records
 from tests.toolsets import exposed
 from tests.toolsets.conftest import tool
-from toolsets import access, availability
+from toolsets import availability, grants
 from toolsets.governance import policies
 from toolsets.models import ToolCall
 
@@ -82,7 +82,7 @@ def test_the_first_call_is_forced_again_each_turn(catalog, alice, start_session,
 def test_a_forced_tool_without_a_grant_is_not_forced_nor_offered(
     catalog, alice, start_session, say
 ):
-    access.grant_tool(target=tool("reader.get_record"), effect="deny", user=alice)
+    grants.grant_tool(target=tool("reader.get_record"), effect="deny", user=alice)
 
     say(alice, start_session(alice, "reader"), "update REC-42")
 
@@ -144,7 +144,7 @@ def test_a_call_in_the_same_batch_as_the_exposure_does_not_run(
 def test_an_exposed_tool_without_a_grant_is_never_offered_nor_run(
     catalog, alice, start_session, say
 ):
-    access.grant_tool(target=tool("reader.update_record"), effect="deny", user=alice)
+    grants.grant_tool(target=tool("reader.update_record"), effect="deny", user=alice)
 
     say(alice, start_session(alice, "reader"), "update REC-42")
 

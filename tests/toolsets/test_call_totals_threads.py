@@ -14,7 +14,7 @@ from django.utils import timezone
 from tests.threads import at_once
 from toolsets.call_totals import BUCKETS, EVERYONE, bucket_of
 from toolsets.governance.decisions import record_decision
-from toolsets.governance.plugin import _create_call
+from toolsets.governance.records import record_call
 from toolsets.models import ToolCall, ToolCallTotal
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,9 +25,9 @@ STATUSES = ("ok", "ok", "error", "denied", "awaiting_approval")
 
 
 def audit(user_id: int | None, index: int) -> None:
-    """One audit row, written as governance writes it (plugin._create_call)."""
+    """One audit row, written as governance writes it (records.record_call)."""
     started = timezone.now() - timedelta(hours=index % 2)
-    async_to_sync(_create_call)(
+    async_to_sync(record_call)(
         user_id=user_id,
         session_id="s1",
         run_id=None,

@@ -9,10 +9,11 @@ from agents.adk.offline import OfflineLlm
 from tests.toolsets import seed002
 from tests.toolsets.conftest import tool, toolset
 from tests.toolsets.gauges import FlakyToolset
-from toolsets import access
-from toolsets.bindings import bindings_of_tree, snake_case
+from toolsets import access, grants
+from toolsets.bindings import bindings_of_tree
 from toolsets.catalog import sync_catalog
 from toolsets.models import Grant, Tool, Toolset
+from toolsets.toolset_names import snake_case
 
 pytestmark = pytest.mark.django_db
 
@@ -91,7 +92,7 @@ def test_a_tool_that_disappears_is_marked_missing_not_deleted(
     catalog, settings, make_user
 ):
     alice = make_user("alice")
-    grant, _ = access.grant_tool(
+    grant, _ = grants.grant_tool(
         target=tool("launcher.launch_rocket"), effect="allow", user=alice
     )
     settings.TOOLCRIB_TOOLSETS = {
@@ -132,8 +133,8 @@ def test_a_toolset_that_cannot_list_its_tools_is_kept_as_it_was(catalog):
 
 
 def test_admin_choices_survive_a_sync(catalog):
-    access.update_toolset(toolset=toolset("rockets"), default_policy="granted_only")
-    access.update_tool(tool=tool("rockets.read_gauge"), enabled=False, risk="dangerous")
+    grants.update_toolset(toolset=toolset("rockets"), default_policy="granted_only")
+    grants.update_tool(tool=tool("rockets.read_gauge"), enabled=False, risk="dangerous")
 
     sync_catalog()
 

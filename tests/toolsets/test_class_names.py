@@ -6,7 +6,7 @@ import pytest
 
 from tests.toolsets import twins
 from tests.toolsets.conftest import toolset
-from toolsets import access, bindings
+from toolsets import grants, toolset_names
 from toolsets.models import ToolCall, Toolset
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -55,7 +55,7 @@ def test_a_class_named_like_a_settings_toolset_is_not_merged_into_it(catalog):
 def test_a_deny_on_one_admin_tools_leaves_the_other_alone(
     catalog, alice, start_session, say, events_of
 ):
-    grant, _ = access.grant_tool(
+    grant, _ = grants.grant_tool(
         target=toolset("billing__admin_tools"), effect="deny", user=alice
     )
     billing = start_session(alice, "billing_agent")
@@ -104,16 +104,16 @@ def test_each_admin_tools_runs_directly_under_its_own_name(catalog, alice, api_f
 
 
 def test_names_do_not_depend_on_the_order_agents_load_in(toolcrib_settings):
-    forward = dict(bindings.class_toolset_names())
+    forward = dict(toolset_names.class_toolset_names())
     toolcrib_settings.TOOLCRIB_AGENTS = list(
         reversed(toolcrib_settings.TOOLCRIB_AGENTS)
     )
 
-    assert bindings.class_toolset_names() == forward
+    assert toolset_names.class_toolset_names() == forward
 
 
 def test_a_name_takes_as_much_of_the_module_path_as_tells_classes_apart():
-    names = bindings.qualified_names(
+    names = toolset_names.qualified_names(
         "admin_tools",
         ["acme.billing.agent.AdminTools", "acme.support.agent.AdminTools"],
     )

@@ -11,7 +11,7 @@ import pytest
 
 from tests.toolsets import gotools, tools
 from tests.toolsets.conftest import tool, toolset
-from toolsets import access
+from toolsets import grants
 from toolsets.models import ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -116,7 +116,7 @@ def test_a_tool_saves_and_reads_artifacts_in_a_store_of_its_call(
 def test_the_files_tools_run_directly_and_keep_nothing_past_the_call(
     catalog, alice, api_for
 ):
-    access.grant_tool(target=toolset("files"), effect="allow", user=alice)
+    grants.grant_tool(target=toolset("files"), effect="allow", user=alice)
     client = api_for(alice)
 
     written = invoke(client, "files.write_file", {"path": "a.md", "content": "hi"})
@@ -137,7 +137,7 @@ def test_the_files_tools_run_directly_and_keep_nothing_past_the_call(
 
 
 def test_a_denied_tool_is_refused_and_audited(catalog, alice, api_for):
-    access.grant_tool(target=tool("goagent.search"), effect="deny", user=alice)
+    grants.grant_tool(target=tool("goagent.search"), effect="deny", user=alice)
 
     answer = invoke(api_for(alice), "goagent.search", {"query": "go"})
 

@@ -21,7 +21,7 @@ import pytest
 from demo import inventory, records
 from tests.toolsets import policed, tools
 from tests.toolsets.conftest import tool, toolset
-from toolsets import access
+from toolsets import grants
 from toolsets.governance import execution, policies
 from toolsets.models import ToolCall
 
@@ -55,16 +55,16 @@ class Refusal:
 
 
 def deny_launch(user, settings) -> None:
-    access.grant_tool(target=tool("rocketeer.launch_rocket"), effect="deny", user=user)
+    grants.grant_tool(target=tool("rocketeer.launch_rocket"), effect="deny", user=user)
 
 
 def grant_only(user, settings) -> None:
-    access.update_toolset(toolset=toolset("rocketeer"), default_policy="granted_only")
+    grants.update_toolset(toolset=toolset("rocketeer"), default_policy="granted_only")
 
 
 def switch_off(user, settings) -> None:
-    access.grant_tool(target=tool("rocketeer.launch_rocket"), effect="allow", user=user)
-    access.update_toolset(toolset=toolset("rocketeer"), enabled=False)
+    grants.grant_tool(target=tool("rocketeer.launch_rocket"), effect="allow", user=user)
+    grants.update_toolset(toolset=toolset("rocketeer"), enabled=False)
 
 
 def force_read_gauge(user, settings) -> None:
@@ -72,7 +72,7 @@ def force_read_gauge(user, settings) -> None:
 
 
 def mark_launch_for_approval(user, settings) -> None:
-    access.update_tool(tool=tool("rocketeer.launch_rocket"), requires_approval=True)
+    grants.update_tool(tool=tool("rocketeer.launch_rocket"), requires_approval=True)
 
 
 def limit_get_record(user, settings) -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from agents.models import RunSpan
 from tests.toolsets.conftest import tool
-from toolsets import access
+from toolsets import grants
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,7 +42,7 @@ def test_an_allowed_call_is_checked_then_executed_under_adks_tool_span(
 def test_a_denied_call_names_the_check_and_rule_and_never_executes(
     catalog, alice, start_session, say
 ):
-    access.grant_tool(target=tool("rocketeer.launch_rocket"), effect="deny", user=alice)
+    grants.grant_tool(target=tool("rocketeer.launch_rocket"), effect="deny", user=alice)
     session = start_session(alice, "rocketeer")
 
     run = say(alice, session, "go")

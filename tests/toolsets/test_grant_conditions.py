@@ -6,7 +6,7 @@ import pytest
 from agents.models import Request
 from tests.toolsets import guarded
 from tests.toolsets.conftest import tool
-from toolsets import access
+from toolsets import grants
 from toolsets.grant_conditions import url_arguments
 from toolsets.models import Grant, ToolCall
 
@@ -184,7 +184,7 @@ def test_wire_money_below_an_amount_runs_above_it_waits_for_approval(
         condition={"amount": {"maximum": 1000}},
         otherwise="approval",
     )
-    access.update_tool(tool=tool("teller.wire_money"), approver_group=managers)
+    grants.update_tool(tool=tool("teller.wire_money"), approver_group=managers)
 
     small = invoke(alice, "teller.wire_money", amount=500, to="acme")
     session = start_session(alice, "teller")

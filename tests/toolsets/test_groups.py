@@ -7,9 +7,9 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.contrib.auth.models import Group
 
-from agents.doorbell import streams
 from agents.models import Request, Session
-from toolsets import access, groups
+from agents.timeline import streams
+from toolsets import access, grants, groups
 from toolsets.models import Grant, Tool, Toolset
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +22,7 @@ def world(make_user):
     support.user_set.add(alice)
     ts = Toolset.objects.create(name="ts", default_policy="granted_only")
     tool = Tool.objects.create(toolset=ts, name="t1", full_name="ts.t1")
-    access.grant_tool(target=ts, effect="allow", group=support)
+    grants.grant_tool(target=ts, effect="allow", group=support)
     return {"alice": alice, "bob": bob, "support": support, "tool": tool}
 
 

@@ -17,7 +17,7 @@ from agents.models import AgentSpec
 from tests.toolsets.builtin import servers
 from tests.toolsets.builtin.servers import Reply, json_reply
 from tests.toolsets.test_imports import pet_spec
-from toolsets import access
+from toolsets import access, grants
 from toolsets.catalog import sync_catalog
 from toolsets.models import Grant, Tool, ToolCall, ToolImport, Toolset
 
@@ -94,9 +94,9 @@ def agent_using(toolset: str, instruction: str) -> str:
 
 def granted_only(name: str, *users) -> Toolset:
     toolset = Toolset.objects.get(name=name)
-    access.update_toolset(toolset=toolset, default_policy="granted_only")
+    grants.update_toolset(toolset=toolset, default_policy="granted_only")
     for user in users:
-        access.grant_tool(target=toolset, effect="allow", user=user)
+        grants.grant_tool(target=toolset, effect="allow", user=user)
     return toolset
 
 
@@ -185,7 +185,7 @@ def test_a_user_without_a_grant_is_never_offered_imported_tools(
 def test_a_disabled_imported_toolset_is_refused_like_any_other(
     pets, alice, api_for, start_session, say, events_of
 ):
-    access.update_toolset(toolset=Toolset.objects.get(name="pets"), enabled=False)
+    grants.update_toolset(toolset=Toolset.objects.get(name="pets"), enabled=False)
     agent = agent_using("pets", "To list the pets, use pets_list_pets.")
     session = start_session(alice, agent)
     say(alice, session, "list the pets limit=2")

@@ -7,7 +7,7 @@ import pytest
 from tests.toolsets import scripted, tools
 from tests.toolsets.conftest import tool, toolset
 from tests.toolsets.gauges import FlakyToolset
-from toolsets import access, bindings
+from toolsets import bindings, grants
 from toolsets.governance.plugin import GovernancePlugin
 from toolsets.models import ToolCall
 
@@ -25,7 +25,7 @@ def responses_in(frames: list[dict]) -> list[dict]:
 def test_a_denied_tool_is_not_offered_and_so_not_called(
     catalog, alice, bob, start_session, say, events_of
 ):
-    access.grant_tool(
+    grants.grant_tool(
         target=tool("weather_sentiment.get_weather_report"), effect="deny", user=alice
     )
     denied_session, allowed_session = (
@@ -71,7 +71,7 @@ def test_an_allowed_call_is_audited_with_its_context(
 def test_a_forced_call_to_a_denied_tool_never_runs_and_is_audited(
     catalog, alice, start_session, say, events_of
 ):
-    grant, _ = access.grant_tool(
+    grant, _ = grants.grant_tool(
         target=tool("rocketeer.launch_rocket"), effect="deny", user=alice
     )
     session = start_session(alice, "rocketeer")
@@ -99,8 +99,8 @@ def test_a_forced_call_to_a_denied_tool_never_runs_and_is_audited(
 def test_granted_only_toolset_refuses_without_a_grant(
     catalog, alice, bob, start_session, say, events_of
 ):
-    access.update_toolset(toolset=toolset("rocketeer"), default_policy="granted_only")
-    access.grant_tool(target=toolset("rocketeer"), effect="allow", user=bob)
+    grants.update_toolset(toolset=toolset("rocketeer"), default_policy="granted_only")
+    grants.grant_tool(target=toolset("rocketeer"), effect="allow", user=bob)
 
     say(alice, start_session(alice, "rocketeer"), "go")
     say(bob, start_session(bob, "rocketeer"), "go")
@@ -113,10 +113,10 @@ def test_granted_only_toolset_refuses_without_a_grant(
 
 
 def test_kill_switch_refuses_everyone(catalog, alice, start_session, say):
-    access.grant_tool(
+    grants.grant_tool(
         target=tool("rocketeer.launch_rocket"), effect="allow", user=alice
     )
-    access.update_toolset(toolset=toolset("rocketeer"), enabled=False)
+    grants.update_toolset(toolset=toolset("rocketeer"), enabled=False)
 
     say(alice, start_session(alice, "rocketeer"), "go")
 
@@ -128,9 +128,9 @@ def test_kill_switch_refuses_everyone(catalog, alice, start_session, say):
 def test_revoked_tool_is_not_offered_on_next_step(
     catalog, alice, start_session, say, events_of
 ):
-    access.update_toolset(toolset=toolset("revoker"), default_policy="granted_only")
-    access.grant_tool(target=tool("revoker.launch_rocket"), effect="allow", user=alice)
-    access.grant_tool(
+    grants.update_toolset(toolset=toolset("revoker"), default_policy="granted_only")
+    grants.grant_tool(target=tool("revoker.launch_rocket"), effect="allow", user=alice)
+    grants.grant_tool(
         target=tool("revoker.revoke_launch_access"), effect="allow", user=alice
     )
     session = start_session(alice, "revoker")
@@ -158,7 +158,7 @@ def test_revoked_tool_is_not_offered_on_next_step(
 
 
 def test_adk_transfer_is_never_governed(catalog, alice, start_session, say, events_of):
-    access.update_toolset(toolset=toolset("customer_support"), enabled=False)
+    grants.update_toolset(toolset=toolset("customer_support"), enabled=False)
     session = start_session(alice, "customer_support")
 
     say(alice, session, "I need the support handler")
@@ -226,7 +226,7 @@ def test_a_tool_no_sync_has_seen_is_catalogued_on_first_use(
 def test_parallel_calls_are_decided_one_by_one(
     catalog, alice, start_session, say, events_of
 ):
-    access.grant_tool(target=tool("juggler.launch_rocket"), effect="deny", user=alice)
+    grants.grant_tool(target=tool("juggler.launch_rocket"), effect="deny", user=alice)
     session = start_session(alice, "juggler")
 
     say(alice, session, "go")

@@ -10,7 +10,7 @@ from google.adk.tools import FunctionTool
 
 from tests.toolsets import policed
 from tests.toolsets.conftest import tool
-from toolsets import access, policies
+from toolsets import grants, policies
 from toolsets.admin import ToolAdminForm
 from toolsets.governance import execution
 from toolsets.governance import policies as enforcement
@@ -292,7 +292,7 @@ def test_an_override_cannot_widen_access(
         format="json",
     )
     say(alice, session, "fetch")  # allowed: runs and fills the cache
-    access.grant_tool(target=tool("fetcher.fetch_page"), effect="deny", user=alice)
+    grants.grant_tool(target=tool("fetcher.fetch_page"), effect="deny", user=alice)
 
     say(alice, session, "again")
 

@@ -5,7 +5,7 @@ import pytest
 
 from tests.toolsets import exposed, seed004
 from tests.toolsets.conftest import tool, toolset
-from toolsets import access
+from toolsets import grants
 from toolsets.catalog import sync_catalog
 from toolsets.models import Tool, ToolCall, Toolset
 
@@ -131,7 +131,7 @@ def test_an_added_tool_a_user_is_denied_is_never_offered_nor_run(
     catalog, alice, bob, start_session, say, events_of
 ):
     say(bob, start_session(bob, "math_agent"), "What is 5 factorial?")  # catalogued
-    access.grant_tool(target=tool("math_agent.factorial"), effect="deny", user=alice)
+    grants.grant_tool(target=tool("math_agent.factorial"), effect="deny", user=alice)
     exposed.SEEN.clear()
     session = start_session(alice, "math_agent")
 
@@ -147,10 +147,10 @@ def test_added_tools_take_their_toolsets_default_policy(
     catalog, alice, start_session, say
 ):
     say(alice, start_session(alice, "math_agent"), "5!")  # catalogued
-    access.update_toolset(
+    grants.update_toolset(
         toolset=toolset("math_agent"), default_policy=Toolset.Policy.GRANTED_ONLY
     )
-    access.grant_tool(
+    grants.grant_tool(
         target=tool("math_agent.load_math_tools"), effect="allow", user=alice
     )
     exposed.SEEN.clear()

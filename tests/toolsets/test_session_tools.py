@@ -3,7 +3,7 @@
 import pytest
 
 from tests.toolsets.conftest import tool
-from toolsets import access
+from toolsets import grants
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -26,9 +26,9 @@ def test_each_unavailable_tool_says_why_in_plain_words(
     tools_of,
 ):
     support = make_group("support", alice)
-    access.grant_tool(target=tool("guard.wire_money"), effect="deny", group=support)
-    access.grant_tool(target=tool("guard.query_table"), effect="deny", user=alice)
-    access.update_tool(tool=tool("guard.read_file"), enabled=False)
+    grants.grant_tool(target=tool("guard.wire_money"), effect="deny", group=support)
+    grants.grant_tool(target=tool("guard.query_table"), effect="deny", user=alice)
+    grants.update_tool(tool=tool("guard.read_file"), enabled=False)
     session = start_session(alice, "guard")
 
     shown = tools_of(alice, session)

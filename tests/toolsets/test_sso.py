@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from toolsets import access
+from toolsets import access, grants
 from toolsets.models import ProviderIdentity, Tool, Toolset
 from toolsets.sso.accounts import SignInRefused, group_names, sign_in_with_claims
 
@@ -163,7 +163,7 @@ def test_a_grant_to_a_claimed_group_reaches_her():
     toolset = Toolset.objects.create(name="ts", default_policy="granted_only")
     Tool.objects.create(toolset=toolset, name="t", full_name="ts.t")
     support = Group.objects.create(name="support")
-    access.grant_tool(target=toolset, effect="allow", group=support)
+    grants.grant_tool(target=toolset, effect="allow", group=support)
 
     user = sign_in_with_claims(claims=claims(groups=["support"]))
     assert access.is_allowed(user_id=user.pk, tool="ts.t")

@@ -4,7 +4,7 @@ import asyncio
 
 from google.adk.tools import ToolContext
 
-from toolsets import access
+from toolsets import grants
 from toolsets.models import Grant
 
 LAUNCHES: list[str] = []
@@ -31,11 +31,11 @@ def read_gauge(name: str = "fuel") -> dict:
 
 def revoke_launch_access(tool_context: ToolContext) -> dict:
     """Revoke the caller's grants on launching the rocket."""
-    grants = Grant.objects.filter(
+    rows = Grant.objects.filter(
         user_id=int(tool_context.user_id), tool__name="launch_rocket"
     )
-    for grant in grants:
-        access.revoke(grant=grant)
+    for grant in rows:
+        grants.revoke(grant=grant)
     return {"status": "revoked"}
 
 

@@ -1,7 +1,7 @@
 """`/api/gateway/tokens/`: a user's personal access tokens to the MCP gateway.
 
 Listed and revoked by their owner only; a new token is shown in clear once, in
-the answer that creates it (toolsets/gateway/tokens.py).
+the answer that creates it (toolsets/personal_tokens.py).
 """
 
 from datetime import timedelta
@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.client_input import JSONParser, validated
-from toolsets.gateway import tokens
+from toolsets import personal_tokens as tokens
 from toolsets.models import GatewayToken
 
 NOT_FOUND = OpenApiResponse(description="No such token, or not yours.")

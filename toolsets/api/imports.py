@@ -15,16 +15,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from agents.client_input import ID_CONVERTER
-from toolsets.imports.registrations import (
-    ImportFailed,
-    McpServer,
-    OpenApiSpec,
-)
-from toolsets.imports.registry import (
+from toolsets.import_registry import (
     ImportNameTaken,
     delete_import,
     refresh_import,
     register_import,
+)
+from toolsets.imports.registrations import (
+    ImportFailed,
+    McpServer,
+    OpenApiSpec,
 )
 from toolsets.imports.stored import shown_of_row
 from toolsets.models import ToolImport

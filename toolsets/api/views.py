@@ -27,7 +27,7 @@ from agents.client_input import (
     whole_number_param,
 )
 from agents.runtime import AgentNotAvailable, build_agent_tree, get_usable_agent
-from toolsets import access, catalog, policies
+from toolsets import access, catalog, grants, policies
 from toolsets.api.exports import export_response
 from toolsets.api.renderers import CSVRenderer, JSONLinesRenderer
 from toolsets.api.serializers import (
@@ -73,7 +73,7 @@ class ToolsetViewSet(
     queryset = Toolset.objects.prefetch_related("tools")
 
     def perform_update(self, serializer: ToolsetSerializer) -> None:
-        access.update_toolset(toolset=serializer.instance, **serializer.validated_data)
+        grants.update_toolset(toolset=serializer.instance, **serializer.validated_data)
 
 
 @extend_schema(
@@ -135,7 +135,7 @@ class ToolViewSet(
         if "policy" in changes:  # no access changes: nobody's tools_changed
             policies.set_policy(tool=serializer.instance, policy=changes.pop("policy"))
         if changes:
-            access.update_tool(tool=serializer.instance, **changes)
+            grants.update_tool(tool=serializer.instance, **changes)
 
 
 @extend_schema(
@@ -208,7 +208,7 @@ class GrantViewSet(
         data = GrantCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        grant, created = access.grant_tool(
+        grant, created = grants.grant_tool(
             target=values.get("tool") or values["toolset"],
             effect=values["effect"],
             user=values.get("user"),
@@ -223,7 +223,7 @@ class GrantViewSet(
         return Response(GrantSerializer(grant).data, status=code)
 
     def perform_destroy(self, instance: Grant) -> None:
-        access.revoke(grant=instance)
+        grants.revoke(grant=instance)
 
 
 class AccessView(APIView):

@@ -18,14 +18,3 @@ Policy knobs are TOOLCRIB_BUILTIN_* settings, read on every call. A refused call
 is answered with {"status": "error", "error_message": ...}. docs/builtin-tools.md
 is the administrator's guide.
 """
-
-from typing import Any
-
-
-def catalog_defaults(toolset: object) -> dict[str, Any]:
-    """Fields a toolset's catalog row starts with, e.g. shell: disabled, granted only.
-
-    For the catalog to apply when it first creates the row; an administrator's
-    later changes are never overwritten.
-    """
-    return dict(getattr(toolset, "catalog_defaults", None) or {})

@@ -1,7 +1,7 @@
-"""What every built-in toolset shares: the refusal, the tool wrapper, the toolset.
+"""What every built-in toolset shares: the tool wrapper, the toolset.
 
-A built-in tool is a plain function that raises `Refusal` when it will not do what
-it was asked. `BuiltinTool` turns a refusal into the answer the model reads,
+A built-in tool is a plain function that raises `Refusal` (toolsets.refusals) when
+it will not do what it was asked. `BuiltinTool` turns a refusal into the answer the model reads,
 `{"status": "error", "error_message": ...}` (the shape GovernancePlugin uses for a
 refused call), so the model can correct itself and the audit records an error.
 Anything else a tool raises is a bug and propagates.
@@ -17,13 +17,7 @@ from google.adk.tools import BaseTool, FunctionTool, ToolContext
 from google.adk.tools.base_toolset import BaseToolset
 
 from toolsets.grant_conditions import URL_ARGUMENTS
-
-
-class Refusal(Exception):
-    """A built-in tool declines a call; the message is what the model reads."""
-
-    def as_result(self) -> dict[str, Any]:
-        return {"status": "error", "error_message": str(self)}
+from toolsets.refusals import Refusal
 
 
 class BuiltinTool(FunctionTool):

@@ -23,7 +23,8 @@ from typing import Any
 
 from django.conf import settings
 
-from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal
+from toolsets.builtin.base import BuiltinTool, BuiltinToolset
+from toolsets.refusals import Refusal
 
 MAX_EXPRESSION_CHARS = 1000
 MAX_NODES = 500

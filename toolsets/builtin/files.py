@@ -34,7 +34,8 @@ from google.adk.tools import ToolContext
 from google.genai import types
 
 from toolsets.builtin import hostfiles
-from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal
+from toolsets.builtin.base import BuiltinTool, BuiltinToolset
+from toolsets.refusals import Refusal
 
 WORKSPACE = "user:workspace/"
 MAX_PATH_CHARS = 512

@@ -26,7 +26,8 @@ from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 
-from toolsets.builtin.base import Refusal, kept_folder
+from toolsets.builtin.base import kept_folder
+from toolsets.refusals import Refusal
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The http toolset: GET and POST to hosts on an administrator's allowlist.
 
 Policy (Django settings, read on every call):
-- TOOLCRIB_BUILTIN_HTTP_ALLOWED_HOSTS: the allowlist (see toolsets.builtin.net);
+- TOOLCRIB_BUILTIN_HTTP_ALLOWED_HOSTS: the allowlist (see toolsets.net);
   empty, the default, refuses every host.
 - TOOLCRIB_BUILTIN_HTTP_MAX_BYTES: the largest response body read.
 - TOOLCRIB_BUILTIN_HTTP_TIMEOUT: seconds for the whole exchange, redirects included.
@@ -21,7 +21,7 @@ are dropped, they go to the base URL's host only, and a redirect to another host
 drops them.
 
 A grant that allows the tools only on a condition on `url` holds for every URL
-they request, each redirect's too (toolsets.governance.destinations): they
+they request, each redirect's too (toolsets.destinations): they
 request it normalized as the condition judged it, and stop at a hop outside it.
 """
 
@@ -36,9 +36,10 @@ from google.adk.auth.auth_credential import AuthCredential, AuthCredentialTypes
 from google.adk.auth.auth_tool import AuthConfig
 from google.adk.tools import ToolContext
 
-from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal
-from toolsets.builtin.net import DEFAULT_PORTS, Allowlist, Fetched, Limits, fetch
-from toolsets.governance.destinations import Destinations, OutsideCondition
+from toolsets.builtin.base import BuiltinTool, BuiltinToolset
+from toolsets.destinations import Destinations, OutsideCondition
+from toolsets.net import DEFAULT_PORTS, Allowlist, Fetched, Limits, fetch
+from toolsets.refusals import Refusal
 
 # Headers the model may not set: the transport decides them.
 FORBIDDEN_HEADERS = frozenset(

@@ -39,7 +39,7 @@ from pathlib import Path
 from django.conf import settings
 
 from toolsets.builtin import sandbox
-from toolsets.builtin.base import Refusal
+from toolsets.refusals import Refusal
 
 logger = logging.getLogger(__name__)
 

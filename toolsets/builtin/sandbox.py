@@ -40,7 +40,7 @@ from typing import Any
 
 from django.conf import settings
 
-from toolsets.builtin.base import Refusal
+from toolsets.refusals import Refusal
 
 logger = logging.getLogger(__name__)
 

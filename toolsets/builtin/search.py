@@ -23,9 +23,10 @@ from typing import Any, Protocol
 import httpx
 from django.conf import settings
 
-from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal, text_limit
+from toolsets.builtin.base import BuiltinTool, BuiltinToolset, text_limit
 from toolsets.builtin.http import host_entry, limits
-from toolsets.builtin.net import Allowlist, fetch
+from toolsets.net import Allowlist, fetch
+from toolsets.refusals import Refusal
 
 MAX_QUERY_CHARS = 500
 MAX_SNIPPET_CHARS = 500

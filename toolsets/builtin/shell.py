@@ -43,7 +43,8 @@ from django.core import checks
 from google.adk.tools import ToolContext
 
 from toolsets.builtin import quota, sandbox
-from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal, kept_folder
+from toolsets.builtin.base import BuiltinTool, BuiltinToolset, kept_folder
+from toolsets.refusals import Refusal
 
 METACHARACTERS = frozenset(";&|$`<>(){}[]*?!~#\\'\"")
 MAX_ARGS = 100

@@ -40,7 +40,8 @@ from django.conf import settings
 from sqlparse import tokens as T
 
 from toolsets.builtin import sql_worker
-from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal
+from toolsets.builtin.base import BuiltinTool, BuiltinToolset
+from toolsets.refusals import Refusal
 
 logger = logging.getLogger(__name__)
 

@@ -16,10 +16,11 @@ from typing import Any
 from django.conf import settings
 from google.adk.tools import ToolContext
 
-from toolsets.builtin.base import BuiltinTool, BuiltinToolset, Refusal, text_limit
+from toolsets.builtin.base import BuiltinTool, BuiltinToolset, text_limit
 from toolsets.builtin.http import allowlist, limits
-from toolsets.builtin.net import fetch
-from toolsets.governance.destinations import Destinations, OutsideCondition
+from toolsets.destinations import Destinations, OutsideCondition
+from toolsets.net import fetch
+from toolsets.refusals import Refusal
 
 PAGE_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain", ""})
 HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})

@@ -2,8 +2,8 @@
 
 Three kinds of token open the gateway, all sent as `Authorization: Bearer <t>`:
 a user's API token (`POST /api/auth/token/`, agents/tokens.py), which reaches every
-tool the user may use; a personal access token (tokens.py), which reaches only
-the toolsets it was made for; and, when the gateway is an OAuth protected resource,
+tool the user may use; a personal access token (toolsets/personal_tokens.py), which
+reaches only the toolsets it was made for; and, when the gateway is an OAuth protected resource,
 an access token of the OpenID Connect provider (oauth.py), which reaches the tools
 of the user it speaks for within the toolsets its `toolset:<name>` scopes name (all
 of them when it has no such scope). Anything else is refused before the MCP server
@@ -19,7 +19,8 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from agents.accounts import account_checks, user_for_token
 from project.errors import SignInEnded
-from toolsets.gateway import oauth, tokens
+from toolsets import personal_tokens
+from toolsets.gateway import oauth
 from toolsets.gateway.oauth import TokenRefused
 
 BEARER = b"bearer "
@@ -71,8 +72,8 @@ def authenticate(*, token: str) -> Caller:
 
 
 def _caller(token: str) -> Caller:
-    if tokens.is_personal(token):
-        found = tokens.lookup(token=token)
+    if personal_tokens.is_personal(token):
+        found = personal_tokens.lookup(token=token)
         if found is None:
             raise TokenRefused(REFUSED)
         return Caller(

@@ -57,7 +57,7 @@ from toolsets.gateway.approvals import Progress
 from toolsets.gateway.auth import Caller
 from toolsets.gateway.catalog import GatewayTool, afind_tool
 from toolsets.governance import direct
-from toolsets.governance.plugin import summarize
+from toolsets.governance.records import summarize
 from toolsets.models import ToolCall
 
 logger = logging.getLogger(__name__)

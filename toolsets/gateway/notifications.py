@@ -1,7 +1,7 @@
 """`notifications/tools/list_changed` for every open MCP session whose tools change.
 
 Access changes are announced once, on the channel layer, to the user's group and,
-for a change for everyone, to everyone's (toolsets.access.notify): the very
+for a change for everyone, to everyone's (toolsets.grants.notify): the very
 doorbell the web app's sockets hear. Each MCP session of a user joins those two
 groups with a channel of its own, from its first request, and tells its client
 on every ring; it leaves them when the session ends. The client then lists its

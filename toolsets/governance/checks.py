@@ -58,7 +58,9 @@ from toolsets.governance.policies import (
     ValidArguments,
     validator_of,
 )
-from toolsets.governance.turn import (
+from toolsets.grant_conditions import condition_feedback, url_arguments
+from toolsets.models import Grant, ToolCall
+from toolsets.turn import (
     Answer,
     Call,
     Check,
@@ -67,9 +69,6 @@ from toolsets.governance.turn import (
     ToolChoice,
     Turn,
 )
-from toolsets.grant_conditions import Condition as ArgumentsCondition
-from toolsets.grant_conditions import url_arguments
-from toolsets.models import Grant, ToolCall
 
 # In a catalog-asked confirmation's payload: the Tool row that asked.
 CATALOG_TOOL = PAYLOAD_CATALOG_TOOL
@@ -135,15 +134,6 @@ class ArgumentConditions(Check):
         call.decision = replace(decision, allowed=False, rule=rule)
         message = condition_feedback(call.tool.name, decision.condition, failed)
         return Answer(self.status, {"status": "error", "error_message": message})
-
-
-def condition_feedback(tool: str, condition: ArgumentsCondition, failed: str) -> str:
-    """What the model reads of a call outside its grant's condition."""
-    return (
-        f"Tool {tool} is allowed to you only if {condition.describe()}, and here "
-        f"{failed}. Call it again within that condition, or tell the user it is "
-        "not allowed."
-    )
 
 
 class Activation(Check):

@@ -63,8 +63,8 @@ from toolsets.bindings import Binding
 from toolsets.call_totals import recount
 from toolsets.code import arunnable
 from toolsets.governance.plugin import GovernancePlugin
-from toolsets.governance.turn import Audited, Step
 from toolsets.models import Tool, ToolCall
+from toolsets.turn import Audited, Step
 
 # A direct call's ADK agent and app: the audit's `adk_agent` and (empty) `agent`.
 DIRECT_AGENT = "direct_call"

@@ -46,8 +46,8 @@ from google.adk.agents.context import Context
 from google.adk.tools import BaseTool
 from opentelemetry import trace
 
-from toolsets.governance.turn import Call, call_key, turn_of
 from toolsets.models import ToolCall
+from toolsets.turn import Call, call_key, turn_of
 
 logger = logging.getLogger(__name__)
 tracer = trace.get_tracer("toolcrib")  # a no-op until an SDK provider is installed

@@ -17,8 +17,8 @@ One ADK plugin runs governance's checks (checks.CHECKS, in that order) at two po
   check lets through runs through execution.py's wrapper (timeout, retries,
   concurrency slots), which also notes that it ran.
 
-Every governed call leaves one ToolCall row, from `after_tool_callback` (which ADK
-also runs when a before-tool callback answered the call) or
+Every governed call leaves one ToolCall row (written by records.py), from
+`after_tool_callback` (which ADK also runs when a before-tool callback answered the call) or
 `on_tool_error_callback`. Its result is what the model received: a callback that
 runs after governance's (a later plugin's, the agent's own after_tool_callback)
 may change it, so when the call's function response event comes by
@@ -48,16 +48,13 @@ agents.plugins builds one instance per turn, from its Run.
 
 import asyncio
 import inspect
-import json
 import logging
 import time
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, Self
 
 from asgiref.sync import sync_to_async
-from django.db import transaction
-from django.db.models import OuterRef, Subquery
 from google.adk.agents.context import Context
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.events import Event
@@ -69,18 +66,23 @@ from opentelemetry import trace
 
 from agents.models import Run
 from agents.pauses import ANSWER_ARGUMENTS, ANSWER_EDITED_BY, ANSWER_RESPONSE
-from agents.runtime import mask_turn_secrets, redact_secrets, session_rows
+from agents.runtime import redact_secrets
 from agents.timeline import is_error_response
-from project import metrics
-from project.patches.rows import Insert
 from toolsets import access, activation, bindings, catalog
 from toolsets.availability import afirst_call_choice
 from toolsets.bindings import Binding, is_internal
-from toolsets.call_totals import count_call
 from toolsets.governance import execution
 from toolsets.governance.checks import CHECKS, django_user_id
 from toolsets.governance.policies import remember_result
-from toolsets.governance.turn import (
+from toolsets.governance.records import (
+    as_received,
+    audited_of,
+    record_call,
+    record_received,
+    summarize,
+)
+from toolsets.models import ToolCall
+from toolsets.turn import (
     PLUGIN_NAME,
     Answer,
     Audited,
@@ -93,7 +95,6 @@ from toolsets.governance.turn import (
     Turns,
     call_key,
 )
-from toolsets.models import Tool, ToolCall
 
 logger = logging.getLogger(__name__)
 # OpenTelemetry's API: a no-op until an SDK provider is installed
@@ -102,7 +103,6 @@ tracer = trace.get_tracer("toolcrib")
 
 GOVERNANCE_SPAN = "toolcrib.governance"
 ALLOWED = "allowed"
-SUMMARY_CHARS = 1000
 CUT_SHORT_SUMMARY = "Cut short: the turn was stopped while the call ran."
 
 
@@ -223,9 +223,9 @@ class GovernancePlugin(BasePlugin):
         for response in event.get_function_responses():
             result = turn.results.pop(response.id or "", None)
             received = dict(response.response or {})
-            if result is None or received == _as_received(result.raw):
+            if result is None or received == as_received(result.raw):
                 continue
-            await _record_received(
+            await record_received(
                 audited=turn.audited,
                 call_id=response.id,
                 started_at=result.started_at,
@@ -295,14 +295,14 @@ class GovernancePlugin(BasePlugin):
         session = context.session
         turn = self.turns.start(context.invocation_id)
         if turn.audited is None:
-            turn.audited = self._audited_run(session) or await _audited(session)
+            turn.audited = self._audited_run(session) or await audited_of(session)
         elapsed = timedelta(seconds=time.perf_counter() - call.started)
         summary = (
             HELD_SUMMARY
             if status == ToolCall.Status.AWAITING_APPROVAL
             else summarize(result)
         )
-        await _create_call(
+        await record_call(
             user_id=django_user_id(context.user_id),
             session_id=turn.audited.session_id,
             run_id=turn.audited.run_id,
@@ -504,117 +504,3 @@ def _is_error_result(result: Any) -> bool:
 
 
 # The audit record.
-
-
-def summarize(result: Any) -> str:
-    """The result as short JSON, for the audit: secret fields redacted at any
-    depth (in a JSON text too), and the running turn's secret values masked."""
-    redacted = redact_secrets(result)
-    if isinstance(redacted, str):
-        text = redacted
-    else:
-        text = json.dumps(redacted, default=str, ensure_ascii=False)
-    text = mask_turn_secrets(text)
-    if len(text) > SUMMARY_CHARS:
-        return text[: SUMMARY_CHARS - 1] + "…"
-    return text
-
-
-def _as_received(result: Any) -> Any:
-    # ADK hands the model a result that is not a dict as {"result": ...}.
-    return result if isinstance(result, dict) else {"result": result}
-
-
-@sync_to_async
-def _record_received(
-    *,
-    audited: Audited | None,
-    call_id: str | None,
-    started_at: datetime,
-    summary: str,
-    raw_summary: str,
-) -> None:
-    """Bring a call's row to what the model received, the tool's result beside."""
-    if audited is None or not call_id:
-        return
-    # An approved call's run shares its held row's call id: told apart by start.
-    ToolCall.objects.filter(
-        session_id=audited.session_id, call_id=call_id, started_at=started_at
-    ).update(result_summary=summary, raw_result_summary=raw_summary)
-
-
-@sync_to_async
-def _audited(session: AdkSession) -> Audited:
-    """The row of an ADK session (scoped by app and user, as ADK scopes its ids)
-    and its running Run, in one query; a session not stored keeps its ADK id."""
-    runs = Run.objects.filter(session=OuterRef("pk"), status=Run.Status.RUNNING)
-    running = Subquery(runs.order_by("-started_at").values("pk")[:1])
-    found = session_rows(session).annotate(run=running).values_list("pk", "run")
-    row = found.first()
-    if row is None:
-        return Audited(session_id=session.id, run_id=None)
-    return Audited(session_id=row[0], run_id=row[1])
-
-
-# The audit row's columns; its Tool is looked up by name within the INSERT itself.
-AUDIT_ROW = Insert(
-    ToolCall,
-    [
-        "user",
-        "session_id",
-        "run_id",
-        "invocation_id",
-        "agent",
-        "adk_agent",
-        "call_id",
-        "tool_name",
-        "tool_full_name",
-        "tool",
-        "args",
-        "asked_args",
-        "args_edited_by",
-        "result_summary",
-        "raw_result_summary",
-        "status",
-        "access_rule",
-        "started_at",
-        "finished_at",
-        "duration_ms",
-        "attempts",
-    ],
-    expressions={
-        "tool": f"(SELECT id FROM {Tool._meta.db_table} WHERE full_name = %s LIMIT 1)"
-    },
-)
-
-
-@sync_to_async
-def _create_call(*, tool_full_name: str, **fields: Any) -> None:
-    """Insert the audit row (project.rows: no model instance, no ORM compiler)
-    and count it in the Overview's totals, in one transaction; its Tool is the
-    catalog's tool of that full name, if there is one."""
-    # An unedited call (no approver changed its arguments) names neither field.
-    row = {
-        "asked_args": None,
-        "args_edited_by": None,
-        **fields,
-        "user": fields["user_id"],
-        "tool_full_name": tool_full_name,
-    }
-    row["tool"] = tool_full_name or None  # AUDIT_ROW's expression finds it by name
-    with transaction.atomic():
-        AUDIT_ROW.rows([AUDIT_ROW.values_of(row)])
-        count_call(
-            user_id=fields["user_id"],
-            agent=fields["agent"],
-            tool_full_name=tool_full_name,
-            tool_name=fields["tool_name"],
-            status=fields["status"],
-            started_at=fields["started_at"],
-            duration_ms=fields["duration_ms"],
-        )
-    metrics.observe_tool_call(
-        tool=tool_full_name or fields["tool_name"],
-        outcome=fields["status"],
-        seconds=fields["duration_ms"] / 1000,
-    )

@@ -23,8 +23,8 @@ from google.adk.tools import BaseTool, FunctionTool
 from agents.timeline import is_error_response
 from toolsets.catalog import declaration_of
 from toolsets.governance.execution import OUTCOME_KEY, refusal
-from toolsets.governance.turn import Answer, Call, Check, Turn
 from toolsets.models import ToolCall
+from toolsets.turn import Answer, Call, Check, Turn
 
 logger = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ prefixed with the import's name unless `prefix` says otherwise, so two servers'
 
 Modules: `registrations` (the models), `mcp`, `openapi`; this one holds what
 works for any import, and re-exports the API. Imports an administrator stores at
-run time (ToolImport rows, /api/imports/): `registry` registers, refreshes and
-deletes them, `stored` builds their toolsets in each process, `admin` is their
-admin.
+run time (ToolImport rows, /api/imports/): `stored` builds their toolsets in each
+process; toolsets.import_registry registers, refreshes and deletes them (it syncs
+the catalog, which sits above this package), toolsets.import_admin is their admin.
 """
 
 from typing import Any

@@ -1,7 +1,7 @@
 """OpenAPI specs, imported through ADK's OpenAPIToolset.
 
 Calls to the API go only to the spec's first server (the one ADK uses), through
-toolsets.builtin.net's guarded transport: pinned to checked addresses, size- and
+toolsets.net's guarded transport: pinned to checked addresses, size- and
 time-limited, and refused on a private network unless the registration says
 `allow_private_network`. A spec at a URL is fetched the same way, from that URL's
 host only (the admin named it).
@@ -23,15 +23,6 @@ from asgiref.sync import async_to_sync
 from django.conf import settings
 from google.adk.tools.openapi_tool import OpenAPIToolset, RestApiTool
 
-from toolsets.builtin.base import Refusal
-from toolsets.builtin.net import (
-    Allowlist,
-    Limits,
-    fetch,
-    guarded_client,
-    ip_or_none,
-    is_public,
-)
 from toolsets.imports.registrations import (
     ImportFailed,
     OpenApiSpec,
@@ -39,6 +30,15 @@ from toolsets.imports.registrations import (
     remember,
     validated,
 )
+from toolsets.net import (
+    Allowlist,
+    Limits,
+    fetch,
+    guarded_client,
+    ip_or_none,
+    is_public,
+)
+from toolsets.refusals import Refusal
 
 
 async def aimport_openapi_spec(

@@ -7,7 +7,7 @@ the spec's server. A refresh or any change to the row gives it a new version, an
 the next agent built gets a new toolset (agents.adk.builder puts the version in an
 agent's fingerprint).
 
-Services that change rows live in toolsets.imports.registry; this module only reads.
+Services that change rows live in toolsets.import_registry; this module only reads.
 
 Safe under a worker's threads: the process's toolsets are looked up, built, kept
 and evicted under one lock, so turns asking for an import at once share its one

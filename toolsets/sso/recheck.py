@@ -50,7 +50,7 @@ from agents.accounts import revoke_tokens
 from project import metrics
 from project.errors import SignInEnded
 from toolsets import groups
-from toolsets.gateway import tokens as gateway_tokens
+from toolsets import personal_tokens as gateway_tokens
 from toolsets.models import ProviderIdentity
 from toolsets.sso import accounts, discovery
 from toolsets.sso import tokens as provider_tokens

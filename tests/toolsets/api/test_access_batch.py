@@ -4,7 +4,7 @@ for a page of users at once, with the same answers as one user at a time."""
 import pytest
 
 from tests.toolsets.conftest import tool, toolset
-from toolsets import access
+from toolsets import grants
 from toolsets.grant_conditions import parse_condition
 
 pytestmark = pytest.mark.django_db
@@ -14,9 +14,9 @@ pytestmark = pytest.mark.django_db
 def granted(catalog, alice, bob, make_user, make_group):
     carol = make_user("carol")
     crew = make_group("crew", bob, carol)
-    access.grant_tool(target=tool("rockets.launch_rocket"), effect="deny", user=alice)
-    access.grant_tool(target=toolset("rockets"), effect="deny", group=crew)
-    access.grant_tool(
+    grants.grant_tool(target=tool("rockets.launch_rocket"), effect="deny", user=alice)
+    grants.grant_tool(target=toolset("rockets"), effect="deny", group=crew)
+    grants.grant_tool(
         target=tool("rockets.read_gauge"),
         effect="allow",
         user=carol,

@@ -9,7 +9,7 @@ import pytest
 
 from tests.agents.secret_agents import SECRETS
 from tests.toolsets.conftest import tool
-from toolsets import access
+from toolsets import grants
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -77,7 +77,7 @@ def test_the_response_event_shows_the_same_call(
 def test_a_denied_tool_is_not_offered_and_its_call_shows_the_rule(
     catalog, alice, api_for, start_session, say, events_of
 ):
-    access.grant_tool(target=tool("rocketeer.launch_rocket"), effect="deny", user=alice)
+    grants.grant_tool(target=tool("rocketeer.launch_rocket"), effect="deny", user=alice)
     session = start_session(alice, "rocketeer")
     say(alice, session, "go")
     call = frame_of(events_of(alice, session), "function_call")

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from tests.agents.secret_agents import SECRETS
 from tests.toolsets.conftest import tool, toolset
-from toolsets import access
+from toolsets import access, grants
 from toolsets.api import exports, views
 from toolsets.models import Grant, ToolCall
 
@@ -127,7 +127,7 @@ def test_toolsets_cannot_be_created_over_the_api(catalog, staff, api_for):
 
 def test_non_staff_cannot_read_or_change_grants(catalog, alice, api_for):
     client = api_for(alice)
-    grant, _ = access.grant_tool(target=toolset("rockets"), effect="deny", user=alice)
+    grant, _ = grants.grant_tool(target=toolset("rockets"), effect="deny", user=alice)
     body = {"user": "alice", "toolset": "rockets", "effect": "allow"}
 
     assert client.get("/api/grants/").status_code == 403
@@ -182,7 +182,7 @@ def test_granting_the_same_subject_and_target_again_replaces_it(
 
 
 def test_deleting_a_grant_revokes_it(catalog, staff, alice, api_for):
-    grant, _ = access.grant_tool(target=toolset("rockets"), effect="deny", user=alice)
+    grant, _ = grants.grant_tool(target=toolset("rockets"), effect="deny", user=alice)
     assert not access.is_allowed(user_id=alice.pk, tool="rockets.read_gauge")
 
     response = api_for(staff).delete(f"/api/grants/{grant.pk}/")
@@ -192,8 +192,8 @@ def test_deleting_a_grant_revokes_it(catalog, staff, alice, api_for):
 
 
 def test_grants_are_filtered(catalog, staff, alice, bob, api_for):
-    access.grant_tool(target=toolset("rockets"), effect="deny", user=alice)
-    access.grant_tool(target=tool("rockets.read_gauge"), effect="allow", user=bob)
+    grants.grant_tool(target=toolset("rockets"), effect="deny", user=alice)
+    grants.grant_tool(target=tool("rockets.read_gauge"), effect="allow", user=bob)
 
     rows = api_for(staff).get("/api/grants/?user=bob").json()
 
@@ -279,7 +279,7 @@ def test_a_grant_body_that_is_not_an_object_is_400(catalog, staff, api_for):
 
 
 def test_staff_read_anyones_access_matrix(catalog, staff, alice, api_for):
-    grant, _ = access.grant_tool(
+    grant, _ = grants.grant_tool(
         target=tool("rockets.launch_rocket"), effect="deny", user=alice
     )
 
@@ -324,7 +324,7 @@ def test_bad_access_user_is_400(catalog, staff, api_for, value):
 
 
 def test_agent_tools_lists_what_the_user_may_use_now(catalog, alice, bob, api_for):
-    access.grant_tool(
+    grants.grant_tool(
         target=tool("weather_sentiment.get_weather_report"), effect="deny", user=alice
     )
 

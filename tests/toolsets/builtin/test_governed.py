@@ -4,7 +4,7 @@ import pytest
 
 from agents.adk.builder import sync_code_agents
 from tests.toolsets.builtin.sandboxes import require_sandbox
-from toolsets import access
+from toolsets import grants
 from toolsets.catalog import sync_catalog
 from toolsets.models import ToolCall, Toolset
 
@@ -47,8 +47,8 @@ def test_an_enabled_and_granted_shell_runs_an_allowed_command(
 ):
     require_sandbox()
     shell = Toolset.objects.get(name="shell")
-    access.update_toolset(toolset=shell, enabled=True, default_policy="granted_only")
-    access.grant_tool(target=shell, effect="allow", user=alice)
+    grants.update_toolset(toolset=shell, enabled=True, default_policy="granted_only")
+    grants.grant_tool(target=shell, effect="allow", user=alice)
     session = start_session(alice, toolbox)
     say(alice, session, "go")
 

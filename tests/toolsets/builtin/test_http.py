@@ -5,8 +5,8 @@ import pytest
 from tests.toolsets.builtin import servers
 from tests.toolsets.builtin.adk import call_tool
 from tests.toolsets.builtin.servers import Reply, json_reply
-from toolsets.builtin.base import Refusal
 from toolsets.builtin.http import http_get, http_post, toolset
+from toolsets.refusals import Refusal
 
 pytestmark = pytest.mark.django_db  # tests/toolsets/conftest.py needs the db
 

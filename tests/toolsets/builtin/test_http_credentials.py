@@ -8,7 +8,7 @@ import pytest
 from agents.adk.builder import sync_code_agents
 from agents.models import Request
 from tests.toolsets.builtin.servers import json_reply
-from toolsets import access
+from toolsets import grants
 from toolsets.catalog import sync_catalog
 from toolsets.models import ToolCall, Toolset
 
@@ -28,7 +28,7 @@ def api_caller(settings, web, alice):
     web.routes["/v1/items"] = json_reply({"items": [1, 2]})
     sync_code_agents()
     sync_catalog()
-    access.grant_tool(
+    grants.grant_tool(
         target=Toolset.objects.get(name="http"), effect="allow", user=alice
     )
     return "api_caller"

@@ -3,8 +3,8 @@ import ipaddress
 import httpx
 import pytest
 
-from toolsets.builtin import net
-from toolsets.builtin.net import Allowlist, HostRefused, check_url
+from toolsets import net
+from toolsets.net import Allowlist, HostRefused, check_url
 
 pytestmark = pytest.mark.django_db  # tests/toolsets/conftest.py needs the db
 

@@ -4,7 +4,7 @@ import pytest
 
 from tests.toolsets.builtin.adk import call_tool
 from tests.toolsets.builtin.sandboxes import require_sandbox
-from toolsets.builtin import catalog_defaults
+from toolsets.bindings import catalog_defaults
 from toolsets.builtin.shell import (
     CommandRefused,
     checked_args,

@@ -6,8 +6,8 @@ import pytest
 from tests.integration import services
 from tests.toolsets.builtin.adk import call_tool
 from toolsets.builtin import sql, sql_worker
-from toolsets.builtin.base import Refusal
 from toolsets.builtin.sql import QueryRefused, read_only_statement, run_query, toolset
+from toolsets.refusals import Refusal
 
 pytestmark = pytest.mark.django_db  # tests/toolsets/conftest.py needs the db
 

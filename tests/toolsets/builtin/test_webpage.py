@@ -2,8 +2,8 @@ import pytest
 
 from tests.toolsets.builtin.adk import call_tool
 from tests.toolsets.builtin.servers import html_reply, json_reply
-from toolsets.builtin.base import Refusal
 from toolsets.builtin.webpage import fetch_webpage, readable, toolset
+from toolsets.refusals import Refusal
 
 pytestmark = pytest.mark.django_db  # tests/toolsets/conftest.py needs the db
 

@@ -10,8 +10,9 @@ import pytest
 from google.adk.tools import FunctionTool
 
 from tests.threads import at_once
+from toolsets import turn
 from toolsets.bindings import Binding, ToolsetInfo
-from toolsets.governance import execution, policies, turn
+from toolsets.governance import execution, policies
 from toolsets.policies import policy, settings_policy
 
 pytestmark = pytest.mark.django_db  # tests/toolsets/conftest.py needs the db

@@ -1,6 +1,6 @@
 """The admin of stored imports (imported by toolsets.admin): add, refresh, delete.
 
-Like the API, it goes through toolsets.imports.registry: a registration is read
+Like the API, it goes through toolsets.import_registry: a registration is read
 before it is stored, and its secrets are never shown again (the change page offers
 only the `enabled` switch, and a summary without env or header values).
 """
@@ -15,17 +15,17 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from toolsets.imports.registrations import (
-    ImportFailed,
-    McpServer,
-    OpenApiSpec,
-)
-from toolsets.imports.registry import (
+from toolsets.import_registry import (
     aread,
     check_name_free,
     delete_import,
     refresh_import,
     store_import,
+)
+from toolsets.imports.registrations import (
+    ImportFailed,
+    McpServer,
+    OpenApiSpec,
 )
 from toolsets.imports.stored import shown_of_row
 from toolsets.models import ToolImport

@@ -4,7 +4,7 @@ once), listed and revoked by their owner only, stored as digests."""
 import pytest
 from knox.crypto import hash_token
 
-from toolsets.gateway import tokens
+from toolsets import personal_tokens as tokens
 from toolsets.models import GatewayToken, Toolset
 
 pytestmark = pytest.mark.django_db

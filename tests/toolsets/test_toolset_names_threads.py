@@ -1,11 +1,11 @@
-"""toolsets.bindings under a worker's threads: the names it works out from settings
+"""toolsets.toolset_names under a worker's threads: the names it works out from settings
 once a process (registered toolsets, code agents' roots, toolset classes' names)
 are the same for every turn that asks first at once."""
 
 import pytest
 
 from tests.threads import at_once
-from toolsets import bindings
+from toolsets import toolset_names
 
 pytestmark = pytest.mark.django_db  # tests/toolsets/conftest.py needs the db
 
@@ -14,20 +14,20 @@ def test_turns_asking_first_at_once_get_the_names_worked_out_alone(
     monkeypatch, toolcrib_settings
 ):
     for name in ("_registered", "_code_roots", "_class_names"):
-        monkeypatch.setattr(bindings, name, None)
+        monkeypatch.setattr(toolset_names, name, None)
     alone = (
-        bindings.registered_names(),
-        bindings.code_root_names(),
-        bindings.class_toolset_names(),
+        toolset_names.registered_names(),
+        toolset_names.code_root_names(),
+        toolset_names.class_toolset_names(),
     )
     for name in ("_registered", "_code_roots", "_class_names"):
-        monkeypatch.setattr(bindings, name, None)
+        monkeypatch.setattr(toolset_names, name, None)
 
     found = at_once(
         lambda i: (
-            bindings.registered_names(),
-            bindings.code_root_names(),
-            bindings.class_toolset_names(),
+            toolset_names.registered_names(),
+            toolset_names.code_root_names(),
+            toolset_names.class_toolset_names(),
         )
     )
 

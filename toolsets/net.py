@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from toolsets.builtin.base import Refusal
+from toolsets.refusals import Refusal
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -356,7 +356,7 @@ async def fetch(
     fixed headers, a credential): like Authorization and Cookie, a redirect to
     another host drops them. `hop` gives the URL to request for each redirect's
     target, or raises to stop there (a grant's condition: the caller's
-    toolsets.governance.destinations).
+    toolsets.destinations).
     """
     start = _parsed(url)
     client = guarded_client(

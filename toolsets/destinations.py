@@ -19,10 +19,9 @@ the same, since she saw none of them.
 from dataclasses import dataclass, replace
 from typing import Any, Self
 
-from toolsets.governance.checks import condition_feedback
-from toolsets.governance.turn import Call, call_of
-from toolsets.grant_conditions import ArgumentCondition
+from toolsets.grant_conditions import ArgumentCondition, condition_feedback
 from toolsets.models import ToolCall
+from toolsets.turn import Call, call_of
 from toolsets.urls import normalize_url
 
 
