@@ -40,7 +40,7 @@ from google.adk.sessions import Session as AdkSession
 from google.adk.tools import BaseTool, FunctionTool
 
 from agents.adk.builder import agent_for
-from agents.adk.sessions import session_rows
+from agents.adk.session_rows import session_rows
 from agents.events.log import arecord_and_publish
 from agents.models import Session
 from toolsets.access import Snapshot

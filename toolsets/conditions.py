@@ -31,7 +31,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import ImproperlyConfigured
 
-from agents.adk.sessions import session_state
+from agents.adk.session_state import session_state
 from agents.models import Session
 
 

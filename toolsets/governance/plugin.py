@@ -72,7 +72,7 @@ from agents.adk.long_running import (
     ANSWER_EDITED_BY,
     ANSWER_RESPONSE,
 )
-from agents.adk.sessions import session_rows
+from agents.adk.session_rows import session_rows
 from agents.events.wire import is_error_response
 from agents.models import Run
 from agents.redaction import mask_turn_secrets, redact_secrets
