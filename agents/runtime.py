@@ -20,7 +20,8 @@ from agents.adk.builder import (
     sync_code_agents,
 )
 from agents.adk.credentials import DjangoCredentialService
-from agents.adk.sessions import session_rows, session_state
+from agents.adk.session_rows import session_rows
+from agents.adk.session_state import session_state
 from agents.redaction import mask_turn_secrets, redact_secrets
 from agents.retention.jobs import Batch, Count, Scope
 from agents.sessions import (

@@ -29,7 +29,7 @@ from google.adk.events import Event as AdkEvent
 from google.adk.sessions import Session as AdkSession
 from google.genai import types
 
-from agents.adk import event_rows, sessions
+from agents.adk import event_rows, event_writes, sessions
 from agents.models import Session
 
 APP = "bench_event_writes"
@@ -46,16 +46,16 @@ def one_event(number: int) -> AdkEvent:
 
 
 def in_one_statement(session: AdkSession, event: AdkEvent) -> tuple[int, int]:
-    written = sessions._write_event(session=session, event=event)
+    written = event_writes.write_event(session=session, event=event)
     assert written is not None
     return written
 
 
 def in_a_transaction(session: AdkSession, event: AdkEvent) -> tuple[int, int]:
     """event_rows.store()'s other way: the UPDATE and the INSERT in a transaction."""
-    row = sessions._event_row(event=event, sender_id=None)
+    row = event_writes._event_row(event=event, sender_id=None)
     with transaction.atomic():
-        taken = event_rows.advance(*sessions._advance_statement(session, event))
+        taken = event_rows.advance(*event_writes._advance_statement(session, event))
         assert taken is not None
         row.session_id, row.seq, revision = taken
         event_rows.insert(row)

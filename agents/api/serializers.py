@@ -20,7 +20,6 @@ from agents.adk.providers import model_info
 from agents.events.wire import run_stats
 from agents.inputs import (
     HISTORY_MAX,
-    RETENTION_MAX_DAYS,
     STARTER_MAX_CHARS,
     STARTERS_MAX,
     parse_history,
@@ -28,7 +27,14 @@ from agents.inputs import (
     parse_starters,
     parse_tool_choice,
 )
-from agents.models import AgentSpec, Artifact, Request, Run, Session
+from agents.models import (
+    RETENTION_MAX_DAYS,
+    AgentSpec,
+    Artifact,
+    Request,
+    Run,
+    Session,
+)
 from agents.requests.kinds import CALL, RequestKind
 from agents.session_list import Status, session_status
 

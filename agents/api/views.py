@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from agents import artifacts, memory, session_list
 from agents.adk.artifacts import USER_SCOPE
-from agents.adk.sessions import session_state
+from agents.adk.session_state import session_state
 from agents.answers.answer import answer_request
 from agents.api.inputs import FormParser, JSONParser, MultiPartParser, validated
 from agents.api.serializers import (

@@ -15,7 +15,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 
-from agents.adk.sessions import record_event, record_event_here
+from agents.adk.own_events import record_event, record_event_here
 from agents.doorbell.streams import apublish_frame
 from agents.events.wire import frame_from_row, frame_json
 from agents.models import Event, Session

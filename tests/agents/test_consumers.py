@@ -6,7 +6,7 @@ import time
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from agents.adk.sessions import record_event
+from agents.adk.own_events import record_event
 from agents.doorbell import streams
 from agents.events.wire import EventFrame
 from agents.realtime import consumers

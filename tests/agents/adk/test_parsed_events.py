@@ -8,7 +8,7 @@ import pytest
 from google.adk.events import Event as AdkEvent
 from google.genai import types
 
-from agents.adk import parsed_events, sessions
+from agents.adk import event_reads, event_writes, parsed_events
 from agents.adk.parsed_events import ParsedEvents
 from agents.adk.sessions import DjangoSessionService
 
@@ -35,7 +35,7 @@ def validations(monkeypatch) -> list[str]:
         seen.append(event.id)
         return event
 
-    monkeypatch.setattr(sessions.AdkEvent, "model_validate", counted)
+    monkeypatch.setattr(event_reads.AdkEvent, "model_validate", counted)
     return seen
 
 
@@ -82,7 +82,9 @@ async def test_what_is_kept_is_the_stored_event_not_the_turns_object():
 async def test_with_none_kept_every_read_parses_from_the_database(
     validations, monkeypatch
 ):
-    monkeypatch.setattr(sessions, "PARSED", ParsedEvents(0))
+    none_kept = ParsedEvents(0)
+    monkeypatch.setattr(event_reads, "PARSED", none_kept)
+    monkeypatch.setattr(event_writes, "PARSED", none_kept)
     service = DjangoSessionService()
     session = await service.create_session(app_name="app", user_id="u")
     await service.append_event(session, said("hello"))

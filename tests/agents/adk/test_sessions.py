@@ -27,7 +27,9 @@ from google.adk.sessions.base_session_service import GetSessionConfig
 from google.adk.tools import ToolContext
 from google.genai import types
 
-from agents.adk.sessions import DjangoSessionService, record_event, session_state
+from agents.adk.own_events import record_event
+from agents.adk.session_state import session_state
+from agents.adk.sessions import DjangoSessionService
 from agents.models import AppState, UserState
 from agents.models import Event as EventRow
 from agents.models import Session as SessionRow

@@ -1,0 +1,60 @@
+"""Agents, sessions, events, state and runs: what Toolcrib records about agents.
+
+One module per concept, each imported here, where Django finds its models (the
+app label stays `agents`) and every caller imports them (`from agents.models
+import Run`):
+
+- agent_specs.py: AgentSpec, the agents users can talk to;
+- sessions.py: Session, its Events, and state by scope (AppState, UserState);
+- runs.py: Run (one turn), its RunSpans, RunTotal (usage by the hour), Budget;
+- stores.py: what ADK's artifact and memory services keep (Artifact, MemoryEntry);
+- requests.py: Request (a pause for a person), RequestApproval, StandingApproval;
+- credentials.py: Credential, a user's sealed credential for one app;
+- notices.py: NoticePreference, WebhookDestination, Delivery, NoticeLink;
+- leases.py: Lease, a job one process at a time may run.
+
+The imports keep the order the models were always registered in (and Django
+lists them in).
+"""
+
+# isort: off
+from agents.models.agent_specs import HISTORY_DEFAULT, RETENTION_MAX_DAYS, AgentSpec
+from agents.models.sessions import AppState, Event, Session, UserState, new_session_id
+from agents.models.runs import Budget, Run, RunSpan, RunTotal
+from agents.models.stores import Artifact, MemoryEntry
+from agents.models.requests import Request, RequestApproval, StandingApproval
+from agents.models.credentials import Credential
+from agents.models.notices import (
+    Delivery,
+    NoticeLink,
+    NoticePreference,
+    WebhookDestination,
+)
+from agents.models.leases import Lease
+# isort: on
+
+__all__ = [
+    "HISTORY_DEFAULT",
+    "RETENTION_MAX_DAYS",
+    "AgentSpec",
+    "AppState",
+    "Artifact",
+    "Budget",
+    "Credential",
+    "Delivery",
+    "Event",
+    "Lease",
+    "MemoryEntry",
+    "NoticeLink",
+    "NoticePreference",
+    "Request",
+    "RequestApproval",
+    "Run",
+    "RunSpan",
+    "RunTotal",
+    "Session",
+    "StandingApproval",
+    "UserState",
+    "WebhookDestination",
+    "new_session_id",
+]

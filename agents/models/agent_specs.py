@@ -1,0 +1,80 @@
+"""The agents users can talk to: AgentSpec, defined in code or as a row."""
+
+from django.core.validators import MaxValueValidator
+from django.db import models
+
+# An agent's retention_days, at most: a hundred years, past which dates overflow
+# (project/settings.py bounds TOOLCRIB_RETENTION_DAYS alike).
+RETENTION_MAX_DAYS = 36_500
+# A turn's history, in events, unless its agent says otherwise (agents.adk.history).
+HISTORY_DEFAULT = 50
+
+
+class AgentSpec(models.Model):
+    """An agent users can talk to: defined in code (dotted path) or as a row."""
+
+    class Kind(models.TextChoices):
+        LLM = "llm", "LLM agent"
+        SEQUENTIAL = "sequential", "Sequential"
+        LOOP = "loop", "Loop"
+
+    class Source(models.TextChoices):
+        CODE = "code", "Code"
+        DATABASE = "db", "Database"
+
+    name = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    source = models.CharField(max_length=8, choices=Source, default=Source.DATABASE)
+    dotted_path = models.CharField(max_length=255, blank=True)
+    kind = models.CharField(max_length=16, choices=Kind, default=Kind.LLM)
+    instruction = models.TextField(blank=True)
+    model = models.CharField(
+        max_length=200, blank=True, help_text="Blank: TOOLCRIB_DEFAULT_MODEL."
+    )
+    toolsets = models.JSONField(
+        default=list, blank=True, help_text="Names of code toolsets this agent uses."
+    )
+    sub_agents = models.ManyToManyField(
+        "self", symmetrical=False, blank=True, related_name="parents"
+    )
+    max_iterations = models.PositiveIntegerField(null=True, blank=True)
+    tool_choice = models.JSONField(
+        null=True,
+        blank=True,
+        help_text='The first model call of each turn: "auto", "none", "required" or '
+        '{"mode": "required", "required_function_name": ...}; blank: '
+        "TOOLCRIB_FORCED_FIRST_TOOL. A message may choose otherwise.",
+    )
+    starters = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Conversation starters: a few example prompts an empty session "
+        "offers as buttons.",
+    )
+    history = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        default=HISTORY_DEFAULT,
+        help_text="How many of a session's latest events a turn reads and the model "
+        "is sent, in whole turns (at least the last turn); blank: every event.",
+    )
+    retention_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MaxValueValidator(RETENTION_MAX_DAYS)],
+        help_text="Days a session of this agent is kept after its last activity, "
+        "then removed with everything in it (agents.retention); 0: kept forever; "
+        "blank: TOOLCRIB_RETENTION_DAYS.",
+    )
+    is_active = models.BooleanField(default=True)
+    missing = models.BooleanField(
+        default=False, help_text="A code agent whose dotted path no longer loads."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
