@@ -223,7 +223,7 @@ class RequestApproval(models.Model):
 
 class StandingApproval(models.Model):
     """A requester's "always allow for me": every later call of one tool in one
-    session is approved at once (agents.requests.standing), where the catalog
+    session is approved at once (agents.answers.standing), where the catalog
     lets her decide its calls herself."""
 
     session = models.ForeignKey(

@@ -6,7 +6,7 @@ Request with no session (agents.requests.record.arecord_gateway_approval): its
 caller asked it through the client; who may decide it is the one rule
 (agents.requests.rules), by the catalog's approver group; it expires by the
 catalog's timeout; it is in the approvers' inbox, and answered on the one answer
-path (agents.requests.answer), which starts no Run for it.
+path (agents.answers.answer), which starts no Run for it.
 
 The call's handler waits for the decision, at most TOOLCRIB_GATEWAY_APPROVAL_WAIT
 seconds and never past the request's expiry, without polling: it listens on its
