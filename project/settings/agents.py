@@ -143,7 +143,7 @@ TOOLCRIB_PARSED_EVENTS = int(env("TOOLCRIB_PARSED_EVENTS", "2000"))
 
 TOOLCRIB_MAX_MESSAGE_CHARS = int(env("TOOLCRIB_MAX_MESSAGE_CHARS", "20000"))
 
-# Arrays and objects nested in a request body or a frame (agents/inputs.py); deeper
+# Arrays and objects nested in a request body or a frame (agents/inputs/rule.py); deeper
 # is refused, as Python's JSON parser and every serializer after it recurse.
 TOOLCRIB_MAX_JSON_DEPTH = int(env("TOOLCRIB_MAX_JSON_DEPTH", "64"))
 if not 1 <= TOOLCRIB_MAX_JSON_DEPTH <= 200:

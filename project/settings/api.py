@@ -10,7 +10,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "agents.api.schema.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": None,
     "EXCEPTION_HANDLER": "agents.api.errors.exception_handler",
-    # The one input rule and depth bound of agents/inputs.py, on every body.
+    # The one input rule and depth bound of agents/inputs/rule.py, on every body.
     "DEFAULT_PARSER_CLASSES": [
         "agents.api.inputs.JSONParser",
         "agents.api.inputs.FormParser",

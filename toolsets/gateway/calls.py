@@ -6,7 +6,7 @@ plugins): grants and their conditions, the catalog's approval gate, the policy
 credentials, one ToolCall row whose agent is the client's name (MCP's
 `clientInfo.name`). The gateway refuses on its own, with an audit row too, only
 what never reaches governance: a name the caller's tool list does not have, and
-arguments that break the input rule of every client message (agents/inputs.py).
+arguments that break the input rule of every client message (agents/inputs/rule.py).
 
 A call held for a person's approval waits in the approver's inbox while the
 client waits (approvals.py): approved, it runs again through every check, and
