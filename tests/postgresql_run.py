@@ -37,6 +37,10 @@ def pytest_on_postgresql(tmp_path: Path, *args: str, timeout: int = 900) -> str:
     """Run `pytest -q <args>` on PostgreSQL; assert it passed; its summary line."""
     if connection.vendor == "postgresql":
         pytest.skip("this run is on PostgreSQL already: the files ran on it")
+    # A test file moved and its old path left here would run nothing, and say
+    # only "no tests ran": name it.
+    missing = [arg for arg in args if arg.endswith(".py") and not Path(arg).exists()]
+    assert missing == [], f"no such test file: {missing}"
     try:
         psycopg.connect(
             services.POSTGRES_URL, connect_timeout=services.CONNECT_TIMEOUT

@@ -18,7 +18,7 @@ FILES = [
     HERE / "adk" / "test_sessions.py",
     HERE / "test_turn_queries.py",
     HERE / "test_turn_locks.py",
-    HERE.parent / "project" / "test_rows.py",
+    HERE.parent / "project" / "patches" / "test_rows.py",
 ]
 
 
