@@ -8,10 +8,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-MAP = [ROOT / "docs" / "architecture.md", *sorted((ROOT / "docs" / "architecture").glob("*.md"))]
+MAP = [
+    ROOT / "docs" / "architecture.md",
+    *sorted((ROOT / "docs" / "architecture").glob("*.md")),
+]
 APPS = ("project", "agents", "toolsets", "demo", "frontend")
 # `agents/adk/sessions.py`, `toolsets/builtin/`, `frontend/static/frontend/dom.js`
-NAMED_PATH = re.compile(r"`((?:%s)/[\w./-]*)`" % "|".join(APPS))
+NAMED_PATH = re.compile(r"`((?:" + "|".join(APPS) + r")/[\w./-]*)`")
 MAX_LINE = 120
 
 
