@@ -39,7 +39,8 @@ def pytest_on_postgresql(tmp_path: Path, *args: str, timeout: int = 900) -> str:
         pytest.skip("this run is on PostgreSQL already: the files ran on it")
     # A test file moved and its old path left here would run nothing, and say
     # only "no tests ran": name it.
-    missing = [arg for arg in args if arg.endswith(".py") and not Path(arg).exists()]
+    files = [arg for arg in args if arg.endswith(".py") and not arg.startswith("-")]
+    missing = [path for path in files if not Path(path).exists()]
     assert missing == [], f"no such test file: {missing}"
     try:
         psycopg.connect(
