@@ -230,7 +230,7 @@ def _sqlite_snippets(
     with connection.cursor() as cursor:
         cursor.execute(sql, list(rowids))
         found = {
-            pk: snippet_of(bytes(body or b"").decode(errors="replace"), terms)
+            pk: snippet_of((body or b"").decode(errors="replace"), terms)
             for pk, body in cursor.fetchall()
         }
     return {pk: parts for pk, parts in found.items() if parts}
