@@ -11,10 +11,12 @@ rest of the team uses every day costs it nothing.
   one user's rows are one rowid range, which FTS5 reads alone; within it a word's
   newest MAX_HITS rows are ranked (a word in more of a user's messages than that
   ranks among its newest).
-- PostgreSQL: `agents_search_doc` (migration 0032), one narrow row per stored
-  message and per titled session: the session's owner and the text's `tsvector`,
-  kept by triggers on `agents_event` and `agents_session`, and a GIN index on
-  (owner, vector) (`btree_gin`), so a search reads one user's rows holding a word
+- PostgreSQL: `agents_search_doc` and `agents_search_title_doc` (migration 0032),
+  one narrow row per stored message and per titled session: the session's owner
+  and the text's `tsvector`,
+  kept by triggers on `agents_event` and `agents_session`, and GIN indexes on
+  (owner, vector) (`btree_gin`), so a search reads
+  one user's rows holding a word
   and ranks by the stored vector; within them, as on SQLite, a word's newest
   MAX_HITS messages (and MAX_HITS of the owner's titles) are ranked.
 
@@ -57,7 +59,8 @@ _WORD = re.compile(r"[^\W_]+")
 
 SQLITE_TEXT = "agents_search_text"
 SQLITE_TITLE = "agents_search_title"
-PG_DOCS = "agents_search_doc"  # migration 0032
+PG_DOCS = "agents_search_doc"  # migration 0032: messages
+PG_TITLES = "agents_search_title_doc"  # and titles
 
 
 def search_terms(text: str) -> list[str]:
@@ -192,7 +195,10 @@ def _postgresql(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
     # ts_rank() is higher for a better match; a stop word makes no query and no term.
     # Per term, the owner's newest MAX_HITS messages holding it (the GIN index on
     # (owner, vector) finds them) and MAX_HITS of her titles, ranked by the stored
-    # vectors after the cut.
+    # vectors after the cut. The owner is cast to the column's type: compared as
+    # another integer type, it is no key of the GIN index. `event_id + 0`: never
+    # read down the event index, newest first, for the owner's rows holding a word
+    # (a rare word would read the whole table); always the GIN index's, then sorted.
     owner = owner_id or 0
     sql = (
         "terms AS (SELECT n, q FROM (SELECT n, to_tsquery('english', w || ':*') AS q"
@@ -201,13 +207,13 @@ def _postgresql(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
         "hits AS ("
         "SELECT d.session_id, t.n, d.event_id, ts_rank(d.vector, t.q) AS score"
         " FROM terms t CROSS JOIN LATERAL (SELECT session_id, event_id, vector"
-        f" FROM {PG_DOCS} WHERE owner_id = %s AND event_id IS NOT NULL"
-        " AND vector @@ t.q ORDER BY event_id DESC LIMIT %s) d"
+        f" FROM {PG_DOCS} WHERE owner_id = %s::integer AND vector @@ t.q"
+        " ORDER BY event_id + 0 DESC LIMIT %s) d"
         " UNION ALL "
         f"SELECT d.session_id, t.n, NULL, {TITLE_WEIGHT} * ts_rank(d.vector, t.q)"
         " FROM terms t CROSS JOIN LATERAL (SELECT session_id, vector"
-        f" FROM {PG_DOCS} WHERE owner_id = %s AND event_id IS NULL"
-        " AND vector @@ t.q LIMIT %s) d) "
+        f" FROM {PG_TITLES} WHERE owner_id = %s::integer AND vector @@ t.q"
+        " LIMIT %s) d) "
         "SELECT h.session_id, max(h.event_id) FROM hits h"
         " JOIN mine m ON m.id = h.session_id "
         "GROUP BY h.session_id, m.updated_at "

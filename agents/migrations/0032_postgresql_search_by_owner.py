@@ -2,10 +2,10 @@
 
 0013's GIN indexes covered every user's messages: a word the team uses daily found
 all of them, then the user's were kept, and ranking computed each one's vector
-again. Now `agents_search_doc` holds one narrow row per message (its event) and per
-titled session: the session's owner, and the text's `tsvector`, stored. A GIN index
-on (owner, vector) — `btree_gin` lets the owner's number be a GIN key — finds one
-user's rows holding a word, and ranking reads the stored vector. Triggers keep it,
+again. Now `agents_search_doc` holds one narrow row per message (its event), and
+`agents_search_title_doc` one per titled session: the session's owner, and the
+text's `tsvector`, stored. A GIN index on (owner, vector) of each — `btree_gin` lets
+the owner's number be a GIN key — finds one user's rows holding a word, and ranking reads the stored vector. Triggers keep it,
 as SQLite's FTS5 rows are kept: an event stored, changed or deleted; a session
 titled, retitled, given to another owner or deleted; a TRUNCATE (a test's flush).
 The old expression indexes go: a message's vector is computed once, into the row.
@@ -37,32 +37,46 @@ def title_vector(row: str) -> str:
 
 TABLE = [
     "CREATE EXTENSION IF NOT EXISTS btree_gin",
+    # One row per message: nothing but the owner and the vector is a key a search
+    # can read, so its plan is the GIN index's whatever the statistics say.
     """CREATE TABLE agents_search_doc (
+        event_id bigint NOT NULL,
         session_id varchar(128) NOT NULL,
-        event_id bigint NULL,
         owner_id integer NOT NULL,
         vector tsvector NOT NULL
     )""",
-    """CREATE UNIQUE INDEX agents_search_doc_event ON agents_search_doc (event_id)
-    WHERE event_id IS NOT NULL""",
+    "CREATE UNIQUE INDEX agents_search_doc_event ON agents_search_doc (event_id)",
     "CREATE INDEX agents_search_doc_session ON agents_search_doc (session_id)",
-    """CREATE INDEX agents_search_doc_owner_vector ON agents_search_doc
+    """CREATE INDEX agents_search_doc_words ON agents_search_doc
+    USING gin (owner_id, vector)""",
+    # One row per titled session, apart: a search of titles never reads the
+    # owner's messages.
+    """CREATE TABLE agents_search_title_doc (
+        session_id varchar(128) NOT NULL,
+        owner_id integer NOT NULL,
+        vector tsvector NOT NULL
+    )""",
+    """CREATE UNIQUE INDEX agents_search_title_doc_session
+    ON agents_search_title_doc (session_id)""",
+    """CREATE INDEX agents_search_title_doc_words ON agents_search_title_doc
     USING gin (owner_id, vector)""",
 ]
 
 INSERT_EVENTS = f"""
-    INSERT INTO agents_search_doc (session_id, event_id, owner_id, vector)
-    SELECT e.session_id, e.id, coalesce(s.owner_id, 0), {message_vector("e")}
+    INSERT INTO agents_search_doc (event_id, session_id, owner_id, vector)
+    SELECT e.id, e.session_id, coalesce(s.owner_id, 0), {message_vector("e")}
     FROM {{rows}} AS e JOIN agents_session AS s ON s.id = e.session_id
     WHERE e.kind IN {KINDS}
-    ON CONFLICT (event_id) WHERE event_id IS NOT NULL DO UPDATE
+    ON CONFLICT (event_id) DO UPDATE
     SET session_id = excluded.session_id, owner_id = excluded.owner_id,
         vector = excluded.vector;
 """
 INSERT_TITLES = f"""
-    INSERT INTO agents_search_doc (session_id, event_id, owner_id, vector)
-    SELECT s.id, NULL, coalesce(s.owner_id, 0), {title_vector("s")}
-    FROM {{rows}} AS s WHERE s.title != '';
+    INSERT INTO agents_search_title_doc (session_id, owner_id, vector)
+    SELECT s.id, coalesce(s.owner_id, 0), {title_vector("s")}
+    FROM {{rows}} AS s WHERE s.title != ''
+    ON CONFLICT (session_id) DO UPDATE
+    SET owner_id = excluded.owner_id, vector = excluded.vector;
 """
 
 
@@ -78,25 +92,29 @@ FUNCTIONS = {
     """,
     "agents_search_doc_event_changed": f"""
         DELETE FROM agents_search_doc WHERE event_id = old.id;
-        INSERT INTO agents_search_doc (session_id, event_id, owner_id, vector)
-        SELECT new.session_id, new.id, coalesce(s.owner_id, 0), {message_vector("new")}
+        INSERT INTO agents_search_doc (event_id, session_id, owner_id, vector)
+        SELECT new.id, new.session_id, coalesce(s.owner_id, 0), {message_vector("new")}
         FROM agents_session AS s WHERE s.id = new.session_id AND new.kind IN {KINDS};
     """,
     "agents_search_doc_sessions_added": INSERT_TITLES.format(rows="new_rows"),
     "agents_search_doc_title_changed": f"""
-        DELETE FROM agents_search_doc WHERE session_id = old.id AND event_id IS NULL;
-        INSERT INTO agents_search_doc (session_id, event_id, owner_id, vector)
-        SELECT new.id, NULL, coalesce(new.owner_id, 0), {title_vector("new")}
+        DELETE FROM agents_search_title_doc WHERE session_id = old.id;
+        INSERT INTO agents_search_title_doc (session_id, owner_id, vector)
+        SELECT new.id, coalesce(new.owner_id, 0), {title_vector("new")}
         WHERE new.title != '';
     """,
     "agents_search_doc_owner_changed": """
         UPDATE agents_search_doc SET owner_id = coalesce(new.owner_id, 0)
         WHERE session_id = new.id;
+        UPDATE agents_search_title_doc SET owner_id = coalesce(new.owner_id, 0)
+        WHERE session_id = new.id;
     """,
     "agents_search_doc_sessions_gone": """
         DELETE FROM agents_search_doc AS d USING old_rows AS o WHERE d.session_id = o.id;
+        DELETE FROM agents_search_title_doc AS d USING old_rows AS o
+        WHERE d.session_id = o.id;
     """,
-    "agents_search_doc_truncated": "TRUNCATE agents_search_doc;",
+    "agents_search_doc_truncated": "TRUNCATE agents_search_doc, agents_search_title_doc;",
 }
 
 TRIGGERS = [
@@ -149,6 +167,7 @@ DROP = [
     ),
     *(f"DROP FUNCTION IF EXISTS {name}()" for name in FUNCTIONS),
     "DROP TABLE IF EXISTS agents_search_doc",
+    "DROP TABLE IF EXISTS agents_search_title_doc",
 ]
 
 
@@ -162,6 +181,7 @@ def make(apps, schema_editor):
         *FILL,
         *BEFORE.POSTGRESQL_DROP,
         "ANALYZE agents_search_doc",
+        "ANALYZE agents_search_title_doc",
     ]
     for statement in statements:
         schema_editor.execute(statement, params=None)

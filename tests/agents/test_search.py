@@ -5,8 +5,6 @@ import pytest
 from django.db import connection
 
 from agents.models import AgentSpec, Event, Session
-from agents.session_list import list_sessions
-from agents.sessions import create_session
 from agents.search import (
     MAX_TERM_CHARS,
     MAX_TERMS,
@@ -14,6 +12,8 @@ from agents.search import (
     search_terms,
     snippet_of,
 )
+from agents.session_list import list_sessions
+from agents.sessions import create_session
 
 
 @pytest.mark.parametrize(
@@ -66,18 +66,44 @@ def test_a_search_keeps_its_first_words_each_of_a_bounded_length():
     connection.vendor != "postgresql",
     reason="PostgreSQL's plan: tests/agents/test_session_search_postgresql.py",
 )
-def test_the_search_reads_its_owners_rows_by_the_gin_index_on_postgresql():
+def test_the_search_reads_its_owners_rows_by_the_gin_index_on_postgresql(alice, bob):
+    def words(seq: int) -> str:  # a word in one message of ten
+        return f"london weather {seq}" if seq % 10 == 0 else f"paris rain {seq}"
+
+    agent = AgentSpec.objects.create(name="helper", instruction="Help.")
+    for user in (alice, bob):
+        for n in range(20):
+            session = create_session(user=user, agent=agent)
+            Session.objects.filter(pk=session.pk).update(title=f"plans {n}")
+            Event.objects.bulk_create(
+                Event(
+                    session=session,
+                    seq=seq,
+                    event_id=f"e{seq}",
+                    author="user",
+                    kind="user_message",
+                    timestamp=float(seq),
+                    data={"content": {"parts": [{"text": words(seq)}]}},
+                )
+                for seq in range(1, 30)
+            )
     sql, params = search_sql(
-        sessions=Session.objects.all(), owner_id=7, terms=["london"], limit=5
+        sessions=Session.objects.filter(owner=alice),
+        owner_id=alice.pk,
+        terms=["london"],
+        limit=5,
     )
 
     with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
         cursor.execute("SET enable_seqscan = off")
         cursor.execute(f"EXPLAIN {sql}", params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
         cursor.execute("RESET enable_seqscan")
 
-    assert "agents_search_doc_owner_vector" in plan, plan
+    assert "agents_search_doc_words" in plan, plan
+    assert "agents_search_title_doc_words" in plan, plan
+    assert f"Index Cond: ((owner_id = {alice.pk}) AND" in plan, plan  # a key
     assert "agents_event" not in plan, plan  # ranked by the stored vectors
 
 
