@@ -141,7 +141,9 @@ def test_a_single_sign_on_user_shows_her_source_and_keeps_provider_fields(
     ProviderIdentity.objects.create(user=alice, issuer="https://idp", subject="a1")
 
     shown = client.get("/api/users/alice/").json()
-    renamed = client.patch("/api/users/alice/", {"email": "x@example.com"}, format="json")
+    renamed = client.patch(
+        "/api/users/alice/", {"email": "x@example.com"}, format="json"
+    )
     switched_off = client.patch(
         "/api/users/alice/", {"is_active": False}, format="json"
     )
