@@ -16,6 +16,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from agents.changes import ActorFromRequest
 from agents.client_input import (
     ID_CONVERTER,
     NAME_CONVERTER,
@@ -102,7 +103,7 @@ def _detail(group: Group) -> dict:
     return GroupDetailSerializer(group).data
 
 
-class GroupViewSet(viewsets.GenericViewSet):
+class GroupViewSet(ActorFromRequest, viewsets.GenericViewSet):
     """Groups (staff only): list, create, rename, delete; members by username."""
 
     permission_classes = [permissions.IsAdminUser]

@@ -23,6 +23,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from agents.changes import ActorFromRequest
 from agents.client_input import (
     ID_CONVERTER,
     NAME_CONVERTER,
@@ -158,7 +159,10 @@ class UserChangeSerializer(serializers.Serializer):
     ]
 )
 class UserViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+    ActorFromRequest,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
 ):
     """Users (staff only), by username: list, create, change; her groups and her
     link to the sign-in provider."""
@@ -297,7 +301,7 @@ class NewInviteSerializer(serializers.Serializer):
         return _group_names(names)
 
 
-class InviteViewSet(viewsets.GenericViewSet):
+class InviteViewSet(ActorFromRequest, viewsets.GenericViewSet):
     """Invitations (staff only): the unused ones listed, made, withdrawn."""
 
     permission_classes = [permissions.IsAdminUser]

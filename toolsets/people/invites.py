@@ -20,6 +20,7 @@ from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone
 
+from agents import changes
 from project.errors import DomainError, NotFoundError
 from toolsets.models import Invite
 from toolsets.people import users
@@ -74,7 +75,11 @@ def create_invite(
             created_by=by,
             expires_at=timezone.now() + timedelta(days=days),
         )
-        invite.groups.set(list(groups))
+        groups = list(groups)
+        invite.groups.set(groups)
+        if groups:  # many-to-many: no save the audit sees
+            names = sorted(group.name for group in groups)
+            changes.record(by, invite, "groups", {"groups": [None, names]})
     return Issued(invite=invite, token=token)
 
 
@@ -104,16 +109,27 @@ def accept(*, token: str, username: str, password: str) -> AbstractBaseUser:
     with transaction.atomic():
         invite = _find(token, lock=True)
         _refuse_spent(invite)
+        groups = list(invite.groups.all())
         user = users.create_user(
             username=username,
             password=password,
             email=invite.email,
             is_staff=invite.is_staff,
-            groups=list(invite.groups.all()),
+            groups=groups,
         )
-        invite.used_at = timezone.now()
-        invite.used_by = user
-        invite.save(update_fields=["used_at", "used_by"])
+        # Nobody was signed in: the audit names her, made by the invitation.
+        joined = {
+            "username": [None, user.username],
+            "email": [None, user.email],
+            "is_staff": [None, user.is_staff],
+            "groups": [None, sorted(group.name for group in groups)],
+            "invite": [None, invite.pk],
+        }
+        changes.record(user, user, "create", joined)
+        with changes.acting_as(user):
+            invite.used_at = timezone.now()
+            invite.used_by = user
+            invite.save(update_fields=["used_at", "used_by"])
     return user
 
 

@@ -5,6 +5,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core import mail
+from django.test import Client
 
 from toolsets.models import Invite, ProviderIdentity
 
@@ -219,3 +220,48 @@ def test_with_passwords_off_nobody_is_created_or_invited(client, settings):
     invited = client.post("/api/invites/", {}, format="json")
 
     assert created.status_code == 403 and invited.status_code == 403
+
+
+def changes_of(client, **query) -> list[dict]:
+    return client.get("/api/changes/", query).json()["results"]
+
+
+def test_every_change_to_a_user_is_audited_without_her_password(client, alice):
+    Group.objects.create(name="support")
+    client.post(
+        "/api/users/",
+        {"username": "newbie", "password": STRONG, "groups": ["support"]},
+        format="json",
+    )
+    client.patch("/api/users/alice/", {"is_active": False}, format="json")
+
+    audit = changes_of(client, kind="auth.user")
+
+    switched_off, group, created = audit[:3]
+    assert switched_off["actor"] == "sam" and switched_off["object_repr"] == "alice"
+    assert switched_off["changes"] == {"is_active": [True, False]}
+    assert group["action"] == "group added"
+    assert group["changes"] == {"groups": [None, "support"]}
+    assert created["action"] == "create" and created["object_repr"] == "newbie"
+    hashed = get_user_model().objects.get(username="newbie").password
+    text = str(audit)
+    assert STRONG not in text and hashed not in text
+
+
+def test_an_invite_and_its_use_are_audited_without_its_token(client):
+    made = client.post("/api/invites/", {"is_staff": True}, format="json").json()
+    token = made["link"].rstrip("/").rsplit("/", 1)[1]
+    joined = Client().post(
+        made["link"], {"username": "newbie", "password1": STRONG, "password2": STRONG}
+    )
+    assert joined.status_code == 302
+
+    invited = changes_of(client, kind="toolsets.invite")
+    created = changes_of(client, kind="auth.user", actor="newbie")
+
+    assert [c["action"] for c in invited] == ["update", "create"]
+    assert invited[1]["actor"] == "sam"
+    assert created[0]["changes"]["is_staff"] == [None, True]
+    everything = str(changes_of(client))
+    assert token not in everything
+    assert Invite.objects.get().digest not in everything
