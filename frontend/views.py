@@ -51,7 +51,7 @@ agents = staff_required(_page("frontend/agents.html", "agents"))
 groups = staff_required(_page("frontend/groups.html", "groups"))
 notices = staff_required(_page("frontend/notices.html", "notices"))
 people = staff_required(_page("frontend/people.html", "people"))
-changes = staff_required(_page("frontend/changes.html", "changes"))
+changes = staff_required(_page("frontend/changes.html", "audit"))
 
 
 @login_required
