@@ -120,7 +120,7 @@ def accept(*, token: str, username: str, password: str) -> AbstractBaseUser:
         # Nobody was signed in: the audit names her, made by the invitation.
         joined = {
             "username": [None, user.username],
-            "email": [None, user.email],
+            "email": [None, user.email or None],
             "is_staff": [None, user.is_staff],
             "groups": [None, sorted(group.name for group in groups)],
             "invite": [None, invite.pk],
