@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("auth", "0012_alter_user_first_name_max_length"),
-        ("toolsets", "0024_approvals_edit_quorum"),
+        ("toolsets", "0025_tool_call_totals_everyone_by_hour"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
