@@ -34,4 +34,6 @@ def _patterns(session: views.View) -> list:
         path("staff/agents/", views.agents, name="agents"),
         path("staff/groups/", views.groups, name="groups"),
         path("staff/notices/", views.notices, name="notices"),
+        path("staff/people/", views.people, name="people"),
+        path("staff/changes/", views.changes, name="changes"),
     ]

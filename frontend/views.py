@@ -50,6 +50,8 @@ firehose = staff_required(_page("frontend/firehose.html", "firehose"))
 agents = staff_required(_page("frontend/agents.html", "agents"))
 groups = staff_required(_page("frontend/groups.html", "groups"))
 notices = staff_required(_page("frontend/notices.html", "notices"))
+people = staff_required(_page("frontend/people.html", "people"))
+changes = staff_required(_page("frontend/changes.html", "audit"))
 
 
 @login_required

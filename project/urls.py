@@ -21,6 +21,8 @@ urlpatterns = [
     path("api/", include("agents.api.urls")),
     # Single sign-on (toolsets/sso/): /oidc/authenticate/, /oidc/callback/, /oidc/link/.
     path("oidc/", include("toolsets.sso.urls")),
+    # An invitation's link (toolsets/people/): the invitee makes her account.
+    path("invite/", include("toolsets.people.urls")),
     # A notice's approve / reject links (agents/notices/, docs/notices.md).
     path("notices/", include("agents.notices.urls")),
     # The composition root: the pages get the runtime's session access check.

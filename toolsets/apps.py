@@ -14,11 +14,18 @@ class ToolsetsConfig(AppConfig):
 
         signals.connect()
         # Who changed a toolset's or a tool's policy, or a grant, and when.
+        from django.contrib.auth import get_user_model
+        from django.contrib.auth.models import Group
+
         from agents import changes
-        from toolsets.models import Grant, Tool, Toolset
+        from toolsets.models import Grant, Invite, Tool, Toolset
 
         for model in (Toolset, Tool, Grant):
             changes.track(model)
+        # ... and a user (toolsets/people/): never her password, never a link's token.
+        changes.track(get_user_model(), exclude_fields=("password",))
+        changes.track(Group)
+        changes.track(Invite, exclude_fields=("digest",))
         # A held call's audit row reads its decision (agents' request_decided).
         decisions.connect()
         # Warns when the shell toolset has no sandbox and will refuse every command.

@@ -23,6 +23,7 @@ from django.contrib.auth.models import AbstractBaseUser, Group
 from django.db import IntegrityError, transaction
 from django.db.models import Count, QuerySet
 
+from agents import changes
 from agents.models import Request
 from project.errors import DomainError, NotFoundError
 from toolsets import access, grants
@@ -165,6 +166,7 @@ def add_member(*, group: Group, user: AbstractBaseUser) -> bool:
         if group.user_set.filter(pk=user.pk).exists():
             return False
         group.user_set.add(user)  # toolsets.signals rings her sockets
+        _audit_membership(user, "group added", {"groups": [None, group.name]})
     return True
 
 
@@ -174,6 +176,15 @@ def remove_member(*, group: Group, user: AbstractBaseUser) -> None:
         if not group.user_set.filter(pk=user.pk).exists():
             raise NotAMember(username=user.get_username(), group=group.name)
         group.user_set.remove(user)  # toolsets.signals rings her sockets
+        _audit_membership(user, "group removed", {"groups": [group.name, None]})
+
+
+def _audit_membership(user: AbstractBaseUser, action: str, change: dict) -> None:
+    # A membership is no save of the user: the change audit records it by hand,
+    # when a person made it (not a provider's sign-in).
+    actor = changes.current_actor()
+    if actor is not None:
+        changes.record(actor, user, action, change)
 
 
 def sync_provider_groups(*, user: AbstractBaseUser, names: Iterable[str]) -> None:

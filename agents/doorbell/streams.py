@@ -36,6 +36,7 @@ PUBLISH_ERRORS = (RedisError, OSError)
 EVENT_MESSAGE = "event.new"
 ACCESS_MESSAGE = "access.changed"
 INBOX_MESSAGE = "inbox.changed"
+ACCOUNT_MESSAGE = "account.closed"
 
 
 def session_group(session_id: str) -> str:
@@ -56,6 +57,11 @@ def firehose_group() -> str:
 def user_group(user_id: int) -> str:
     """Every socket of one user: access changes reach them here."""
     return f"user.{user_id}"
+
+
+def account_group(user_id: int) -> str:
+    """Every socket of one user, of any kind: her account switched off closes them."""
+    return f"account.{user_id}"
 
 
 def everyone_group() -> str:
@@ -264,6 +270,19 @@ async def apublish_access(groups: list[str], message: dict[str, Any]) -> None:
     except PUBLISH_ERRORS:
         metrics.count_publish_failure()
         logger.warning("access publish failed groups=%d", len(groups), exc_info=True)
+
+
+async def apublish_account_closed(user_id: int) -> None:
+    """Close every open socket of a user (`account.closed`), in every process.
+
+    Logged, not raised, when it fails: she is switched off in the database, and
+    her sockets' next frame or reconnect is refused by her account checks."""
+    message = {"type": ACCOUNT_MESSAGE}
+    try:
+        await asend_to_groups([account_group(user_id)], message)
+    except PUBLISH_ERRORS:
+        metrics.count_publish_failure()
+        logger.warning("account publish failed user=%s", user_id, exc_info=True)
 
 
 class Subscriber(Protocol):

@@ -82,6 +82,8 @@ class StreamConsumer(AsyncWebsocketConsumer):
         if self.scope.get("auth_method") == "cookie" and not origin_allowed(self.scope):
             await self._refuse(CLOSE_FORBIDDEN)
             return
+        # Before anything is sent: her account switched off closes this socket.
+        await self.join(streams.account_group(self.user.pk))
         await self.authorized_connect()
 
     async def authorized_connect(self) -> None:
@@ -130,6 +132,11 @@ class StreamConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
             # Channels leaves the groups listed here on disconnect.
             self.groups.append(group)
+
+    async def account_closed(self, message: dict[str, Any]) -> None:
+        """Her account was switched off (agents.accounts.end_access): not one
+        more frame; a reconnect is refused (4401) by her account checks."""
+        await self.close(code=CLOSE_UNAUTHENTICATED)
 
     async def send_json(self, content: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(content))
@@ -321,6 +328,10 @@ class SessionStreamConsumer(StreamConsumer):
         if self.subscribed:
             self.subscribed = False
             await streams.unsubscribe(self.session.id, self)
+
+    async def account_closed(self, message: dict[str, Any]) -> None:
+        await self._unsubscribe()  # not one more frame
+        await super().account_closed(message)
 
     async def access_changed(self, message: dict[str, Any]) -> None:
         if await _access_session(self.user, self.session.id) is None:

@@ -138,7 +138,17 @@ if not TOOLCRIB_PASSWORD_LOGIN:
     AUTHENTICATION_BACKENDS.remove("django.contrib.auth.backends.ModelBackend")
 
 
-AUTH_PASSWORD_VALIDATORS = []
+# Django's own rules for a password chosen here: by staff creating an account
+# (POST /api/users/) and by an invitee (/invite/<token>/).
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
+]
 PASSWORD_HASHERS = (
     ["django.contrib.auth.hashers.MD5PasswordHasher"]
     if env_bool("TOOLCRIB_FAST_HASHER")

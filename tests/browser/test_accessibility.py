@@ -152,6 +152,8 @@ STAFF_PAGES = {
     "firehose": ("/staff/firehose/", '#live-status[data-status="live"]'),
     "agents": ("/staff/agents/", ".agent-card"),
     "notices": ("/staff/notices/", "#notices-table, #notices .state.empty"),
+    "people": ("/staff/people/", "#people-list li"),
+    "changes": ("/staff/changes/", "#change-table, #changes .state.empty"),
 }
 
 

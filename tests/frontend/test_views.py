@@ -15,6 +15,8 @@ STAFF_PAGES = [
     "/staff/agents/",
     "/staff/groups/",
     "/staff/notices/",
+    "/staff/people/",
+    "/staff/changes/",
 ]
 
 

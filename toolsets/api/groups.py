@@ -1,36 +1,32 @@
-"""Groups and users for staff: `/api/groups/` (create, rename, delete, members) and
-`/api/users/` (who is in which group, and who is linked to which account at the
-sign-in provider). Everyone else gets 403, as for grants."""
+"""Groups for staff: `/api/groups/` (create, rename, delete, members). Everyone
+else gets 403, as for grants. Users are toolsets/api/users.py's."""
 
 from typing import Annotated
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import QuerySet
 from drf_spectacular.utils import (
-    OpenApiParameter,
     OpenApiResponse,
     extend_schema,
-    extend_schema_field,
 )
 from pydantic import AfterValidator, Field
-from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from agents.changes import ActorFromRequest
 from agents.client_input import (
     ID_CONVERTER,
     NAME_CONVERTER,
     ClientInput,
     StoredText,
     validated,
-    whole_number_param,
 )
 from project.errors import NotFoundError
 from toolsets import groups
 from toolsets.models import ProviderIdentity
-from toolsets.sso import accounts
 
 DEFAULT_USERS = 100
 MAX_USERS = 1000
@@ -82,22 +78,6 @@ class GroupDetailSerializer(GroupSerializer):
     members = MemberSerializer(many=True, source="member_list")
 
 
-class UserSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    username = serializers.CharField()
-    full_name = serializers.CharField(source="get_full_name")
-    is_staff = serializers.BooleanField()
-    is_active = serializers.BooleanField()
-    single_sign_on = serializers.BooleanField(
-        help_text="She signs in through the OpenID Connect provider."
-    )
-    groups = serializers.SerializerMethodField(help_text="Her groups' names.")
-
-    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
-    def get_groups(self, user) -> list[str]:
-        return sorted(group.name for group in user.groups.all())
-
-
 class IdentityInput(ClientInput):
     """The provider's subject (`sub`) to link a user to."""
 
@@ -123,7 +103,7 @@ def _detail(group: Group) -> dict:
     return GroupDetailSerializer(group).data
 
 
-class GroupViewSet(viewsets.GenericViewSet):
+class GroupViewSet(ActorFromRequest, viewsets.GenericViewSet):
     """Groups (staff only): list, create, rename, delete; members by username."""
 
     permission_classes = [permissions.IsAdminUser]
@@ -198,78 +178,3 @@ class GroupViewSet(viewsets.GenericViewSet):
             raise NotFoundError(f"No user is named {username!r}.")
         groups.remove_member(group=group, user=user)
         return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-@extend_schema(
-    parameters=[
-        OpenApiParameter(
-            "search", str, description="Part of a username, a name or an email."
-        ),
-        OpenApiParameter("group", str, description="Only members of this group."),
-        OpenApiParameter(
-            "limit", int, description=f"At most this many (default {DEFAULT_USERS})."
-        ),
-    ]
-)
-class UserViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
-    """Users and their groups (staff only), by username."""
-
-    permission_classes = [permissions.IsAdminUser]
-    serializer_class = UserSerializer
-    lookup_field = "username"
-    lookup_value_converter = NAME_CONVERTER
-    queryset = get_user_model().objects.all()  # for the schema
-
-    def get_queryset(self) -> QuerySet:
-        users = (
-            get_user_model()
-            .objects.annotate(
-                single_sign_on=Exists(
-                    ProviderIdentity.objects.filter(user=OuterRef("pk"))
-                )
-            )
-            .prefetch_related("groups")
-            .order_by("username")
-        )
-        if self.action != "list":
-            return users
-        params = self.request.query_params
-        search = params.get("search", "").strip()
-        if search:
-            users = users.filter(
-                Q(username__icontains=search)
-                | Q(first_name__icontains=search)
-                | Q(last_name__icontains=search)
-                | Q(email__icontains=search)
-            )
-        if params.get("group"):
-            users = users.filter(groups__name=params["group"])
-        limit = whole_number_param(
-            params, "limit", default=DEFAULT_USERS, minimum=1, maximum=MAX_USERS
-        )
-        return users[:limit]
-
-    @extend_schema(methods=["GET"], responses={200: IdentitySerializer})
-    @extend_schema(
-        methods=["PUT"], request=IdentityInput, responses={200: IdentitySerializer}
-    )
-    @extend_schema(methods=["DELETE"], responses={204: None})
-    @action(detail=True, methods=["get", "put", "delete"], url_path="identity")
-    def identity(self, request: Request, username: str) -> Response:
-        """Her link to the sign-in provider: read, set (by subject) or remove it.
-
-        PUT links her to the subject: its next provider sign-in is her, and a
-        subject linked to another user moves to her. Never for a superuser (403);
-        409 if she is linked to another subject (DELETE first)."""
-        user = self.get_object()
-        if request.method == "DELETE":
-            accounts.unlink(user=user)
-            return Response(status=status.HTTP_204_NO_CONTENT)
-        if request.method == "PUT":
-            body = validated(IdentityInput, request.data)
-            identity = accounts.link_by_staff(user=user, subject=body.subject)
-        else:
-            identity = accounts.identity_of(user=user)
-        return Response(IdentitySerializer(identity).data)

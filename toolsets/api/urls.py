@@ -8,9 +8,10 @@ from toolsets.api.activation import (
     SessionToolsView,
 )
 from toolsets.api.audit import OutcomeGroupsView, ToolCallSummaryView
-from toolsets.api.groups import GroupViewSet, UserViewSet
+from toolsets.api.groups import GroupViewSet
 from toolsets.api.imports import ImportViewSet
 from toolsets.api.inspector import EventInspectView
+from toolsets.api.users import InviteViewSet, UserViewSet
 from toolsets.api.views import (
     AccessView,
     AgentToolsView,
@@ -29,6 +30,7 @@ router.register("tool-calls", ToolCallViewSet, basename="tool-call")
 router.register("imports", ImportViewSet, basename="import")
 router.register("groups", GroupViewSet, basename="group")
 router.register("users", UserViewSet, basename="user")
+router.register("invites", InviteViewSet, basename="invite")
 
 urlpatterns = [
     path("access/", AccessView.as_view(), name="access"),
