@@ -11,7 +11,8 @@ import Run`):
 - requests.py: Request (a pause for a person), RequestApproval, StandingApproval;
 - credentials.py: Credential, a user's sealed credential for one app;
 - notices.py: NoticePreference, WebhookDestination, Delivery, NoticeLink;
-- leases.py: Lease, a job one process at a time may run.
+- leases.py: Lease, a job one process at a time may run;
+- a2a_tasks.py: A2ATask, a task of a caller over A2A (agents.a2a).
 
 The imports keep the order the models were always registered in (and Django
 lists them in).
@@ -31,9 +32,11 @@ from agents.models.notices import (
     WebhookDestination,
 )
 from agents.models.leases import Lease
+from agents.models.a2a_tasks import A2ATask
 # isort: on
 
 __all__ = [
+    "A2ATask",
     "HISTORY_DEFAULT",
     "RETENTION_MAX_DAYS",
     "AgentSpec",
