@@ -1,8 +1,6 @@
 """An agent's A2A card: who it is, what it can do, and how a caller proves who
 she is (docs/a2a.md)."""
 
-from django.conf import settings
-
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -12,6 +10,7 @@ from a2a.types import (
     OpenIdConnectSecurityScheme,
     SecurityScheme,
 )
+from django.conf import settings
 from google.adk.agents import BaseAgent
 from google.adk.tools.base_toolset import BaseToolset
 

@@ -15,10 +15,6 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 
-from channels.db import database_sync_to_async
-from django.conf import settings
-from pydantic import ValidationError
-
 from a2a.server.context import ServerCallContext
 from a2a.server.events import Event as A2AEvent
 from a2a.server.request_handlers import RequestHandler
@@ -32,16 +28,18 @@ from a2a.types import (
     MessageSendParams,
     PushNotificationNotSupportedError,
     Task,
-    TaskArtifactUpdateEvent,
     TaskIdParams,
     TaskNotCancelableError,
     TaskNotFoundError,
     TaskPushNotificationConfig,
     TaskQueryParams,
-    TaskStatusUpdateEvent,
     TextPart,
 )
 from a2a.utils.errors import ServerError
+from channels.db import database_sync_to_async
+from django.conf import settings
+from pydantic import ValidationError
+
 from agents.a2a import tasks, wire
 from agents.inputs import MessageInput
 from agents.models import A2ATask, AgentSpec
@@ -86,10 +84,8 @@ class TaskHandler(RequestHandler):
             blocking = not (
                 params.configuration and params.configuration.blocking is False
             )
-            view = await database_sync_to_async(tasks.view_task)(task)
-            if blocking:
-                async for view in _follow(task, timeout=settings.TOOLCRIB_WAIT_TIMEOUT):
-                    pass
+            timeout = settings.TOOLCRIB_WAIT_TIMEOUT if blocking else 0
+            view = await _last(task, timeout=timeout)
         history = params.configuration.history_length if params.configuration else None
         return wire.task(view, history_length=history)
 
@@ -186,6 +182,12 @@ async def _follow(
         if wire.is_settled(view) or (deadline is not None and loop.time() > deadline):
             return
         await asyncio.sleep(POLL_SECONDS)
+
+
+async def _last(task: A2ATask, *, timeout: float) -> tasks.TaskView:
+    """The task once it has settled, or as it is when `timeout` seconds passed."""
+    views = [view async for view in _follow(task, timeout=timeout)]
+    return views[-1]
 
 
 async def _stream(task: A2ATask) -> AsyncIterator[A2AEvent]:

@@ -17,6 +17,9 @@
 
 from typing import Any
 
+from a2a.server.apps import A2AStarletteApplication
+from a2a.types import AgentCard
+from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
@@ -24,9 +27,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from a2a.server.apps import A2AStarletteApplication
-from a2a.types import AgentCard
-from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from agents.a2a.auth import PrincipalRefused, aauthenticate, bearer_token
 from agents.a2a.cards import agent_card
 from agents.a2a.handler import TaskHandler

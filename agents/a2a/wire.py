@@ -14,6 +14,7 @@ from a2a.types import (
     TaskStatusUpdateEvent,
     TextPart,
 )
+
 from agents.a2a.tasks import TaskView
 from agents.models import Run
 
