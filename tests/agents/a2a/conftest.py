@@ -1,8 +1,11 @@
 """The A2A edge in this process: the real ASGI app through httpx, turns inline."""
 
+import json
+
 import httpx
 import pytest
 from asgiref.sync import sync_to_async
+from django.contrib.auth.models import Group
 
 from agents.models import AgentSpec
 from agents.tokens import issue_token
@@ -65,3 +68,22 @@ def text_message(text: str, **extra) -> dict:
 
 async def adb(function, *args, **kwargs):
     return await sync_to_async(function)(*args, **kwargs)
+
+
+def sse_results(body: str) -> list[dict]:
+    """The JSON-RPC results of a server-sent event stream, in order."""
+    results = []
+    for line in body.splitlines():
+        if line.startswith("data:"):
+            frame = json.loads(line[5:])
+            assert "error" not in frame, frame
+            results.append(frame["result"])
+    return results
+
+
+@pytest.fixture
+def managers(bob):
+    """The reimbursement demo's approvers: bob."""
+    group, _ = Group.objects.get_or_create(name="managers")
+    group.user_set.add(bob)
+    return group
