@@ -12,6 +12,7 @@ import Run`):
 - credentials.py: Credential, a user's sealed credential for one app;
 - notices.py: NoticePreference, WebhookDestination, Delivery, NoticeLink;
 - leases.py: Lease, a job one process at a time may run;
+- changes.py: Change, who changed which object staff govern (the change audit);
 - a2a_tasks.py: A2ATask, a task of a caller over A2A (agents.a2a).
 
 The imports keep the order the models were always registered in (and Django
@@ -32,6 +33,7 @@ from agents.models.notices import (
     WebhookDestination,
 )
 from agents.models.leases import Lease
+from agents.models.changes import Change
 from agents.models.a2a_tasks import A2ATask
 # isort: on
 
@@ -43,6 +45,7 @@ __all__ = [
     "AppState",
     "Artifact",
     "Budget",
+    "Change",
     "Credential",
     "Delivery",
     "Event",
