@@ -207,4 +207,9 @@ def test_only_staff_switch_a2a_on(demo_agents, alice, make_user, api_for):
     )
     assert allowed.status_code == 200, allowed.content
     assert allowed.json()["a2a"] is True
+    # Staff changes are audited: who served which agent over A2A, and when.
+    changes = api_for(admin).get("/api/changes/", {"kind": "agents.agentspec"})
+    [change] = changes.json()["results"]
+    assert change["actor"] == "root"
+    assert change["changes"]["a2a"] == [False, True]
     assert APIClient().get("/api/agents/calculator/").status_code in (401, 403)
