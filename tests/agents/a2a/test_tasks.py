@@ -3,8 +3,10 @@
 import pytest
 from rest_framework.test import APIClient
 
-from agents.models import Request, Run
+from agents.models import Budget, Request, Run
 from tests.agents.a2a.conftest import adb, rpc, sse_results, text_message
+from tests.agents.test_usage import spent  # noqa: F401
+from toolsets.models import ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -142,3 +144,54 @@ async def test_a_second_task_in_a_context_continues_its_session(
     assert task["status"]["state"] == "completed"
     runs = await adb(lambda: Run.objects.filter(session_id=context).count())
     assert runs == 2
+
+
+async def test_a_task_is_a_turn_of_the_caller_in_her_timeline_and_audit(
+    served, a2a_client, alice, token_of
+):
+    await adb(served, "calculator")
+    token = await adb(token_of, alice)
+    async with a2a_client(token) as client:
+        response = await client.post(
+            "/a2a/calculator/", json=rpc("message/send", text_message("Add 2 and 3"))
+        )
+    task = response.json()["result"]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {await adb(token_of, alice)}")
+    events = (
+        await adb(client.get, f"/api/sessions/{task['contextId']}/events/")
+    ).json()
+    [asked] = [f["event"] for f in events if f["event"]["kind"] == "user_message"]
+    assert "alice" in str(asked["sender"])
+    assert "Add 2 and 3" in str(asked)
+    listed = (await adb(client.get, "/api/sessions/")).json()
+    assert task["contextId"] in str(listed)
+    # The tool the agent called is in the audit, as alice's call.
+    calls = await adb(
+        lambda: list(
+            ToolCall.objects.filter(session_id=task["contextId"]).values_list(
+                "user__username", "status"
+            )
+        )
+    )
+    assert calls and all(user == "alice" for user, _ in calls)
+
+
+async def test_the_callers_budget_applies_to_her_tasks(
+    served,
+    a2a_client,
+    alice,
+    token_of,
+    spent,  # noqa: F811
+):
+    await adb(served, "calculator")
+    await adb(Budget.objects.create, user=alice, daily_tokens=500)
+    await adb(spent, alice, 500)
+    token = await adb(token_of, alice)
+    async with a2a_client(token) as client:
+        response = await client.post(
+            "/a2a/calculator/", json=rpc("message/send", text_message("Add 2 and 3"))
+        )
+    task = response.json()["result"]
+    assert task["status"]["state"] == "failed"
+    assert "budget" in task["status"]["message"]["parts"][0]["text"]
