@@ -1,7 +1,5 @@
 """Toolcrib's tasks in A2A's shapes (a2a-sdk's types, protocol 0.3)."""
 
-from uuid import uuid4
-
 from a2a.types import (
     Artifact,
     Message,
@@ -53,9 +51,15 @@ def is_settled(view: TaskView) -> bool:
 def task(view: TaskView, *, history_length: int | None = None) -> Task:
     """The task as tasks/get, message/send and a stream's first event show it."""
     done = state(view) == TaskState.completed
-    history = [_message(view, text, Role.user) for text in view.asked]
+    history = [
+        _message(view, text, Role.user, f"asked-{i}")
+        for i, text in enumerate(view.asked)
+    ]
     if not done:
-        history += [_message(view, text, Role.agent) for text in view.replies]
+        history += [
+            _message(view, text, Role.agent, f"reply-{i}")
+            for i, text in enumerate(view.replies)
+        ]
     if history_length is not None:
         history = history[-history_length:] if history_length > 0 else []
     return Task(
@@ -108,15 +112,16 @@ def _status(view: TaskView) -> TaskStatus:
         text = "\n".join(view.waiting_on) or "Waiting for a person in Toolcrib."
     elif current == TaskState.canceled:
         text = "The task was cancelled."
-    message = _message(view, text, Role.agent) if text else None
+    message = _message(view, text, Role.agent, f"status-{run.pk}") if text else None
     return TaskStatus(
         state=current, message=message, timestamp=when.isoformat() if when else None
     )
 
 
-def _message(view: TaskView, text: str, role: Role) -> Message:
+def _message(view: TaskView, text: str, role: Role, key: str) -> Message:
+    # The same message has the same id at every read of the task.
     return Message(
-        message_id=str(uuid4()),
+        message_id=f"{view.id}-{key}",
         role=role,
         parts=[Part(root=TextPart(text=text))],
         task_id=view.id,
