@@ -1,7 +1,8 @@
 """The A2A edge at `/a2a/<agent>/`, in front of Django's ASGI app (docs/a2a.md).
 
-- `GET /a2a/<agent>/.well-known/agent-card.json`: the agent card, public, for an
-  agent staff switched A2A on for (`AgentSpec.a2a`); any other name is 404.
+- `GET /a2a/<agent>/.well-known/agent-card.json` (or A2A 0.2's `agent.json`): the
+  agent card, public, for an agent staff switched A2A on for (`AgentSpec.a2a`); any
+  other name is 404.
 - `POST /a2a/<agent>/`: JSON-RPC 2.0 (message/send, message/stream as
   server-sent events, tasks/get, tasks/cancel, tasks/resubscribe), answered by
   a2a-sdk's JSON-RPC application with handler.TaskHandler for the caller.
@@ -11,7 +12,8 @@
   agent that does not exist.
 - The body is read by the rule of every client's JSON first
   (agents.inputs.load_json): malformed JSON, NaN or a number past a float's range
-  is -32700, never a value the SDK could not write back (a 500).
+  is -32700, never a value the SDK could not write back (a 500); a body past
+  DATA_UPLOAD_MAX_MEMORY_SIZE is 413 with -32600.
 - The card's `url` is where the request came: the Host it was sent to.
 """
 
@@ -19,7 +21,10 @@ from typing import Any
 
 from a2a.server.apps import A2AStarletteApplication
 from a2a.types import AgentCard
-from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
+from a2a.utils.constants import (
+    AGENT_CARD_WELL_KNOWN_PATH,
+    PREV_AGENT_CARD_WELL_KNOWN_PATH,
+)
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
@@ -34,7 +39,12 @@ from agents.inputs import BadJson, load_json
 from agents.models import AgentSpec
 
 PREFIX = "/a2a/"
-CARD = AGENT_CARD_WELL_KNOWN_PATH.lstrip("/")  # .well-known/agent-card.json
+# .well-known/agent-card.json, and A2A 0.2's name for it.
+CARDS = (
+    AGENT_CARD_WELL_KNOWN_PATH.lstrip("/"),
+    PREV_AGENT_CARD_WELL_KNOWN_PATH.lstrip("/"),
+)
+TOO_LARGE = "The request is larger than DATA_UPLOAD_MAX_MEMORY_SIZE bytes."
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 NOT_SERVED = "No agent of that name is served over A2A."
@@ -52,7 +62,7 @@ class A2AApp:
             return
         name, _, rest = scope["path"][len(PREFIX) :].partition("/")
         await database_sync_to_async(close_old_connections)()
-        if rest == CARD and scope["method"] in ("GET", "HEAD"):
+        if rest in CARDS and scope["method"] == "GET":
             response = await _card_response(scope, name)
         elif rest == "" and scope["method"] == "POST":
             response = await self._rpc(scope, receive, name)
@@ -70,6 +80,9 @@ class A2AApp:
         body = await _read_body(receive)
         if body is None:  # the client left before its body had come
             return None
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE  # None: no limit (Django's rule)
+        if limit is not None and len(body) > limit:
+            return _error(None, INVALID_REQUEST, TOO_LARGE, 413)
         try:
             message = load_json(body)
         except BadJson as exc:

@@ -213,3 +213,18 @@ def test_only_staff_switch_a2a_on(demo_agents, alice, make_user, api_for):
     assert change["actor"] == "root"
     assert change["changes"]["a2a"] == [False, True]
     assert APIClient().get("/api/agents/calculator/").status_code in (401, 403)
+
+
+async def test_a_body_past_the_upload_limit_is_refused_before_it_is_parsed(
+    served, a2a_client, alice, token_of, settings
+):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    await adb(served, "calculator")
+    token = await adb(token_of, alice)
+    async with a2a_client(token) as client:
+        response = await post(
+            client, rpc("message/send", text_message("Add 2 and 3 " + "x" * 2000))
+        )
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == -32600
+    assert await adb(Run.objects.count) == 0
