@@ -17,6 +17,7 @@ django_asgi_app = JsonErrorsASGIHandler()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from agents.a2a.server import A2AApp  # noqa: E402
 from agents.realtime.routing import websocket_urlpatterns  # noqa: E402
 from agents.realtime.wsauth import WebsocketAuthStack  # noqa: E402
 from agents.retention import schedule as retention  # noqa: E402
@@ -28,8 +29,9 @@ from toolsets.gateway.server import GatewayApp  # noqa: E402
 application = ProtocolTypeRouter(
     {
         # Static files are served by the app itself: the embedded default needs no proxy.
-        # /mcp is the tool gateway's MCP server (toolsets/gateway/, docs/gateway.md).
-        "http": GatewayApp(ASGIStaticFilesHandler(django_asgi_app)),
+        # /mcp is the tool gateway's MCP server (toolsets/gateway/, docs/gateway.md);
+        # /a2a/<agent>/ serves agents over A2A (agents/a2a/, docs/a2a.md).
+        "http": A2AApp(GatewayApp(ASGIStaticFilesHandler(django_asgi_app))),
         "websocket": WebsocketAuthStack(URLRouter(websocket_urlpatterns)),
     }
 )

@@ -40,7 +40,7 @@ from agents.session_list import Status, session_status
 
 APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 # What an administrator may change on an agent defined in code.
-CODE_AGENT_FIELDS = frozenset({"tool_choice", "retention_days"})
+CODE_AGENT_FIELDS = frozenset({"tool_choice", "retention_days", "a2a"})
 
 
 class ModelInfoSerializer(serializers.Serializer):
@@ -150,6 +150,7 @@ class AgentSerializer(serializers.ModelSerializer):
             "max_iterations",
             "tool_choice",
             "retention_days",
+            "a2a",
             "is_active",
             "tree",
             "updated_at",

@@ -35,6 +35,7 @@ from agents.api.serializers import (
     SessionSerializer,
     StateSerializer,
 )
+from agents.changes import ActorFromRequest
 from agents.events.log import EVENTS_BATCH, events_after, events_before
 from agents.events.wire import (
     EventFrameList,
@@ -84,7 +85,7 @@ class IsStaffOrReadOnly(permissions.BasePermission):
         return request.method in permissions.SAFE_METHODS or request.user.is_staff
 
 
-class AgentViewSet(viewsets.ModelViewSet):
+class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
     """Agents users can talk to. Staff define agents as rows; code agents are read-only
     but for their tool_choice."""
 

@@ -12,7 +12,8 @@ import Run`):
 - credentials.py: Credential, a user's sealed credential for one app;
 - notices.py: NoticePreference, WebhookDestination, Delivery, NoticeLink;
 - leases.py: Lease, a job one process at a time may run;
-- changes.py: Change, who changed which object staff govern (the change audit).
+- changes.py: Change, who changed which object staff govern (the change audit);
+- a2a_tasks.py: A2ATask, a task of a caller over A2A (agents.a2a).
 
 The imports keep the order the models were always registered in (and Django
 lists them in).
@@ -33,9 +34,11 @@ from agents.models.notices import (
 )
 from agents.models.leases import Lease
 from agents.models.changes import Change
+from agents.models.a2a_tasks import A2ATask
 # isort: on
 
 __all__ = [
+    "A2ATask",
     "HISTORY_DEFAULT",
     "RETENTION_MAX_DAYS",
     "AgentSpec",

@@ -66,6 +66,11 @@ class AgentSpec(models.Model):
         "then removed with everything in it (agents.retention); 0: kept forever; "
         "blank: TOOLCRIB_RETENTION_DAYS.",
     )
+    a2a = models.BooleanField(
+        default=False,
+        help_text="Served over A2A: an agent card and a JSON-RPC endpoint at "
+        "/a2a/<name>/ (agents.a2a, docs/a2a.md).",
+    )
     is_active = models.BooleanField(default=True)
     missing = models.BooleanField(
         default=False, help_text="A code agent whose dotted path no longer loads."

@@ -221,3 +221,9 @@ TOOLCRIB_GATEWAY_SESSION_IDLE_SECONDS = float(
 )
 
 TOOLCRIB_CREDENTIAL_KEY = env("TOOLCRIB_CREDENTIAL_KEY")
+# Who a bearer token on the A2A edge (agents/a2a/, docs/a2a.md) speaks for: a dotted
+# path to a function `(token=...) -> caller`, the caller having `user` and
+# `toolsets` (None: all the user's tools), raising a DomainError for a token it
+# refuses. The gateway's rule: API tokens, personal access tokens and, with
+# TOOLCRIB_GATEWAY_URL, the OpenID Connect provider's access tokens.
+TOOLCRIB_A2A_AUTHENTICATOR = "toolsets.gateway.auth.authenticate"

@@ -2,7 +2,8 @@
 // and each agent defined in code that does not load, with its error.
 
 import { api } from "./api.js";
-import { badge, clear, empty, failure, h, loading, timeAgo } from "./dom.js";
+import { badge, clear, empty, failure, h, loading, timeAgo, toast } from "./dom.js";
+import { refusalText } from "./refusals.js";
 
 const box = document.getElementById("agents");
 
@@ -41,6 +42,8 @@ function card(agent) {
         : null,
       h("dt", {}, "Toolsets"),
       h("dd", {}, agent.toolsets && agent.toolsets.length ? agent.toolsets.join(", ") : h("span", { class: "muted" }, "none from settings")),
+      h("dt", {}, "A2A"),
+      h("dd", {}, a2aToggle(agent)),
       h("dt", {}, "Updated"),
       h("dd", {}, timeAgo(agent.updated_at)),
     ),
@@ -48,6 +51,27 @@ function card(agent) {
     h("div", { class: "label" }, "Tree"),
     agent.tree && !agent.tree.error ? h("ul", { class: "tree" }, node(agent.tree)) : h("p", { class: "state error compact" }, agent.tree ? agent.tree.error : "Not built."),
   );
+}
+
+// Served over A2A (docs/a2a.md): staff switch it on; its card's address shows when on.
+function a2aToggle(agent) {
+  const cardUrl = `${location.origin}/a2a/${agent.name}/.well-known/agent-card.json`;
+  const link = h("a", { href: cardUrl, class: "small", hidden: !agent.a2a }, "agent card");
+  const box = h("input", { type: "checkbox", checked: Boolean(agent.a2a), "aria-label": `Serve ${agent.name} over A2A` });
+  box.addEventListener("change", async () => {
+    box.disabled = true;
+    try {
+      const saved = await api(`/api/agents/${encodeURIComponent(agent.name)}/`, { method: "PATCH", body: { a2a: box.checked } });
+      link.hidden = !saved.a2a;
+      toast(saved.a2a ? `${agent.name} is served over A2A.` : `${agent.name} is no longer served over A2A.`);
+    } catch (error) {
+      box.checked = !box.checked;
+      toast(refusalText(error), "bad");
+    } finally {
+      box.disabled = false;
+    }
+  });
+  return h("label", { class: "a2a-toggle" }, box, " served over A2A ", link);
 }
 
 // An agent whose code does not load: users never see it; every other agent works.
