@@ -108,6 +108,11 @@ def track(model: type[models.Model], *, exclude_fields: Iterable[str] = ()) -> N
     )
 
 
+def is_tracked(model: type[models.Model]) -> bool:
+    """Whether `model`'s saves are recorded."""
+    return model in _tracked
+
+
 def untrack(model: type[models.Model]) -> None:
     """Stop recording `model`'s saves (tests)."""
     global _tracked
