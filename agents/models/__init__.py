@@ -11,7 +11,8 @@ import Run`):
 - requests.py: Request (a pause for a person), RequestApproval, StandingApproval;
 - credentials.py: Credential, a user's sealed credential for one app;
 - notices.py: NoticePreference, WebhookDestination, Delivery, NoticeLink;
-- leases.py: Lease, a job one process at a time may run.
+- leases.py: Lease, a job one process at a time may run;
+- connections.py: ModelConnection, ServedModel (prices), ConnectionsVersion.
 
 The imports keep the order the models were always registered in (and Django
 lists them in).
@@ -31,6 +32,11 @@ from agents.models.notices import (
     WebhookDestination,
 )
 from agents.models.leases import Lease
+from agents.models.connections import (
+    ConnectionsVersion,
+    ModelConnection,
+    ServedModel,
+)
 # isort: on
 
 __all__ = [
@@ -40,11 +46,13 @@ __all__ = [
     "AppState",
     "Artifact",
     "Budget",
+    "ConnectionsVersion",
     "Credential",
     "Delivery",
     "Event",
     "Lease",
     "MemoryEntry",
+    "ModelConnection",
     "NoticeLink",
     "NoticePreference",
     "Request",
@@ -52,6 +60,7 @@ __all__ = [
     "Run",
     "RunSpan",
     "RunTotal",
+    "ServedModel",
     "Session",
     "StandingApproval",
     "UserState",
