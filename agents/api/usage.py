@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.api.views import IsStaffOrReadOnly
+from agents.changes import ActorFromRequest
 from agents.models import Budget
 from agents.params import ID_CONVERTER, given
 from agents.usage import budget_status, usage_totals, visible_budgets, visible_totals
@@ -214,7 +215,7 @@ def _money(micros: int) -> str:
     return f"{Decimal(micros) / MICROS:.6f}"
 
 
-class BudgetViewSet(viewsets.ModelViewSet):
+class BudgetViewSet(ActorFromRequest, viewsets.ModelViewSet):
     """Daily budgets in tokens and money. Staff set them; users see those that
     apply to them."""
 

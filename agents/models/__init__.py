@@ -12,7 +12,8 @@ import Run`):
 - credentials.py: Credential, a user's sealed credential for one app;
 - notices.py: NoticePreference, WebhookDestination, Delivery, NoticeLink;
 - leases.py: Lease, a job one process at a time may run;
-- connections.py: ModelConnection, ServedModel (prices), ConnectionsVersion.
+- connections.py: ModelConnection, ServedModel (prices), ConnectionsVersion;
+- changes.py: Change, who changed which object staff govern (the change audit).
 
 The imports keep the order the models were always registered in (and Django
 lists them in).
@@ -32,6 +33,7 @@ from agents.models.notices import (
     WebhookDestination,
 )
 from agents.models.leases import Lease
+from agents.models.changes import Change
 from agents.models.connections import (
     ConnectionsVersion,
     ModelConnection,
@@ -46,6 +48,7 @@ __all__ = [
     "AppState",
     "Artifact",
     "Budget",
+    "Change",
     "ConnectionsVersion",
     "Credential",
     "Delivery",
