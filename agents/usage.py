@@ -124,12 +124,12 @@ MICROS = 1_000_000
 
 
 def money(micros: int | None) -> str:
-    """Millionths of the currency, as people read an amount: 2 decimals, more
-    for a small one."""
+    """Millionths of the currency as people read an amount: at least 2 decimals,
+    up to 6 for a small one (0.005, 1.50, 12.00)."""
     if micros is None:
         return ""
-    amount = micros / MICROS
-    return f"{amount:.2f}" if amount >= 0.01 or amount == 0 else f"{amount:.6f}"
+    whole, _, fraction = f"{micros / MICROS:.6f}".partition(".")
+    return f"{whole}.{fraction.rstrip('0').ljust(2, '0')}"
 
 
 def today_bounds(now: datetime | None = None) -> tuple[datetime, datetime]:

@@ -164,9 +164,7 @@ def test_models_are_fetched_and_priced(staff, api_for, server):
     ).json()
     assert (priced["input_price"], priced["output_price"]) == ("2.500000", "10.000000")
 
-    typed = api.post(
-        "/api/providers/lab/models/", {"model": "by-hand"}, format="json"
-    )
+    typed = api.post("/api/providers/lab/models/", {"model": "by-hand"}, format="json")
     assert typed.status_code == 201
     again = api.post("/api/providers/lab/models/", {"model": "by-hand"}, format="json")
     assert again.status_code == 400 and "listed already" in again.json()["model"][0]
@@ -226,7 +224,9 @@ def test_environment_providers_are_listed_read_only(staff, api_for, settings):
     assert openai["read_only"] is True and openai["has_key"] is True
     assert openai["variables"] == ["OPENAI_API_KEY"]
     assert "sk-env-secret" not in str(listed)
-    refused = api.patch("/api/providers/openai/", {"base_url": "http://x"}, format="json")
+    refused = api.patch(
+        "/api/providers/openai/", {"base_url": "http://x"}, format="json"
+    )
     assert refused.status_code == 400
     assert api.delete("/api/providers/openai/").status_code == 400
 
