@@ -34,4 +34,5 @@ def _patterns(session: views.View) -> list:
         path("staff/agents/", views.agents, name="agents"),
         path("staff/groups/", views.groups, name="groups"),
         path("staff/notices/", views.notices, name="notices"),
+        path("staff/models/", views.models, name="models"),
     ]
