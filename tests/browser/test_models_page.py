@@ -82,3 +82,48 @@ def test_a_user_gets_no_models_page(sign_in):
 
     expect(alice.get_by_role("link", name="Models")).to_have_count(0)
     expect(alice.locator("main")).to_contain_text("staff")
+
+
+def test_the_overview_shows_what_a_priced_turn_cost(sign_in, api):
+    staff, alice = api("admin"), api("alice")
+    with fake.FakeOpenAI() as provider:
+        added = staff.post(
+            "/api/providers/",
+            json={
+                "name": "priced",
+                "kind": "openai_compatible",
+                "base_url": provider.url,
+                "api_key": fake.API_KEY,
+            },
+        )
+        assert added.status_code == 201, added.text
+        staff.post(
+            "/api/providers/priced/models/",
+            json={"model": fake.MODEL, "input_price": "2", "output_price": "8"},
+        )
+        made = staff.post(
+            "/api/agents/",
+            json={
+                "name": "priced_bot",
+                "instruction": "Answer briefly.",
+                "model": f"priced/{fake.MODEL}",
+            },
+        )
+        assert made.status_code == 201, made.text
+        provider.play(fake.say("A priced answer.", usage=(1000, 500)))
+        session = alice.post("/api/sessions/", json={"agent": "priced_bot"}).json()
+        run = alice.post(
+            f"/api/sessions/{session['id']}/messages/?wait=1", json={"text": "hi"}
+        ).json()
+        assert run["status"] == "succeeded", run
+
+        admin = sign_in("admin")
+        admin.goto("/overview/")
+
+        # 1000 x 2 + 500 x 8 per million tokens
+        expect(admin.locator("#cost-total")).to_contain_text("0.006")
+        expect(admin.locator("#cost-by-model")).to_contain_text(f"priced/{fake.MODEL}")
+        expect(admin.locator("#cost-by-agent")).to_contain_text("priced_bot")
+        expect(admin.locator("#cost-by-user")).to_contain_text("alice")
+        staff.delete("/api/providers/priced/")
+        staff.delete("/api/agents/priced_bot/")
