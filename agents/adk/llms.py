@@ -38,8 +38,13 @@ class ToolcribLiteLlm(LiteLlm, ConfiguredModel):
         call of an instance writes the same values but after a change.
         """
         self._additional_args.update(await acall_kwargs(self.model))
-        async for response in super().generate_content_async(llm_request, stream):
-            yield response
+        try:
+            async for response in super().generate_content_async(llm_request, stream):
+                yield response
+        except Exception as exc:
+            # The name the agent gave: a connection's failure names the connection.
+            exc.toolcrib_model = self.model  # type: ignore[attr-defined]
+            raise
 
     async def awarm_up(self) -> None:
         """Import litellm (3-7 s, once per process) in a thread, not on the loop;

@@ -363,6 +363,8 @@ def describe_model_error(exc: BaseException) -> tuple[str, str] | None:
     if status in (401, 403):
         keys = PROVIDERS.get(str(provider), Provider("")).keys
         check = f" Check {' or '.join(keys)}." if keys else ""
+        if is_connection_name(model):
+            check = " Check its connection's key on the Models page."
         return (
             "MODEL_AUTH_FAILED",
             f"The provider of {model} rejected the credentials (HTTP {status}).{check}",
@@ -384,6 +386,9 @@ def describe_model_error(exc: BaseException) -> tuple[str, str] | None:
 
 
 def _failed_model(exc: BaseException) -> str:
+    named = getattr(exc, "toolcrib_model", None)
+    if named:
+        return str(named)
     provider, model = getattr(exc, "llm_provider", None), getattr(exc, "model", None)
     if provider and model and not str(model).startswith(f"{provider}/"):
         return f"{provider}/{model}"

@@ -84,7 +84,10 @@ def test_a_changed_key_is_used_from_the_next_turn(
     failed = say(alice, session, "two")
 
     assert failed["status"] == "failed"
-    assert "credentials" in failed["error"] or "401" in failed["error"]
+    assert failed["error"] == (
+        f"The provider of {MODEL_NAME} rejected the credentials (HTTP 401). "
+        "Check its connection's key on the Models page."
+    )
     assert server.requests[-1].headers["authorization"] == "Bearer sk-wrong"
 
 
