@@ -247,3 +247,34 @@ def test_removed_connection_fails_the_next_turn_in_plain_words(
     assert run["status"] == "failed"
     assert "no model connection is named lab" in run["error"]
     assert server.requests == []
+
+
+def test_an_environment_providers_model_is_priced_too(
+    staff, alice, demo_agents, api_for, start_session, say, server, settings
+):
+    settings.TOOLCRIB_PROVIDER_ENV = server.env()
+    settings.TOOLCRIB_DEFAULT_MODEL = f"openai/{fake.MODEL}"
+    LlmAgent.set_default_model(f"openai/{fake.MODEL}")
+    api = api_for(staff)
+    priced = api.post(
+        "/api/providers/openai/models/",
+        {"model": fake.MODEL, "input_price": "1", "output_price": "1"},
+        format="json",
+    )
+    assert priced.json()["full_name"] == f"openai/{fake.MODEL}"
+    server.play(fake.say("From the environment.", usage=(3000, 1000)))
+    session = start_session(alice, "weather_sentiment")
+
+    assert say(alice, session, "hi")["status"] == "succeeded"
+
+    usage = api.get("/api/usage/", {"group_by": "model"}).json()
+    assert usage["rows"] == [
+        {
+            "key": f"openai/{fake.MODEL}",
+            "runs": 1,
+            "prompt_tokens": 3000,
+            "completion_tokens": 1000,
+            "total_tokens": 4000,
+            "cost": "0.004000",
+        }
+    ]
