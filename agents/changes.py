@@ -6,8 +6,8 @@ Part of agents' public door: the apps above record their own objects' changes he
   and delete of a Model made while a person is known to be acting (a view with
   `ActorFromRequest`, or `acting_as`) is recorded with its fields before and after,
   in the transaction of the save. A secret field shows as "[hidden]": named in
-  `exclude_fields`, or named like one (password, secret, sealed, digest, a key, a token),
-  or bytes. Many-to-many changes are not saves: record them with `record`.
+  `exclude_fields`, or named like one (agents.redaction's rule: password, api_key, token,
+  ...), or sealed or digested, or bytes. Many-to-many changes are not saves: record them with `record`.
 - `record(actor, target, action, detail)`: something done that is not a save (a
   provider tested, an invite sent, a version rolled back to).
 - `ActorFromRequest`: a mixin for API views (first among the bases): the caller,
@@ -32,6 +32,7 @@ from django.db.models.signals import post_delete, post_save, pre_save
 
 from agents.models import Change
 from agents.models.changes import HIDDEN
+from agents.redaction import is_secret_key
 
 __all__ = [
     "HIDDEN",
@@ -42,9 +43,8 @@ __all__ = [
     "track",
 ]
 
-# A field named like a secret is hidden even if its model forgot to say so; a count
-# of tokens ("daily_tokens") is not a token.
-SECRET_NAME = re.compile(r"password|secret|sealed|digest|(^|_)(key|token)(_|$)", re.I)
+# A stored form of a secret, whatever the field is called.
+STORED_SECRET = re.compile(r"sealed|digest", re.I)
 REPR_MAX = 200
 
 # The person acting in this request or task, if any: a context variable, so each
@@ -139,7 +139,8 @@ def _fields(model: type[models.Model]) -> list[models.Field]:
 def _is_secret(field: models.Field, hidden: frozenset[str], value: Any) -> bool:
     return (
         field.name in hidden
-        or bool(SECRET_NAME.search(field.name))
+        or is_secret_key(field.name)
+        or bool(STORED_SECRET.search(field.name))
         or isinstance(value, bytes | memoryview)
     )
 

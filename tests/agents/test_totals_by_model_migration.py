@@ -12,7 +12,7 @@ from agents.models import RunTotal
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("agents", "0032_postgresql_search_by_owner")]
+BEFORE = [("agents", "0033_run_session_latest")]
 NOON = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 
 

@@ -54,7 +54,7 @@ def split_by_model(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("agents", "0033_model_connections_cost_budgets"),
+        ("agents", "0034_model_connections_cost_budgets"),
     ]
 
     operations = [
