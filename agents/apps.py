@@ -40,9 +40,12 @@ class AgentsConfig(AppConfig):
         # first at once would each make one, and in memory a socket on one hears
         # nothing sent on another. Made now, before any thread serves.
         get_channel_layer()
-        # Who changed an agent or a budget, and when (agents.changes).
+        # Who changed an agent, a budget or a model connection, and when
+        # (agents.changes); a connection's key never shows.
         from agents import changes
-        from agents.models import AgentSpec, Budget
+        from agents.models import AgentSpec, Budget, ModelConnection, ServedModel
 
         changes.track(AgentSpec)
         changes.track(Budget)
+        changes.track(ModelConnection, exclude_fields=("sealed_key",))
+        changes.track(ServedModel)

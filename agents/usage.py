@@ -1,7 +1,9 @@
-"""Token usage and daily budgets: what runs consumed, and whether a user may go on.
+"""Usage and daily budgets: what runs consumed and cost, and whether a user may go on.
 
 A run's tokens (prompt, completion, total) come from the model's usage data and are
-stored on the Run as they arrive. A user is held to every budget that applies to
+stored on the Run as they arrive; its cost (`cost_of`: tokens x its model's prices
+per million, agents.model_table) is stored with its end. A budget limits tokens,
+money or both a day, for every model or for one. A user is held to every budget that applies to
 them: their own, and each of their groups' (a group's budget is shared by its
 members' usage together); budgets read today's runs, a running turn's tokens
 included.
@@ -38,50 +40,96 @@ from django.db.models import (
 from django.db.models.functions import TruncHour
 from django.utils import timezone
 
+from agents.model_table import cost_micros, price_of
 from agents.models import Budget, Run, RunTotal
 from project.counters import Counters
 from project.patches.prepared import Param, Prepared
 
-GroupBy = Literal["user", "agent", "day"]
+GroupBy = Literal["user", "agent", "model", "day"]
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
-COUNTED = ("runs", *TOKEN_FIELDS)
+COUNTED = ("runs", *TOKEN_FIELDS, "cost_micros")
+OFFLINE_PREFIX = "offline/"
 
 
 class BudgetExceeded(Exception):
-    """A user's daily token budget (or one of their groups') is used up."""
+    """A daily budget of the user's (or one of their groups') is used up."""
 
     code = "BUDGET_EXCEEDED"
 
 
 @dataclass(frozen=True)
 class BudgetStatus:
-    """A budget and what its owner used of it today."""
+    """A budget and what its owner used of it today: tokens, and money in
+    millionths of the currency."""
 
     budget: Budget
     used: int
+    used_micros: int = 0
 
     @property
-    def remaining(self) -> int:
+    def remaining(self) -> int | None:
+        """Tokens left today; None without a token limit."""
+        if self.budget.daily_tokens is None:
+            return None
         return max(self.budget.daily_tokens - self.used, 0)
 
-    def is_exhausted(self, extra: int = 0) -> bool:
-        """True when the budget has no tokens left, counting `extra` not yet stored."""
-        return self.used + extra >= self.budget.daily_tokens
+    @property
+    def limit_micros(self) -> int | None:
+        """The money limit in millionths of the currency; None without one."""
+        if self.budget.daily_cost is None:
+            return None
+        return int((self.budget.daily_cost * MICROS).to_integral_value())
 
-    def describe(self, extra: int = 0) -> str:
-        """The refusal a user reads."""
+    @property
+    def remaining_micros(self) -> int | None:
+        """Money left today, in millionths; None without a money limit."""
+        limit = self.limit_micros
+        return None if limit is None else max(limit - self.used_micros, 0)
+
+    def tokens_exhausted(self, extra: int = 0) -> bool:
+        tokens = self.budget.daily_tokens
+        return tokens is not None and self.used + extra >= tokens
+
+    def money_exhausted(self, extra_micros: int = 0) -> bool:
+        limit = self.limit_micros
+        return limit is not None and self.used_micros + extra_micros >= limit
+
+    def is_exhausted(self, extra: int = 0, extra_micros: int = 0) -> bool:
+        """True when the budget has nothing left, counting what is not yet stored."""
+        return self.tokens_exhausted(extra) or self.money_exhausted(extra_micros)
+
+    def describe(self, extra: int = 0, extra_micros: int = 0) -> str:
+        """The refusal a user reads: which budget, what it allows, what was used."""
         budget = self.budget
+        scope = f" for {budget.model}" if budget.model else ""
+        if self.tokens_exhausted(extra):
+            kind, limit = "token", str(budget.daily_tokens)
+            spent = f"{self.used + extra} tokens used today"
+        else:
+            kind, limit = "spending", money(self.limit_micros)
+            spent = f"{money(self.used_micros + extra_micros)} spent today"
         who = (
-            f"Your daily token budget ({budget.daily_tokens})"
+            f"Your daily {kind} budget{scope} ({limit})"
             if budget.user_id
-            else f"The daily token budget of group {budget.group.name} "
-            f"({budget.daily_tokens})"
+            else f"The daily {kind} budget{scope} of group {budget.group.name} "
+            f"({limit})"
         )
-        used = self.used + extra
         return (
-            f"{who} is used up: {used} tokens used today. "
+            f"{who} is used up: {spent}. "
             "It renews at midnight; ask an administrator for more."
         )
+
+
+MICROS = 1_000_000
+
+
+def money(micros: int | None) -> str:
+    """Millionths of the currency as people read an amount: at least 2 decimals,
+    up to 6 for a small one (0.005, 1.50, 12.00)."""
+    if micros is None:
+        return ""
+    whole, _, fraction = f"{micros / MICROS:.6f}".partition(".")
+    return f"{whole}.{fraction.rstrip('0').ljust(2, '0')}"
 
 
 def today_bounds(now: datetime | None = None) -> tuple[datetime, datetime]:
@@ -107,6 +155,8 @@ def budgets_for(*, user_id: int) -> QuerySet[Budget]:
 def _counted_runs(budget: Budget, exclude_run_id: Any = None) -> QuerySet[Run]:
     start, end = today_bounds()
     runs = Run.objects.filter(created_at__gte=start, created_at__lt=end)
+    if budget.model:
+        runs = runs.filter(model=budget.model)
     if budget.user_id:
         runs = runs.filter(user_id=budget.user_id)
     else:
@@ -116,18 +166,23 @@ def _counted_runs(budget: Budget, exclude_run_id: Any = None) -> QuerySet[Run]:
     return runs
 
 
+USED = {"n": Sum("total_tokens"), "micros": Sum("cost_micros")}
+
+
 def budget_status(budget: Budget, *, exclude_run_id: Any = None) -> BudgetStatus:
     """What the budget's owner (user, or group members together) used today."""
-    used = _counted_runs(budget, exclude_run_id).aggregate(n=Sum("total_tokens"))["n"]
-    return BudgetStatus(budget=budget, used=used or 0)
+    used = _counted_runs(budget, exclude_run_id).aggregate(**USED)
+    return BudgetStatus(
+        budget=budget, used=used["n"] or 0, used_micros=used["micros"] or 0
+    )
 
 
 async def abudget_status(budget: Budget, *, exclude_run_id: Any = None) -> BudgetStatus:
     """See budget_status()."""
-    totals = await _counted_runs(budget, exclude_run_id).aaggregate(
-        n=Sum("total_tokens")
+    used = await _counted_runs(budget, exclude_run_id).aaggregate(**USED)
+    return BudgetStatus(
+        budget=budget, used=used["n"] or 0, used_micros=used["micros"] or 0
     )
-    return BudgetStatus(budget=budget, used=totals["n"] or 0)
 
 
 def _budgets_of_a_user() -> Prepared:
@@ -154,23 +209,30 @@ async def acheck_budget(
     user_id: int,
     exclude_run_id: Any = None,
     extra_tokens: int = 0,
+    extra_micros: int = 0,
+    model: str = "",
     budgets: list[Budget] | None = None,
 ) -> list[Budget]:
-    """Raise BudgetExceeded if any budget of the user has no tokens left today;
-    else return the budgets checked, so a caller checking again (a turn, before
-    each model call) need not read them again.
+    """Raise BudgetExceeded if any budget of the user that applies to `model` has
+    nothing left today (a budget for one model applies to that model's turns
+    only); else return the user's budgets, so a caller checking again (a turn,
+    before each model call) need not read them again.
 
     Args:
         exclude_run_id: a running turn, whose stored tokens may lag behind.
         extra_tokens: that turn's tokens so far, counted by the caller instead.
+        extra_micros: what those tokens cost, in millionths of the currency.
+        model: the turn's model, as agents name it.
         budgets: the user's budgets, read earlier (None: read them now).
     """
     if budgets is None:
         budgets = await abudgets_for(user_id=user_id)
     for budget in budgets:
+        if budget.model and budget.model != model:
+            continue
         status = await abudget_status(budget, exclude_run_id=exclude_run_id)
-        if status.is_exhausted(extra_tokens):
-            raise BudgetExceeded(status.describe(extra_tokens))
+        if status.is_exhausted(extra_tokens, extra_micros):
+            raise BudgetExceeded(status.describe(extra_tokens, extra_micros))
     return budgets
 
 
@@ -181,7 +243,7 @@ def usage_totals(
     since: date | None = None,
     until: date | None = None,
 ) -> list[dict[str, Any]]:
-    """Runs and tokens per user, agent or day, between two days (both included,
+    """Runs, tokens and cost per user, agent, model or day, between two days (both included,
     in TIME_ZONE), from the hourly totals: one query, whatever the number of runs."""
     if since is not None:
         totals = totals.filter(hour__gte=day_start(since))
@@ -189,12 +251,17 @@ def usage_totals(
         totals = totals.filter(hour__lt=day_start(until + timedelta(days=1)))
     # By day: summed by hour in SQL (no date function per row), the hours then
     # put in their TIME_ZONE days here, a few hundred a month at most.
-    key = {"user": F("user_id"), "agent": F("agent"), "day": F("hour")}
+    key = {
+        "user": F("user_id"),
+        "agent": F("agent"),
+        "model": F("model"),
+        "day": F("hour"),
+    }
     rows = list(
         totals.order_by()
         .annotate(key=key[group_by])
         .values("key")
-        .annotate(runs=Sum("runs"), **{name: Sum(name) for name in TOKEN_FIELDS})
+        .annotate(**{name: Sum(name) for name in COUNTED})
         .order_by("key")
     )
     if group_by == "day":
@@ -237,8 +304,8 @@ def visible_totals(*, user) -> QuerySet[RunTotal]:
 # The run totals' key and counters (project.counters adds to them).
 RUN_TOTALS = Counters(
     RunTotal,
-    key=["hour", "user_id", "agent", "outcome"],
-    sums=["runs", *TOKEN_FIELDS],
+    key=["hour", "user_id", "agent", "model", "outcome"],
+    sums=COUNTED,
 )
 
 
@@ -256,9 +323,11 @@ def count_ended_run(run: Run) -> None:
                 "hour": hour_of(run.created_at),
                 "user_id": run.user_id,
                 "agent": run.session.app_name,
+                "model": run.model,
                 "outcome": run.status,
                 "runs": 1,
                 **{name: getattr(run, name) for name in TOKEN_FIELDS},
+                "cost_micros": run.cost_micros,
             }
         ]
     )
@@ -267,7 +336,9 @@ def count_ended_run(run: Run) -> None:
 def count_ended_runs(runs: QuerySet[Run]) -> None:
     """Add ended runs, as stored, to the totals: one statement that reads them (in
     the transaction that ended them)."""
-    RUN_TOTALS.add_query(_by_key(runs).values_list(*_KEY, "n", *TOKEN_FIELDS))
+    RUN_TOTALS.add_query(
+        _by_key(runs).values_list(*_KEY, "n", *TOKEN_FIELDS, "cost_micros")
+    )
 
 
 def count_late_tokens(run: Run) -> None:
@@ -277,13 +348,28 @@ def count_late_tokens(run: Run) -> None:
         name: ExpressionWrapper(
             Value(getattr(run, name)) - F(name), output_field=BigIntegerField()
         )
-        for name in TOKEN_FIELDS
+        for name in (*TOKEN_FIELDS, "cost_micros")
     }
     rows = _by_key(Run.objects.filter(pk=run.pk), count=False).annotate(
         **{f"late_{name}": Sum(expression) for name, expression in late.items()}
     )
     RUN_TOTALS.add_query(
-        rows.values_list(*_KEY, "n", *(f"late_{name}" for name in TOKEN_FIELDS))
+        rows.values_list(
+            *_KEY, "n", *(f"late_{name}" for name in (*TOKEN_FIELDS, "cost_micros"))
+        )
+    )
+
+
+def cost_of(run: Run) -> int:
+    """What a run's tokens cost at its model's prices, in millionths of the
+    currency; 0 for the offline model or a model without a price (which costs
+    no query)."""
+    if not run.model or run.model.startswith(OFFLINE_PREFIX) or not run.total_tokens:
+        return 0
+    return cost_micros(
+        price=price_of(run.model),
+        prompt=run.prompt_tokens,
+        completion=run.completion_tokens,
     )
 
 
@@ -297,7 +383,7 @@ def end_run(*, run_id: Any, where: Mapping[str, Any], **ending: Any) -> bool:
     return True
 
 
-_KEY = ("run_hour", "user_id", "session__app_name", "status")
+_KEY = ("run_hour", "user_id", "session__app_name", "model", "status")
 
 
 def _by_key(runs: QuerySet[Run], *, count: bool = True) -> QuerySet[Run]:
@@ -309,7 +395,8 @@ def _by_key(runs: QuerySet[Run], *, count: bool = True) -> QuerySet[Run]:
     )
     if not count:
         return grouped.annotate(n=Value(0, output_field=BigIntegerField()))
-    return grouped.annotate(n=Count("id"), **{name: Sum(name) for name in TOKEN_FIELDS})
+    sums = {name: Sum(name) for name in (*TOKEN_FIELDS, "cost_micros")}
+    return grouped.annotate(n=Count("id"), **sums)
 
 
 def visible_budgets(*, user) -> QuerySet[Budget]:

@@ -36,4 +36,5 @@ def _patterns(session: views.View) -> list:
         path("staff/notices/", views.notices, name="notices"),
         path("staff/people/", views.people, name="people"),
         path("staff/changes/", views.changes, name="changes"),
+        path("staff/models/", views.models, name="models"),
     ]

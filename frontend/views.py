@@ -52,6 +52,7 @@ groups = staff_required(_page("frontend/groups.html", "groups"))
 notices = staff_required(_page("frontend/notices.html", "notices"))
 people = staff_required(_page("frontend/people.html", "people"))
 changes = staff_required(_page("frontend/changes.html", "audit"))
+models = staff_required(_page("frontend/models.html", "models"))
 
 
 @login_required

@@ -15,6 +15,8 @@ from google.adk.models.lite_llm import LiteLlm
 
 from agents.adk.providers import (
     ConfiguredModel,
+    acall_kwargs,
+    acheck_connection,
     gemini_client_kwargs,
     litellm_kwargs,
 )
@@ -31,16 +33,26 @@ class ToolcribLiteLlm(LiteLlm, ConfiguredModel):
     ) -> AsyncGenerator[LlmResponse, None]:
         """LiteLlm's call, with the arguments read from settings now.
 
-        One instance serves every turn of a process, so settings are read per call,
-        not once; every call writes the same values.
+        One instance serves every turn of a process, so settings (and a stored
+        connection's row, agents.model_table) are read per call, not once; every
+        call of an instance writes the same values but after a change.
         """
-        self._additional_args.update(litellm_kwargs(self.model))
-        async for response in super().generate_content_async(llm_request, stream):
-            yield response
+        self._additional_args.update(await acall_kwargs(self.model))
+        try:
+            async for response in super().generate_content_async(llm_request, stream):
+                yield response
+        except Exception as exc:
+            # The name the agent gave: a connection's failure names the connection.
+            exc.toolcrib_model = self.model  # type: ignore[attr-defined]
+            raise
 
     async def awarm_up(self) -> None:
-        """Import litellm (3-7 s, once per process) in a thread, not on the loop."""
+        """Import litellm (3-7 s, once per process) in a thread, not on the loop;
+        then refuse a `<connection>/<model>` no connection serves."""
         await asyncio.to_thread(lite_llm._ensure_litellm_imported)
+        import litellm  # imported by now: its providers' names, without a cost
+
+        await acheck_connection(self.model, litellm_providers=litellm.provider_list)
 
 
 class ToolcribGemini(Gemini, ConfiguredModel):

@@ -6,18 +6,25 @@ through ADK's LiteLlm wrapper (``openai/...``, ``ollama_chat/...``, ``anthropic/
 (``TOOLCRIB_PROVIDER_ENV``, read from the environment under the names each provider's
 own library uses) and are passed to the model explicitly on every call.
 
+``<connection>/<model>`` names a model of a connection staff made in the UI
+(agents.model_table): its kind, base URL and key are read, as of the latest
+change, at every call (docs/models.md).
+
 Importing this module registers Toolcrib's model classes (``agents.adk.llms``) for the
 names ADK's Gemini, LiteLlm and OpenAILlm serve, lazily: litellm (~3 s to import) and
 the openai SDK load only when a turn first needs them.
 """
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from google.adk.agents import BaseAgent, LlmAgent
 from google.adk.models import BaseLlm, LLMRegistry
+
+from agents.model_table import target_for
 
 OFFLINE_PREFIX = "offline/"
 # Sent as the key to a self-hosted OpenAI-compatible server that needs none: the
@@ -118,6 +125,9 @@ LITELLM_NAMES = [
     r"hosted_vllm/.*",
     r"openrouter/.*",
     r"xai/.*",
+    # Last: any other `prefix/model`, a stored connection's (or a LiteLLM provider
+    # Toolcrib does not list, with the credentials LiteLLM finds itself).
+    r"[a-z0-9][a-z0-9_-]*/.+",
 ]
 
 
@@ -274,6 +284,46 @@ def litellm_kwargs(name: str) -> dict[str, Any]:
     return kwargs
 
 
+def is_connection_name(name: str) -> bool:
+    """Whether `name` may name a stored connection's model: a prefix that is no
+    environment provider's."""
+    return (
+        "/" in name
+        and not name.startswith(OFFLINE_PREFIX)
+        and provider_of(name) not in PROVIDERS
+    )
+
+
+async def acall_kwargs(name: str) -> dict[str, Any]:
+    """litellm_kwargs(), or for a stored connection's model, its LiteLLM model,
+    base URL and key as of the latest change (one query; none for other names)."""
+    kwargs = litellm_kwargs(name)
+    if not is_connection_name(name):
+        return kwargs
+    target = await sync_to_async(target_for)(name)
+    if target is None:
+        return kwargs
+    return {
+        **kwargs,
+        "model": target.litellm_model,
+        "api_base": target.api_base,
+        "api_key": target.api_key,
+    }
+
+
+async def acheck_connection(name: str, *, litellm_providers: Sequence[str]) -> None:
+    """Raise ModelNotConfigured for `<prefix>/<model>` when the prefix is neither a
+    stored connection nor a provider LiteLLM knows."""
+    if not is_connection_name(name) or provider_of(name) in litellm_providers:
+        return
+    if await sync_to_async(target_for)(name) is None:
+        prefix = provider_of(name)
+        raise ModelNotConfigured(
+            f"The model {name} is not configured: no model connection is named "
+            f"{prefix}. Staff add connections on the Models page."
+        )
+
+
 def gemini_client_kwargs() -> dict[str, Any]:
     """Arguments for google.genai.Client: an API key, or Vertex AI's project."""
     if _uses_vertex():
@@ -313,6 +363,8 @@ def describe_model_error(exc: BaseException) -> tuple[str, str] | None:
     if status in (401, 403):
         keys = PROVIDERS.get(str(provider), Provider("")).keys
         check = f" Check {' or '.join(keys)}." if keys else ""
+        if is_connection_name(model):
+            check = " Check its connection's key on the Models page."
         return (
             "MODEL_AUTH_FAILED",
             f"The provider of {model} rejected the credentials (HTTP {status}).{check}",
@@ -334,6 +386,9 @@ def describe_model_error(exc: BaseException) -> tuple[str, str] | None:
 
 
 def _failed_model(exc: BaseException) -> str:
+    named = getattr(exc, "toolcrib_model", None)
+    if named:
+        return str(named)
     provider, model = getattr(exc, "llm_provider", None), getattr(exc, "model", None)
     if provider and model and not str(model).startswith(f"{provider}/"):
         return f"{provider}/{model}"

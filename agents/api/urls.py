@@ -7,6 +7,7 @@ from agents.api.changes import ChangeListView
 from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
 from agents.api.notices import DeliveryViewSet, DestinationViewSet, PreferencesView
 from agents.api.oauth2 import oauth2_callback
+from agents.api.providers import ProviderViewSet
 from agents.api.requests import RequestViewSet
 from agents.api.retention import RetentionView
 from agents.api.runs import RegenerateView, RunCancelView
@@ -34,6 +35,7 @@ router = Router(use_regex_path=False)
 router.register("agents", AgentViewSet, basename="agent")
 router.register("sessions", SessionViewSet, basename="session")
 router.register("budgets", BudgetViewSet, basename="budget")
+router.register("providers", ProviderViewSet, basename="provider")
 router.register("auth-requests", AuthRequestViewSet, basename="auth-request")
 router.register("credentials", CredentialViewSet, basename="credential")
 router.register("requests", RequestViewSet, basename="request")

@@ -13,7 +13,8 @@ import Run`):
 - notices.py: NoticePreference, WebhookDestination, Delivery, NoticeLink;
 - leases.py: Lease, a job one process at a time may run;
 - changes.py: Change, who changed which object staff govern (the change audit);
-- a2a_tasks.py: A2ATask, a task of a caller over A2A (agents.a2a).
+- a2a_tasks.py: A2ATask, a task of a caller over A2A (agents.a2a);
+- connections.py: ModelConnection, ServedModel (prices), ConnectionsVersion.
 
 The imports keep the order the models were always registered in (and Django
 lists them in).
@@ -35,6 +36,11 @@ from agents.models.notices import (
 from agents.models.leases import Lease
 from agents.models.changes import Change
 from agents.models.a2a_tasks import A2ATask
+from agents.models.connections import (
+    ConnectionsVersion,
+    ModelConnection,
+    ServedModel,
+)
 # isort: on
 
 __all__ = [
@@ -46,11 +52,13 @@ __all__ = [
     "Artifact",
     "Budget",
     "Change",
+    "ConnectionsVersion",
     "Credential",
     "Delivery",
     "Event",
     "Lease",
     "MemoryEntry",
+    "ModelConnection",
     "NoticeLink",
     "NoticePreference",
     "Request",
@@ -58,6 +66,7 @@ __all__ = [
     "Run",
     "RunSpan",
     "RunTotal",
+    "ServedModel",
     "Session",
     "StandingApproval",
     "UserState",

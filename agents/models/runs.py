@@ -87,6 +87,11 @@ class Run(models.Model):
         blank=True,
         help_text="The root agent's model name, as resolved for the turn.",
     )
+    cost_micros = models.BigIntegerField(
+        default=0,
+        help_text="What its tokens cost, in millionths of the billing currency, "
+        "at its model's prices (agents.usage.cost_of) as it ended.",
+    )
     model_calls = models.PositiveIntegerField(default=0)
     tool_calls = models.PositiveIntegerField(default=0)
     requeues = models.PositiveSmallIntegerField(
@@ -137,7 +142,7 @@ class Run(models.Model):
 
 class RunTotal(models.Model):
     """What the runs of one hour used: per hour (UTC) of their creation, user,
-    agent and how they ended, the runs that ended and their tokens.
+    agent, model and how they ended, the runs that ended, their tokens and cost.
 
     Added to as each run ends, in the transaction that ends it (agents.usage), and
     never by reading the runs again: usage reads these rows, whatever the number
@@ -149,6 +154,13 @@ class RunTotal(models.Model):
     hour = models.DateTimeField(help_text="The hour's start, UTC.")
     user_id = models.IntegerField(help_text="The run's user (kept after deletion).")
     agent = models.CharField(max_length=100, help_text="The session's agent (app).")
+    model = models.CharField(
+        max_length=200,
+        default="",
+        blank=True,
+        help_text="The run's model (Run.model); blank for totals kept before "
+        "models were counted apart.",
+    )
     outcome = models.CharField(max_length=16, help_text="The run's ending status.")
     runs = models.BigIntegerField(default=0)
     prompt_tokens = models.BigIntegerField(default=0)
@@ -156,14 +168,15 @@ class RunTotal(models.Model):
     total_tokens = models.BigIntegerField(default=0)
     cost_micros = models.BigIntegerField(
         db_default=0,
-        help_text="Cost in millionths of the billing currency: 0 until runs "
-        "carry a cost (they do not yet).",
+        help_text="Cost in millionths of the billing currency, at the model's "
+        "prices as each run ended (0 for a model without a price).",
     )
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["hour", "user_id", "agent", "outcome"], name="runtotal_key"
+                fields=["hour", "user_id", "agent", "model", "outcome"],
+                name="runtotal_key",
             )
         ]
         # A user's own usage, by time (staff read by time: the key's index).
@@ -221,7 +234,8 @@ class RunSpan(models.Model):
 
 
 class Budget(models.Model):
-    """A daily token budget: one user's own, or shared by the members of one group.
+    """A daily budget in tokens, in money or both: one user's own, or shared by the
+    members of one group; for every model, or for one (`model`, as agents name it).
 
     A day runs midnight to midnight in TIME_ZONE; agents.usage counts it.
     """
@@ -241,7 +255,24 @@ class Budget(models.Model):
         related_name="token_budgets",
     )
     daily_tokens = models.PositiveBigIntegerField(
-        help_text="Tokens (prompt + completion) per day; a group's members share them."
+        null=True,
+        blank=True,
+        help_text="Tokens (prompt + completion) per day; a group's members share "
+        "them. Empty: no token limit.",
+    )
+    daily_cost = models.DecimalField(
+        max_digits=12,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        help_text="Money per day, in the billing currency, at the models' prices. "
+        "Empty: no money limit.",
+    )
+    model = models.CharField(
+        max_length=260,
+        blank=True,
+        default="",
+        help_text="Only runs on this model count (as agents name it); blank: all.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -254,18 +285,23 @@ class Budget(models.Model):
                 | models.Q(user__isnull=True, group__isnull=False),
                 name="budget_user_xor_group",
             ),
-            models.UniqueConstraint(
-                fields=["user"],
-                condition=models.Q(user__isnull=False),
-                name="budget_unique_user",
+            models.CheckConstraint(
+                condition=models.Q(daily_tokens__isnull=False)
+                | models.Q(daily_cost__isnull=False),
+                name="budget_has_a_limit",
             ),
             models.UniqueConstraint(
-                fields=["group"],
+                fields=["user", "model"],
+                condition=models.Q(user__isnull=False),
+                name="budget_unique_user_model",
+            ),
+            models.UniqueConstraint(
+                fields=["group", "model"],
                 condition=models.Q(group__isnull=False),
-                name="budget_unique_group",
+                name="budget_unique_group_model",
             ),
         ]
 
     def __str__(self) -> str:
         owner = f"user {self.user}" if self.user_id else f"group {self.group}"
-        return f"{owner}: {self.daily_tokens} tokens/day"
+        return f"{owner}: {self.daily_tokens} tokens, {self.daily_cost} a day"

@@ -41,6 +41,7 @@ from agents.turns import queue, runner, stops
 from agents.turns.orm_threads import turn_thread
 from agents.usage import (
     BudgetExceeded,
+    cost_of,
     count_ended_run,
     count_late_tokens,
 )
@@ -89,6 +90,7 @@ ENDING = [
     "prompt_tokens",
     "completion_tokens",
     "total_tokens",
+    "cost_micros",
     *STATS,
 ]
 SAVE_END = PreparedUpdate(
@@ -396,12 +398,14 @@ async def _fail(run: Run, turn: TurnTrace, code: str, message: str) -> None:
 def _save_tokens(run: Run) -> None:
     """Store the tokens the turn has counted (written as they come only under a
     budget, else with the turn's end), and add those usage has not counted yet."""
+    run.cost_micros = cost_of(run)
     with transaction.atomic():
         count_late_tokens(run)  # before the UPDATE: what it adds to the stored
         Run.objects.filter(pk=run.pk).update(
             prompt_tokens=run.prompt_tokens,
             completion_tokens=run.completion_tokens,
             total_tokens=run.total_tokens,
+            cost_micros=run.cost_micros,
             **_stats(run),
         )
 
@@ -428,6 +432,7 @@ def _store_end(
     """The spans, the Run's end, its usage totals and the events that tell it, in
     one transaction: a Run never reads ended without its run_finished, usage counts
     it as it ends, and the turn's end waits for one commit, not one per statement."""
+    run.cost_micros = cost_of(run)  # at its model's prices as it ends
     with transaction.atomic():
         turn.save()
         ending = {name: getattr(run, name) for name in ENDING}

@@ -83,7 +83,9 @@ async def assemble(run: Run, *, on_stored: Callable[[AdkEvent], None]) -> Assemb
     run.model = _model_name(root)
     # With a budget, a running turn's tokens are stored as they come (budgets read
     # them); with none, they are stored once, when the turn ends.
-    budgeted = bool(await acheck_budget(user_id=run.user_id, budgets=budgets))
+    budgeted = bool(
+        await acheck_budget(user_id=run.user_id, model=run.model, budgets=budgets)
+    )
     plugins = plugins_for(run=run)
     for plugin in plugins:
         if isinstance(plugin, BudgetPlugin):

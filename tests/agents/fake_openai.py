@@ -2,7 +2,8 @@
 
 Real HTTP, in a thread: each POST /v1/chat/completions plays the next scripted
 reply, streamed as SSE chunks (with a usage chunk when the client asks for one) or
-as one JSON body. It records every request it received.
+as one JSON body; GET /v1/models lists `models`. It records every request it
+received; a wrong key is answered 401, as OpenAI does.
 
     with FakeOpenAI([say("Hello there"), fail(500)]) as server:
         settings.TOOLCRIB_PROVIDER_ENV = server.env()
@@ -73,6 +74,7 @@ class FakeOpenAI:
 
     def __init__(self, script: Sequence[Reply] = (), *, api_key: str = API_KEY):
         self.api_key = api_key
+        self.models = [MODEL]
         self.requests: list[Received] = []
         self._script = list(script)
         self._lock = threading.Lock()
@@ -117,6 +119,16 @@ class FakeOpenAI:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, format: str, *args: Any) -> None:
                 pass  # quiet
+
+            def do_GET(self) -> None:
+                if self.headers.get("Authorization") != f"Bearer {server.api_key}":
+                    self._error(401, "Incorrect API key provided.", "invalid_api_key")
+                    return
+                if self.path.rstrip("/") != "/v1/models":
+                    self._error(404, "Not found.", "not_found")
+                    return
+                models = [{"id": m, "object": "model"} for m in server.models]
+                self._json(200, {"object": "list", "data": models})
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))

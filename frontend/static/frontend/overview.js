@@ -147,10 +147,12 @@ async function loadTokens(since) {
   const day = since.toISOString().slice(0, 10);
   let byUser;
   let byAgent;
+  let byModel;
   try {
-    [byUser, byAgent] = await Promise.all([
+    [byUser, byAgent, byModel] = await Promise.all([
       api("/api/usage/", { query: { group_by: "user", since: day } }),
       api("/api/usage/", { query: { group_by: "agent", since: day } }),
+      api("/api/usage/", { query: { group_by: "model", since: day } }),
     ]);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
@@ -160,6 +162,7 @@ async function loadTokens(since) {
     clear(box, failure(error, () => loadTokens(since)));
     return;
   }
+  showCost(byUser, byAgent, byModel, day);
   if (!byUser.total.total_tokens) {
     clear(box, empty("No tokens used in this period", "Model calls count their tokens here (the offline demo model counts words)."));
     return;
@@ -174,6 +177,39 @@ async function loadTokens(since) {
     box,
     h("p", { class: "big-number" }, h("strong", {}, byUser.total.total_tokens.toLocaleString()), ` tokens in ${byUser.total.runs} runs since ${day}`),
     h("div", { class: "split" }, h("div", {}, h("div", { class: "label" }, "By user"), barList(rows(byUser))), h("div", {}, h("div", { class: "label" }, "By agent"), barList(rows(byAgent)))),
+  );
+}
+
+/** A money amount as people read it: 2 decimals, up to 6 for a small one. */
+function money(amount) {
+  const value = Number(amount);
+  if (value === 0) return "0.00";
+  const digits = Math.abs(value) >= 0.01 ? 2 : 6;
+  return value.toLocaleString(undefined, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function showCost(byUser, byAgent, byModel, day) {
+  const box = el("chart-cost");
+  if (!Number(byUser.total.cost)) {
+    clear(box, empty("Nothing priced was used in this period", "Staff set each model's price per million tokens on the Models page; runs cost from then on."));
+    return;
+  }
+  const rows = (usage) =>
+    usage.rows
+      .filter((row) => Number(row.cost) > 0)
+      .sort((a, b) => Number(b.cost) - Number(a.cost))
+      .slice(0, 6)
+      .map((row) => ({ name: row.key || "(before models were counted)", value: Number(row.cost), text: money(row.cost), title: `${row.key}: ${money(row.cost)} for ${row.total_tokens.toLocaleString()} tokens in ${row.runs} runs` }));
+  clear(
+    box,
+    h("p", { class: "big-number", id: "cost-total" }, h("strong", {}, money(byUser.total.cost)), ` spent in ${byUser.total.runs} runs since ${day}`),
+    h(
+      "div",
+      { class: "split" },
+      h("div", { id: "cost-by-user" }, h("div", { class: "label" }, "By user"), barList(rows(byUser))),
+      h("div", { id: "cost-by-agent" }, h("div", { class: "label" }, "By agent"), barList(rows(byAgent))),
+      h("div", { id: "cost-by-model" }, h("div", { class: "label" }, "By model"), barList(rows(byModel))),
+    ),
   );
 }
 

@@ -62,3 +62,21 @@ export function restCode(error) {
   if (error.status === 429) return "too_many_turns";
   return "";
 }
+
+// A failed turn's title, by its error's code; the server's message below it says
+// which budget, model or key (agents/usage.py, agents/adk/providers.py).
+const TURN_ERRORS = {
+  BUDGET_EXCEEDED: "Stopped by a budget",
+  MODEL_NOT_CONFIGURED: "The model is not set up",
+  MODEL_AUTH_FAILED: "The model's provider refused the key",
+  MODEL_TIMEOUT: "The model did not answer in time",
+  MODEL_RATE_LIMITED: "The model's provider is limiting requests",
+  MODEL_PROVIDER_ERROR: "The model's provider failed",
+  MODEL_REQUEST_FAILED: "The model's provider refused the request",
+};
+
+/** The title of a turn's error box: plain words for known codes, else the code. */
+export function turnErrorTitle(code) {
+  if (!code) return "Error";
+  return TURN_ERRORS[code] || `Error: ${code}`;
+}

@@ -10,6 +10,7 @@ import { humanHint } from "./requests.js";
 import { inspectButton } from "./inspector.js";
 import { runStats, traceButton } from "./trace.js";
 import { senderNote } from "./senders.js";
+import { turnErrorTitle } from "./refusals.js";
 
 const REQUEST_CALLS = new Set(["adk_request_credential", "adk_request_confirmation"]);
 
@@ -665,7 +666,7 @@ function errorBox(event) {
   return h(
     "div",
     { class: "error-box", role: "alert" },
-    h("strong", {}, error.code ? `Error: ${error.code}` : "Error"),
+    h("strong", {}, turnErrorTitle(error.code)),
     h("p", {}, error.message || "The turn failed."),
   );
 }
