@@ -18,6 +18,9 @@ from typing import Any
 from django.conf import settings
 from google.adk.agents import BaseAgent, LlmAgent
 from google.adk.models import BaseLlm, LLMRegistry
+from google.adk.workflow import BaseNode
+
+from agents.adk.nodes import walk_agents
 
 OFFLINE_PREFIX = "offline/"
 # Sent as the key to a self-hosted OpenAI-compatible server that needs none: the
@@ -204,7 +207,7 @@ def check_model(name: str) -> None:
         )
 
 
-def check_agent_models(root: BaseAgent) -> list[BaseLlm]:
+def check_agent_models(root: BaseNode) -> list[BaseLlm]:
     """Check every model an agent tree will call, before any of them is called.
 
     Models given in code as instances carry their own configuration and are not
@@ -225,7 +228,7 @@ def check_agent_models(root: BaseAgent) -> list[BaseLlm]:
     return models
 
 
-async def aprepare_models(root: BaseAgent) -> None:
+async def aprepare_models(root: BaseNode) -> None:
     """Check an agent tree's models (see check_agent_models), then warm them up.
 
     A model's first call may import a heavy library (litellm: 3-7 s); warming up
@@ -236,11 +239,9 @@ async def aprepare_models(root: BaseAgent) -> None:
             await model.awarm_up()
 
 
-def walk(root: BaseAgent) -> Iterator[BaseAgent]:
-    """An agent and all its sub-agents, depth first."""
-    yield root
-    for sub in root.sub_agents:
-        yield from walk(sub)
+def walk(root: BaseNode) -> Iterator[BaseAgent]:
+    """An agent and all its sub-agents, depth first; a workflow's agents too."""
+    return walk_agents(root)
 
 
 class ConfiguredModel:
