@@ -1,30 +1,28 @@
 """ADK 2.x Workflow graphs as Toolcrib agents, each beside ADK's own Runner.
 
 The graphs are in tests/agents/workflow_agents.py, written as ADK's workflow
-examples write them. ADK's reference is the Runner `adk api_server` builds for an
-agent module (in-memory services, no plugins): the same nodes must run, in the same
-order of paths, with the same final output.
+examples write them. The reference is ADK's own `adk api_server`, started here on
+the same module: the same nodes must run, with the same outputs and the same final
+output.
 """
 
-import asyncio
+import os
+import subprocess
+from collections.abc import Iterator
 
+import httpx
 import pytest
-from google.adk.runners import InMemoryRunner
-from google.genai import types
 
 from agents.adk.builder import load_code_agent, sync_code_agents
 from agents.models import AgentSpec, Request, Run
 from tests.agents import workflow_agents
+from tests.live.server import BIN, ROOT, free_port, stop, wait_for_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 MODULE = "tests.agents.workflow_agents"
-TEST_AGENTS = [
-    f"{MODULE}.triage",
-    f"{MODULE}.flaky_pipeline",
-    f"{MODULE}.greeter",
-    f"{MODULE}.forecast_flow",
-]
+APPS = ["triage", "flaky_pipeline", "greeter", "forecast_flow"]
+TEST_AGENTS = [f"{MODULE}.{name}" for name in APPS]
 
 
 @pytest.fixture
@@ -33,29 +31,75 @@ def agents(db, settings):
     return {spec.name: spec for spec in sync_code_agents()}
 
 
-def adk_reference(root, text: str) -> list[tuple[str, object]]:
-    """(node path, output) of each node event under ADK's own Runner."""
+@pytest.fixture(scope="module")
+def adk_api_server(tmp_path_factory) -> Iterator[str]:
+    """ADK's own `adk api_server` on the same workflows (one app folder each, as
+    `adk` expects: `<app>/agent.py` with `root_agent`), on this machine."""
+    apps = tmp_path_factory.mktemp("adk_apps")
+    for name in APPS:
+        folder = apps / name
+        folder.mkdir()
+        (folder / "__init__.py").write_text("from . import agent\n")
+        (folder / "agent.py").write_text(f"from {MODULE} import {name} as root_agent\n")
+    port = free_port()
+    command = [
+        str(BIN / "adk"),
+        "api_server",
+        "--host=127.0.0.1",
+        f"--port={port}",
+        "--no-reload",
+        "--log_level=warning",
+        str(apps),
+    ]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with (apps / "adk.log").open("wb") as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+        try:
+            wait_for_port(port, process)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            stop(process)
 
-    async def run() -> list[tuple[str, object]]:
-        runner = InMemoryRunner(node=root, app_name="reference")
-        session = await runner.session_service.create_session(
-            app_name="reference", user_id="u"
-        )
-        seen = []
-        async for event in runner.run_async(
-            user_id="u", session_id=session.id, new_message=types.UserContent(text)
-        ):
-            if event.node_info.path and not event.partial:
-                seen.append((event.node_info.path, _plain(event.output)))
-        return seen
 
-    return asyncio.run(run())
+def adk_run(server: str, app: str, session: str, message: dict) -> list[dict]:
+    """The events of one turn under ADK's api_server (its /run answers them all)."""
+    response = httpx.post(
+        f"{server}/run",
+        json={
+            "app_name": app,
+            "user_id": "u",
+            "session_id": session,
+            "new_message": message,
+        },
+        timeout=30,
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
 
 
-def _plain(output):
-    if isinstance(output, types.Content):
-        return {"parts": [{"text": p.text} for p in output.parts or []], "role": "user"}
-    return output
+def adk_session(server: str, app: str) -> str:
+    response = httpx.post(f"{server}/apps/{app}/users/u/sessions", json={}, timeout=30)
+    assert response.status_code == 200, response.text
+    return response.json()["id"]
+
+
+def adk_nodes(events: list[dict]) -> list[tuple[str, object]]:
+    """(node path, output) of each node event ADK's api_server answered."""
+    return [
+        (e["nodeInfo"]["path"], e.get("output"))
+        for e in events
+        if (e.get("nodeInfo") or {}).get("path") and not e.get("partial")
+    ]
+
+
+def adk_turn(server: str, app: str, text: str) -> list[tuple[str, object]]:
+    session = adk_session(server, app)
+    message = {"role": "user", "parts": [{"text": text}]}
+    return adk_nodes(adk_run(server, app, session, message))
+
+
+def by_path(seen: tuple[str, object]) -> str:
+    return seen[0]
 
 
 def node_events(frames: list[dict]) -> list[tuple[str, object]]:
@@ -80,9 +124,9 @@ def test_a_workflow_loads_as_a_code_agent(agents):
     ],
 )
 def test_routing_fan_out_join_and_nested_workflow_run_every_node_as_adk_does(
-    agents, alice, start_session, say, events_of, agent, text, last
+    adk_api_server, agents, alice, start_session, say, events_of, agent, text, last
 ):
-    reference = adk_reference(workflow_agents.triage, text)
+    reference = adk_turn(adk_api_server, agent, text)
     session = start_session(alice, agent)
 
     run = say(alice, session, text)
@@ -90,17 +134,17 @@ def test_routing_fan_out_join_and_nested_workflow_run_every_node_as_adk_does(
     assert run["status"] == "succeeded", run
     ours = node_events(events_of(alice, session))
     # A fan-out's branches may finish in either order: the same nodes, each once.
-    assert sorted(map(repr, ours)) == sorted(map(repr, reference))
+    assert sorted(ours, key=by_path) == sorted(reference, key=by_path)
     assert ours[-1] == reference[-1] == (ours[-1][0], last)
     kinds = {f["event"]["kind"] for f in events_of(alice, session)}
     assert "node_output" in kinds and "event" not in kinds
 
 
 def test_a_retried_node_ends_the_run_succeeded_with_its_failed_attempt_shown(
-    agents, alice, start_session, say, events_of
+    adk_api_server, agents, alice, start_session, say, events_of
 ):
     workflow_agents.ATTEMPTS.clear()
-    reference = adk_reference(workflow_agents.flaky_pipeline, "go")
+    reference = adk_turn(adk_api_server, "flaky_pipeline", "go")
     session = start_session(alice, "flaky_pipeline")
 
     run = say(alice, session, "go")
@@ -111,13 +155,35 @@ def test_a_retried_node_ends_the_run_succeeded_with_its_failed_attempt_shown(
     assert [(e["node"]["path"], e["error"]["code"]) for e in failed] == [
         ("flaky_pipeline@1/flaky_fetch@1", "ConnectionError")
     ]
-    assert node_events(events_of(alice, session))[-1] == reference[-1]
-    assert reference[-1] == ("flaky_pipeline@1/publish@1", "published fetched")
+    ours = node_events(events_of(alice, session))
+    assert ours == reference
+    assert ours[-1] == ("flaky_pipeline@1/publish@1", "published fetched")
+
+
+def adk_answered_greeter(server: str) -> list[tuple[str, object]]:
+    """The greeter under ADK's api_server: asked, then answered "Ada"."""
+    session = adk_session(server, "greeter")
+    asked = adk_run(server, "greeter", session, {"role": "user", "parts": [{"text": "hello"}]})
+    [call_id] = [e["longRunningToolIds"][0] for e in asked if e.get("longRunningToolIds")]
+    answer = {
+        "role": "user",
+        "parts": [
+            {
+                "functionResponse": {
+                    "id": call_id,
+                    "name": "adk_request_input",
+                    "response": {"result": "Ada"},
+                }
+            }
+        ],
+    }
+    return adk_nodes(asked) + adk_nodes(adk_run(server, "greeter", session, answer))
 
 
 def test_a_request_for_input_waits_in_the_inbox_and_its_answer_completes_it(
-    agents, alice, start_session, say, api_for, events_of
+    adk_api_server, agents, alice, start_session, say, api_for, events_of
 ):
+    reference = adk_answered_greeter(adk_api_server)
     session = start_session(alice, "greeter")
 
     run = say(alice, session, "hello")
@@ -135,8 +201,23 @@ def test_a_request_for_input_waits_in_the_inbox_and_its_answer_completes_it(
     )
     assert answered.status_code == 200, answered.content
     assert answered.json()["status"] == "succeeded"
-    assert node_events(events_of(alice, session))[-1] == (
-        "greeter@1/welcome@1",
-        "Welcome, Ada!",
-    )
+    ours = node_events(events_of(alice, session))
+    assert ours[-1] == reference[-1] == ("greeter@1/welcome@1", "Welcome, Ada!")
+    assert [path for path, _ in ours] == [path for path, _ in reference]
     assert Run.objects.filter(session_id=session).count() == 2
+
+
+def test_an_agent_node_and_a_tool_node_run_as_adk_runs_them(
+    adk_api_server, agents, alice, start_session, say, events_of
+):
+    reference = adk_turn(adk_api_server, "forecast_flow", "weather please")
+    session = start_session(alice, "forecast_flow")
+
+    run = say(alice, session, "weather please")
+
+    assert run["status"] == "succeeded", run
+    ours = node_events(events_of(alice, session))
+    assert ours == reference
+    assert ours[-1] == ("forecast_flow@1/shout@1", {"shout": "FORECAST DONE"})
+    texts = [f["event"]["text"] for f in events_of(alice, session) if f["event"]["text"]]
+    assert "Sunny in Paris." in texts
