@@ -359,18 +359,30 @@ async def abindings_for_invocation(
     context: Context, agent: Any = None, tool: BaseTool | None = None
 ) -> dict[str, Binding]:
     """Tool name -> binding, for the agent running in this invocation (`agent`, when
-    the caller has it at hand), right now; for a workflow's tool node (no agent
-    runs it), the binding of its `tool`."""
-    agent = agent if agent is not None else context.get_invocation_context().agent
+    the caller has it at hand), right now; given the `tool` of a workflow's tool
+    node (is_tool_node_call: no model asked for it), that tool's binding."""
     app_name = context.session.app_name
     path = getattr(context, "node_path", None)
-    if agent is None:
-        if tool is None:
-            return {}
+    if tool is not None:
         agent = ToolNodeOwner(tool, path)
+    elif agent is None:
+        agent = context.get_invocation_context().agent
+    if agent is None:
+        return {}
     owner = owner_of(agent, app_name=app_name, path=path)
     found = await abindings_of_agent(agent, owner=owner, context=context)
     return {binding.name: binding for binding in found}
+
+
+def is_tool_node_call(context: Context) -> bool:
+    """Whether a call is a workflow's tool node running its tool (no model asked
+    for it): no agent runs it, or the node path ends in another name than the
+    running agent's (a workflow an agent calls as a tool runs under that agent)."""
+    agent = context.get_invocation_context().agent
+    if agent is None:
+        return True
+    names = path_names(getattr(context, "node_path", None))
+    return bool(names) and names[-1] != agent.name
 
 
 class ToolNodeOwner:

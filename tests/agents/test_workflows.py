@@ -12,16 +12,18 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from asgiref.sync import sync_to_async as sync
 
 from agents.adk.builder import load_code_agent, sync_code_agents
 from agents.models import AgentSpec, Request, Run
 from tests.agents import workflow_agents
+from tests.agents.test_consumers import ack_and_turn, auth, open_socket
 from tests.live.server import BIN, ROOT, free_port, stop, wait_for_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 MODULE = "tests.agents.workflow_agents"
-APPS = ["triage", "flaky_pipeline", "greeter", "forecast_flow"]
+APPS = ["triage", "flaky_pipeline", "greeter", "forecast_flow", "planner"]
 TEST_AGENTS = [f"{MODULE}.{name}" for name in APPS]
 
 
@@ -163,8 +165,12 @@ def test_a_retried_node_ends_the_run_succeeded_with_its_failed_attempt_shown(
 def adk_answered_greeter(server: str) -> list[tuple[str, object]]:
     """The greeter under ADK's api_server: asked, then answered "Ada"."""
     session = adk_session(server, "greeter")
-    asked = adk_run(server, "greeter", session, {"role": "user", "parts": [{"text": "hello"}]})
-    [call_id] = [e["longRunningToolIds"][0] for e in asked if e.get("longRunningToolIds")]
+    asked = adk_run(
+        server, "greeter", session, {"role": "user", "parts": [{"text": "hello"}]}
+    )
+    [call_id] = [
+        e["longRunningToolIds"][0] for e in asked if e.get("longRunningToolIds")
+    ]
     answer = {
         "role": "user",
         "parts": [
@@ -219,5 +225,56 @@ def test_an_agent_node_and_a_tool_node_run_as_adk_runs_them(
     ours = node_events(events_of(alice, session))
     assert ours == reference
     assert ours[-1] == ("forecast_flow@1/shout@1", {"shout": "FORECAST DONE"})
-    texts = [f["event"]["text"] for f in events_of(alice, session) if f["event"]["text"]]
+    texts = [
+        f["event"]["text"] for f in events_of(alice, session) if f["event"]["text"]
+    ]
     assert "Sunny in Paris." in texts
+
+
+async def test_node_events_stream_live_with_their_node_path_and_output(
+    agents, alice, start_session
+):
+    session = await sync(start_session)(alice, "triage")
+    socket = await open_socket(f"/ws/sessions/{session}/", await sync(auth)(alice))
+
+    await socket.send_json_to({"type": "message", "text": "my bill is wrong"})
+    _, frames = await ack_and_turn(socket)
+    await socket.disconnect()
+
+    live = [f["event"] for f in frames if f["event"]["kind"] == "node_output"]
+    assert {e["node"]["path"] for e in live} >= {
+        "triage@1/classify@1",
+        "triage@1/billing@1",
+        "triage@1/both_checks@1",
+        "triage@1/report@1/summarize@1",
+    }
+    summary = next(e for e in live if e["node"]["path"].endswith("summarize@1"))
+    assert summary["node"]["output"] == "summary of checks: account ok, history ok"
+    # The nested workflow's output is the outer one's too.
+    assert "triage@1" in summary["node"]["output_for"]
+    assert all(
+        f["seq"] is not None for f in frames if f["event"]["kind"] == "node_output"
+    )
+
+
+def test_a_workflow_an_agent_calls_as_a_tool_runs_its_nodes_as_adk_does(
+    adk_api_server, agents, alice, start_session, say, events_of
+):
+    reference = adk_turn(adk_api_server, "planner", "check oslo")
+    session = start_session(alice, "planner")
+
+    run = say(alice, session, "check oslo")
+
+    assert run["status"] == "succeeded", run
+    frames = events_of(alice, session)
+    ours = node_events(frames)
+    # The call's id is in the workflow's path: each side's own.
+    assert [(p.split("/")[-1], o) for p, o in ours] == [
+        (p.split("/")[-1], o) for p, o in reference
+    ]
+    shouted = [o for p, o in ours if p.endswith("/shout@1")]
+    assert shouted == [{"shout": "OSLO IS SUNNY"}]
+    result = [r for f in frames for r in f["event"]["function_responses"]]
+    assert [(r["name"], r["response"]) for r in result] == [
+        ("weather_check", {"shout": "OSLO IS SUNNY"})
+    ]

@@ -7,6 +7,7 @@ tests/agents/test_workflows.py: each runs in Toolcrib and under ADK's own Runner
 - `greeter`: a node asking a person (RequestInput), resumed with the answer.
 - `forecast_flow`: an LlmAgent node with a tool, and a tool node (a BaseTool put in
   the graph), each governed as any tool is.
+- `planner`: an LlmAgent calling a workflow as a tool.
 """
 
 from google.adk.agents import Context, LlmAgent
@@ -74,7 +75,9 @@ def publish(node_input) -> str:
     return f"published {node_input}"
 
 
-flaky_pipeline = Workflow(name="flaky_pipeline", edges=[("START", flaky_fetch, publish)])
+flaky_pipeline = Workflow(
+    name="flaky_pipeline", edges=[("START", flaky_fetch, publish)]
+)
 
 
 @node
@@ -120,4 +123,27 @@ forecaster = LlmAgent(
 forecast_flow = Workflow(
     name="forecast_flow",
     edges=[("START", forecaster, to_shout, FunctionTool(shout))],
+)
+
+
+def as_text(node_input) -> dict:
+    return {"text": f"{node_input['city']} is {node_input['weather']}"}
+
+
+# A workflow an agent calls as a tool (ADK wraps it in a NodeTool): the agent's
+# call runs every node, and its output is the tool's result.
+weather_check = Workflow(
+    name="weather_check",
+    description="Checks the weather of a city.",
+    edges=[("START", FunctionTool(lookup_weather), as_text, FunctionTool(shout))],
+)
+planner = LlmAgent(
+    name="planner",
+    model=OfflineLlm(
+        script=[
+            OfflineStep.call("weather_check", city="Oslo"),
+            OfflineStep.say("Done."),
+        ]
+    ),
+    tools=[weather_check],
 )

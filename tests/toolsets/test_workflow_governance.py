@@ -12,11 +12,16 @@ from toolsets.models import Tool, ToolCall
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FLOW = "tests.agents.workflow_agents.forecast_flow"
+PLANNER = "tests.agents.workflow_agents.planner"
 
 
 @pytest.fixture
 def flow_catalog(db, toolcrib_settings):
-    toolcrib_settings.TOOLCRIB_AGENTS = [*toolcrib_settings.TOOLCRIB_AGENTS, FLOW]
+    toolcrib_settings.TOOLCRIB_AGENTS = [
+        *toolcrib_settings.TOOLCRIB_AGENTS,
+        FLOW,
+        PLANNER,
+    ]
     sync_code_agents()
     sync_catalog()
 
@@ -37,6 +42,11 @@ def test_the_catalog_walks_into_workflow_nodes(flow_catalog):
     )
 
     assert names == {"forecast_flow.lookup_weather", "forecast_flow.shout"}
+    # A workflow an agent calls as a tool: the workflow is a tool, and so is
+    # every tool inside it.
+    assert set(
+        Tool.objects.filter(toolset__name="planner").values_list("full_name", flat=True)
+    ) == {"planner.weather_check", "planner.lookup_weather", "planner.shout"}
 
 
 def test_tools_inside_a_workflow_run_when_allowed_and_are_audited(
@@ -82,12 +92,32 @@ def test_a_denied_tool_of_an_agent_node_is_refused_and_audited(
     say(alice, session, "weather please")
 
     responses = [
-        r
-        for f in events_of(alice, session)
-        for r in f["event"]["function_responses"]
+        r for f in events_of(alice, session) for r in f["event"]["function_responses"]
     ]
     assert [(r["name"], r["status"]) for r in responses] == [
         ("lookup_weather", "error")
     ]
     audit = ToolCall.objects.get(tool_name="lookup_weather")
     assert audit.status == ToolCall.Status.DENIED
+
+
+def test_a_denied_tool_inside_a_workflow_an_agent_calls_is_refused_and_audited(
+    flow_catalog, alice, start_session, say, events_of
+):
+    grants.grant_tool(target=tool("planner.shout"), effect="deny", user=alice)
+    session = start_session(alice, "planner")
+
+    say(alice, session, "check oslo")
+
+    audit = dict(ToolCall.objects.values_list("tool_name", "status"))
+    # The workflow's result is its last node's: the refusal, so an error.
+    assert audit == {
+        "weather_check": "error",
+        "lookup_weather": "ok",
+        "shout": "denied",
+    }
+    [result] = [
+        r for f in events_of(alice, session) for r in f["event"]["function_responses"]
+    ]
+    assert result["name"] == "weather_check"
+    assert result["response"]["status"] == "error"

@@ -410,7 +410,7 @@ async def _step(
     tool no sync has seen is catalogued first, and an added one brought up to date;
     with access as of one reading of its versions and the session's activation."""
     keys = [activation.version_key(context.session)]
-    agent = context.get_invocation_context().agent
+    agent = None if tool else context.get_invocation_context().agent
     found = await bindings.abindings_for_invocation(context, agent, tool)
     fresh: list[Binding] = []
     if offer is not None:
@@ -442,7 +442,7 @@ async def _step_of(turn: Turn, context: Context, tool: BaseTool) -> Step:
     """The agent's latest model step; for a call with none in this run (one ADK
     runs again once approved), a step of its own, resolved once. A workflow's
     tool node (no agent, no model) has a step of its own, by its node path."""
-    if context.get_invocation_context().agent is None:
+    if bindings.is_tool_node_call(context):
         key = f"node:{getattr(context, 'node_path', '')}"
         step = turn.steps.get(key)
         if step is None:
