@@ -23,7 +23,7 @@ from tests.live.server import BIN, ROOT, free_port, stop, wait_for_port
 pytestmark = pytest.mark.django_db(transaction=True)
 
 MODULE = "tests.agents.workflow_agents"
-APPS = ["triage", "flaky_pipeline", "greeter", "forecast_flow", "planner"]
+APPS = ["triage", "flaky_pipeline", "greeter", "forecast_flow", "planner", "refunds"]
 TEST_AGENTS = [f"{MODULE}.{name}" for name in APPS]
 
 
@@ -278,3 +278,34 @@ def test_a_workflow_an_agent_calls_as_a_tool_runs_its_nodes_as_adk_does(
     assert [(r["name"], r["response"]) for r in result] == [
         ("weather_check", {"shout": "OSLO IS SUNNY"})
     ]
+
+
+@pytest.mark.parametrize(
+    ("confirmed", "refunded", "output"),
+    [
+        (True, ["refund"], "refunded"),
+        (False, [], {"error": "This tool call is rejected."}),
+    ],
+)
+def test_a_node_confirmation_waits_in_the_inbox_and_runs_the_node_once_confirmed(
+    agents, alice, start_session, say, api_for, events_of, confirmed, refunded, output
+):
+    workflow_agents.REFUNDS.clear()
+    session = start_session(alice, "refunds")
+
+    run = say(alice, session, "refund order 7")
+
+    assert (run["status"], run["waiting_for"]) == ("waiting", "result")
+    assert workflow_agents.REFUNDS == []
+    request = Request.objects.get(session_id=session)
+    assert "refund" in request.description
+    answered = api_for(alice).post(
+        f"/api/sessions/{session}/function-responses/?wait=1",
+        {"call_id": request.call_id, "response": {"confirmed": confirmed}},
+        format="json",
+    )
+    assert answered.status_code == 200, answered.content
+    assert workflow_agents.REFUNDS == refunded
+    assert answered.json()["status"] == "succeeded"
+    last = node_events(events_of(alice, session))[-1]
+    assert last == ("refunds@1/refund@1", output)

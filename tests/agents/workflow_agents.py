@@ -8,6 +8,7 @@ tests/agents/test_workflows.py: each runs in Toolcrib and under ADK's own Runner
 - `forecast_flow`: an LlmAgent node with a tool, and a tool node (a BaseTool put in
   the graph), each governed as any tool is.
 - `planner`: an LlmAgent calling a workflow as a tool.
+- `refunds`: a function node with `require_confirmation`: a person confirms first.
 """
 
 from google.adk.agents import Context, LlmAgent
@@ -147,3 +148,16 @@ planner = LlmAgent(
     ),
     tools=[weather_check],
 )
+
+
+REFUNDS: list[str] = []
+
+
+@node(require_confirmation=True)
+def refund(node_input) -> str:
+    """Refunds the order; a person confirms first (ADK asks with RequestInput)."""
+    REFUNDS.append("refund")
+    return "refunded"
+
+
+refunds = Workflow(name="refunds", edges=[("START", refund)])
