@@ -4,15 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agents', '0030_search_rows_go_with_their_session'),
+        ("agents", "0030_search_rows_go_with_their_session"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='agentspec',
-            name='kind',
-            field=models.CharField(choices=[('llm', 'LLM agent'), ('sequential', 'Sequential'), ('loop', 'Loop'), ('workflow', 'Workflow')], default='llm', max_length=16),
+            model_name="agentspec",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("llm", "LLM agent"),
+                    ("sequential", "Sequential"),
+                    ("loop", "Loop"),
+                    ("workflow", "Workflow"),
+                ],
+                default="llm",
+                max_length=16,
+            ),
         ),
     ]

@@ -309,3 +309,22 @@ def test_a_node_confirmation_waits_in_the_inbox_and_runs_the_node_once_confirmed
     assert answered.json()["status"] == "succeeded"
     last = node_events(events_of(alice, session))[-1]
     assert last == ("refunds@1/refund@1", output)
+
+
+def test_the_trace_names_each_node_with_its_path_and_output(
+    agents, alice, start_session, say, api_for
+):
+    session = start_session(alice, "triage")
+    run = say(alice, session, "I need help")
+
+    trace = api_for(alice).get(f"/api/runs/{run['id']}/trace/").json()
+
+    names = [s["name"] for s in trace["spans"]]
+    assert {"invoke_node classify", "invoke_node support"} <= set(names)
+    assert {"invoke_workflow report", "invoke_node summarize"} <= set(names)
+    stored = {
+        s["attributes"]["toolcrib.node.path"]: s["attributes"]["toolcrib.node.output"]
+        for s in trace["spans"]
+        if "toolcrib.node.path" in s["attributes"]
+    }
+    assert stored["triage@1/report@1/summarize@1"] == '"summary of support team"'

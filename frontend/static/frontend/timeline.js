@@ -175,6 +175,9 @@ export class Timeline {
       case "error":
         blocks.push(errorBox(event));
         return;
+      case "node_output":
+        blocks.push(nodeOutput(event.node));
+        return;
       case "tools_changed":
         blocks.push(toolsChanged(event));
         return;
@@ -666,7 +669,34 @@ function errorBox(event) {
     "div",
     { class: "error-box", role: "alert" },
     h("strong", {}, error.code ? `Error: ${error.code}` : "Error"),
+    // A workflow node's failed attempt: ADK may run it again (its retry config),
+    // and the turn goes on; the run's end says whether it failed.
+    event.node ? h("span", { class: "node-path", title: event.node.path }, ` in ${nodeNames(event.node.path)}`) : null,
     h("p", {}, error.message || "The turn failed."),
+  );
+}
+
+/** `wf@1/report@1/summarize@1` -> `wf › report › summarize`: a node path as read. */
+function nodeNames(path) {
+  return String(path || "")
+    .split("/")
+    .map((part) => part.split("@")[0])
+    .join(" › ");
+}
+
+/** A workflow node's result (ADK 2.x): where in the graph, and what it gave. */
+function nodeOutput(node) {
+  const output = node ? node.output : null;
+  const shown =
+    output !== null && typeof output === "object"
+      ? jsonView(output, { label: "Output", className: "result" })
+      : h("span", { class: "node-value" }, output === null || output === undefined ? "(no output)" : String(output));
+  return h(
+    "div",
+    { class: "node-output" },
+    h("span", { class: "chip-key" }, "node"),
+    h("span", { class: "node-path", title: node ? node.path : "" }, nodeNames(node ? node.path : "")),
+    shown,
   );
 }
 
