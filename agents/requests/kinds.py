@@ -180,14 +180,14 @@ class CallKind(RequestKind):
     def reply(self, request, answer, *, session, user) -> Reply:
         result = dict(answer)
         response = types.FunctionResponse(
-            id=request.call_id, name=request.tool_name, response=result
+            id=adk_call_id(request), name=request.tool_name, response=result
         )
         return Reply(response, Status.ANSWERED, stored=result)
 
     def expired(self, request: Request) -> Reply:
         result = {"status": "expired", "error": "Nobody answered in time."}
         response = types.FunctionResponse(
-            id=request.call_id, name=request.tool_name, response=result
+            id=adk_call_id(request), name=request.tool_name, response=result
         )
         return Reply(response, Status.EXPIRED, stored=result)
 
@@ -361,6 +361,12 @@ CALL = CallKind()
 APPROVAL = ApprovalKind()
 CREDENTIAL = CredentialKind()
 KINDS: dict[str, RequestKind] = {k.kind: k for k in (CALL, APPROVAL, CREDENTIAL)}
+
+
+def adk_call_id(request: Request) -> str:
+    """The id ADK gave the call a request answers: a call's own (`tool_call_id`;
+    `call_id` may be a later ask's own key, record.py)."""
+    return request.tool_call_id or request.call_id
 
 
 def _asked(call: types.FunctionCall) -> str:

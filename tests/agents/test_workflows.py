@@ -328,3 +328,28 @@ def test_the_trace_names_each_node_with_its_path_and_output(
         if "toolcrib.node.path" in s["attributes"]
     }
     assert stored["triage@1/report@1/summarize@1"] == '"summary of support team"'
+
+
+def test_a_node_that_asks_again_under_its_fixed_id_makes_a_new_request(
+    agents, alice, start_session, say, api_for
+):
+    # ADK asks a node's confirmation under one id per node path, in every turn.
+    workflow_agents.REFUNDS.clear()
+    session = start_session(alice, "refunds")
+    client = api_for(alice)
+    url = f"/api/sessions/{session}/function-responses/?wait=1"
+
+    for turn in (1, 2):
+        run = say(alice, session, f"refund order {turn}")
+        assert (run["status"], run["waiting_for"]) == ("waiting", "result"), turn
+        [pending] = Request.objects.filter(session_id=session, status="pending")
+        # Answered by the id the timeline shows (ADK's), as the first one was.
+        adk_id = "wf_tool_confirmation:refunds@1/refund@1"
+        answered = client.post(
+            url, {"call_id": adk_id, "response": {"confirmed": True}}, format="json"
+        )
+        assert answered.status_code == 200, answered.content
+        assert answered.json()["status"] == "succeeded"
+
+    assert workflow_agents.REFUNDS == ["refund", "refund"]
+    assert Request.objects.filter(session_id=session, status="answered").count() == 2
