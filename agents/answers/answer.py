@@ -209,7 +209,8 @@ def by_call_id(found: QuerySet[Request], call_id: str) -> Request | None:
     again under that id (a workflow's RequestInput asks under a fixed id: record.py
     keeps each ask, the later ones under their own call_id); a pending one first,
     else the latest."""
-    named = found.filter(Q(call_id=call_id) | Q(tool_call_id=call_id))
+    asked_again = Q(kind=Request.Kind.CALL, tool_call_id=call_id)
+    named = found.filter(Q(call_id=call_id) | asked_again)
     pending_first = Case(When(status=Request.Status.PENDING, then=0), default=1)
     return named.order_by(pending_first, "-created_at", "-pk").first()
 
