@@ -185,7 +185,8 @@ class WireEvent(BaseModel):
     error: ErrorOut | None = None
     run: RunOut | None = None
     usage: Usage | None = None
-    # The workflow node the event is of; null outside workflows.
+    # The node (ADK 2.x: an agent or a workflow's node) that wrote the event; null
+    # for Toolcrib's own.
     node: NodeOut | None = None
     # tools_changed: toolsets switched in this session, name -> active now.
     toolsets: dict[str, bool] | None = None
@@ -307,8 +308,8 @@ def wire_from_adk(
 
 
 def node_of(event: AdkEvent) -> NodeOut | None:
-    """The workflow node an event is of, with its output (redacted); None for an
-    event outside any workflow."""
+    """The node that wrote an event (ADK 2.x runs agents as nodes too), with a
+    workflow node's output (redacted); None for an event with no node path."""
     info = event.node_info
     if info is None or not info.path:
         return None

@@ -162,6 +162,12 @@ export class Timeline {
     if (!segments.length || this.branches.has(event.branch)) return;
     const [agent, callId] = splitSegment(segments[segments.length - 1]);
     this.branches.add(event.branch);
+    if (/^\d+$/.test(callId)) {
+      // A workflow's fan-out (ADK 2.x): its nodes run side by side, on branches
+      // named by their run counter (`check@1`); a tool's branch names its call.
+      item.prepend(h("div", { class: "nested-by" }, h("span", { class: "agent-chip" }, agent), " runs in parallel"));
+      return;
+    }
     const parent = segments.length > 1 ? splitSegment(segments[segments.length - 2])[0] : (this.calls.get(callId) || {}).author;
     item.prepend(h("div", { class: "nested-by" }, h("span", { class: "agent-chip" }, agent), parent ? ` called by ${parent}` : " called as a tool"));
   }
