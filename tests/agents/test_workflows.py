@@ -23,7 +23,15 @@ from tests.live.server import BIN, ROOT, free_port, stop, wait_for_port
 pytestmark = pytest.mark.django_db(transaction=True)
 
 MODULE = "tests.agents.workflow_agents"
-APPS = ["triage", "flaky_pipeline", "greeter", "forecast_flow", "planner", "refunds"]
+APPS = [
+    "triage",
+    "flaky_pipeline",
+    "broken_pipeline",
+    "greeter",
+    "forecast_flow",
+    "planner",
+    "refunds",
+]
 TEST_AGENTS = [f"{MODULE}.{name}" for name in APPS]
 
 
@@ -353,3 +361,34 @@ def test_a_node_that_asks_again_under_its_fixed_id_makes_a_new_request(
 
     assert workflow_agents.REFUNDS == ["refund", "refund"]
     assert Request.objects.filter(session_id=session, status="answered").count() == 2
+
+
+def test_a_node_that_fails_its_last_attempt_fails_the_run(
+    adk_api_server, agents, alice, start_session, say, events_of
+):
+    adk_id = adk_session(adk_api_server, "broken_pipeline")
+    under_adk = httpx.post(
+        f"{adk_api_server}/run",
+        json={
+            "app_name": "broken_pipeline",
+            "user_id": "u",
+            "session_id": adk_id,
+            "new_message": {"role": "user", "parts": [{"text": "go"}]},
+        },
+        timeout=30,
+    )
+    session = start_session(alice, "broken_pipeline")
+
+    run = say(alice, session, "go")
+
+    assert run["status"] == "failed", run
+    frames = [f["event"] for f in events_of(alice, session)]
+    attempts = [e for e in frames if e["kind"] == "error" and e["node"]]
+    assert [e["node"]["path"] for e in attempts] == [
+        "broken_pipeline@1/always_down@1"
+    ] * 2
+    # ADK's server fails the turn too (its /run answers an error).
+    assert under_adk.status_code == 500
+    assert not any(
+        e["node"] and e["node"]["path"].endswith("/publish@1") for e in frames
+    )

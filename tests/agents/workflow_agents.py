@@ -161,3 +161,14 @@ def refund(node_input) -> str:
 
 
 refunds = Workflow(name="refunds", edges=[("START", refund)])
+
+
+@node(retry_config=RetryConfig(max_attempts=2, initial_delay=0.01, max_delay=0.01))
+def always_down(node_input) -> str:
+    """Fails every attempt: ADK gives up after its last."""
+    raise ConnectionError("the service is down")
+
+
+broken_pipeline = Workflow(
+    name="broken_pipeline", edges=[("START", always_down, publish)]
+)
