@@ -392,3 +392,17 @@ def test_a_node_that_fails_its_last_attempt_fails_the_run(
     assert not any(
         e["node"] and e["node"]["path"].endswith("/publish@1") for e in frames
     )
+
+
+def test_the_agents_api_describes_a_workflow_and_its_nodes(agents, alice, api_for):
+    listed = api_for(alice).get("/api/agents/").json()
+    triage = next(a for a in listed if a["name"] == "triage")
+
+    assert triage["kind"] == "workflow"
+    shown = api_for(alice).get("/api/agents/forecast_flow/").json()
+    assert shown["kind"] == "workflow"
+    tree = shown["tree"]
+    nodes = {node["name"]: node for node in tree["sub_agents"]}
+    assert list(nodes) == ["forecaster", "to_shout", "shout"]
+    assert nodes["forecaster"]["tools"] == [{"name": "lookup_weather"}]
+    assert nodes["shout"]["tools"] == [{"name": "shout"}]
