@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("agents", "0030_search_rows_go_with_their_session"),
+        ("agents", "0033_run_session_latest"),
     ]
 
     operations = [
