@@ -20,6 +20,8 @@ from agents.adk.builder import (
     sync_code_agents,
 )
 from agents.adk.credentials import DjangoCredentialService
+from agents.adk.nodes import node_tools, path_names
+from agents.adk.nodes import walk as walk_nodes
 from agents.adk.session_rows import session_rows
 from agents.adk.session_state import session_state
 from agents.redaction import mask_turn_secrets, redact_secrets
@@ -41,6 +43,10 @@ __all__ = [
     "resolve_toolset",
     "settings_toolset_target",
     "sync_code_agents",
+    # A tree's nodes, workflows' among them (ADK 2.x), and the tools they declare.
+    "node_tools",
+    "path_names",
+    "walk_nodes",
     # Sessions: who may use one, and which agents a user may use.
     "AgentNotAvailable",
     "access_session",

@@ -40,6 +40,8 @@ from agents.runtime import (
     AgentBuildError,
     BrokenToolset,
     load_code_agent,
+    node_tools,
+    path_names,
     resolve_toolset,
     settings_toolset_target,
 )
@@ -279,7 +281,7 @@ async def abindings_of_agent(
     """
     registered = registered_names()
     bindings: list[Binding] = []
-    for entry in getattr(agent, "tools", None) or []:
+    for entry in node_tools(agent):
         if isinstance(entry, BaseToolset):
             names = registered.get(id(entry))
             info = settings_toolset(names[0]) if names else unregistered_toolset(entry)
@@ -290,7 +292,7 @@ async def abindings_of_agent(
         if is_internal(tool.name, tool):
             continue
         if owner is not None:
-            info = agent_toolset(owner, _root_of(agent))
+            info = agent_toolset(owner, _owner_root(owner, agent))
         elif name := await registered_name(agent, entry):
             info = settings_toolset(name)
         else:
@@ -315,45 +317,92 @@ def _refuse_clashes(agent: BaseAgent, found: list[Binding]) -> None:
             )
 
 
-def _root_of(agent: BaseAgent) -> BaseAgent:
-    while agent.parent_agent is not None:
+def _owner_root(owner: str, agent: Any) -> Any:
+    """The root of the code agent `owner`, as settings register it; else the root
+    of `agent`'s own chain (a workflow's nodes have no parent to climb to)."""
+    for path in settings.TOOLCRIB_AGENTS:
+        if path.rsplit(".", 1)[-1] == owner:
+            try:
+                return load_code_agent(path)
+            except AgentBuildError:
+                break
+    return _root_of(agent)
+
+
+def _root_of(agent: Any) -> Any:
+    while getattr(agent, "parent_agent", None) is not None:
         agent = agent.parent_agent
     return agent
 
 
-def owner_of(agent: BaseAgent, *, app_name: str) -> str | None:
+def owner_of(agent: Any, *, app_name: str, path: str | None = None) -> str | None:
     """The code AgentSpec whose plain-tool toolset an agent's plain tools belong to.
 
     The highest code agent on the way from the root: a code agent's sub-agents
-    share its toolset, even when they are registered on their own too.
+    share its toolset, even when they are registered on their own too. Inside a
+    workflow (ADK 2.x) an agent or tool node has no parent: the highest code agent
+    named on its node `path` (`wf@1/review@1`) owns it.
     """
     chain = [agent]
-    while chain[-1].parent_agent is not None:
+    while getattr(chain[-1], "parent_agent", None) is not None:
         chain.append(chain[-1].parent_agent)
+    names = path_names(path) + [node.name for node in reversed(chain)]
     roots = code_root_names()
-    for node in reversed(chain):
-        specs = roots.get(node.name)
+    for name in names:
+        specs = roots.get(name)
         if specs:
             return app_name if app_name in specs else specs[0]
     return None
 
 
 async def abindings_for_invocation(
-    context: Context, agent: BaseAgent | None = None
+    context: Context, agent: Any = None, tool: BaseTool | None = None
 ) -> dict[str, Binding]:
     """Tool name -> binding, for the agent running in this invocation (`agent`, when
-    the caller has it at hand), right now."""
-    agent = agent if agent is not None else context.get_invocation_context().agent
-    owner = owner_of(agent, app_name=context.session.app_name)
+    the caller has it at hand), right now; given the `tool` of a workflow's tool
+    node (is_tool_node_call: no model asked for it), that tool's binding."""
+    app_name = context.session.app_name
+    path = getattr(context, "node_path", None)
+    if tool is not None:
+        agent = ToolNodeOwner(tool, path)
+    elif agent is None:
+        agent = context.get_invocation_context().agent
+    if agent is None:
+        return {}
+    owner = owner_of(agent, app_name=app_name, path=path)
     found = await abindings_of_agent(agent, owner=owner, context=context)
     return {binding.name: binding for binding in found}
 
 
-async def abindings_of_tree(root: BaseAgent, *, app_name: str) -> list[Binding]:
-    """Every binding of an agent tree, as the catalog and /agents/{name}/tools/ see it."""
+def is_tool_node_call(context: Context) -> bool:
+    """Whether a call is a workflow's tool node running its tool (no model asked
+    for it): no agent runs it, or the node path ends in another name than the
+    running agent's (a workflow an agent calls as a tool runs under that agent)."""
+    agent = context.get_invocation_context().agent
+    if agent is None:
+        return True
+    names = path_names(getattr(context, "node_path", None))
+    return bool(names) and names[-1] != agent.name
+
+
+class ToolNodeOwner:
+    """A workflow's tool node as the agent its one tool is bound to: named by its
+    node path's last name, with no parent (its owner is read from the path)."""
+
+    def __init__(self, tool: BaseTool, path: str | None) -> None:
+        names = path_names(path)
+        self.name = names[-1] if names else tool.name
+        self.description = ""
+        self.tools = [tool]
+
+
+async def abindings_of_tree(root: Any, *, app_name: str) -> list[Binding]:
+    """Every binding of an agent tree, as the catalog and /agents/{name}/tools/ see it;
+    the agents and tool nodes of its workflows too (agents.adk.nodes)."""
     found: list[Binding] = []
+    top = owner_of(root, app_name=app_name)
     for agent in iter_agents(root):
-        owner = owner_of(agent, app_name=app_name)
+        owner = owner_of(agent, app_name=app_name) or top
         found += await abindings_of_agent(agent, owner=owner)
     return found
 

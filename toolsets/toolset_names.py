@@ -24,8 +24,10 @@ from agents.runtime import (
     AgentBuildError,
     BrokenToolset,
     load_code_agent,
+    node_tools,
     resolve_toolset,
     settings_toolset_target,
+    walk_nodes,
 )
 from toolsets.imports.registrations import registration_of
 
@@ -195,11 +197,10 @@ def qualified_names(snake: str, origins: list[str]) -> dict[str, str]:
     return {o: f"{w}__{snake}" for o, w in zip(origins, wheres, strict=True)}
 
 
-def iter_agents(root: BaseAgent) -> Iterator[BaseAgent]:
-    """An agent and all its descendants, depth first."""
-    yield root
-    for sub in root.sub_agents:
-        yield from iter_agents(sub)
+def iter_agents(root: Any) -> Iterator[Any]:
+    """An agent and all its descendants, depth first: those inside workflows, and
+    a workflow's tool nodes too (each with its one tool: agents.runtime.node_tools)."""
+    return (node for node in walk_nodes(root) if node_tools(node))
 
 
 def plain_origin(entry: Any) -> int:

@@ -31,6 +31,9 @@ which are its tools) is refused when it loads.
 
 from google.adk.agents import BaseAgent, LlmAgent
 from google.adk.tools.agent_tool import AgentTool, _SingleTurnAgentTool
+from google.adk.workflow import BaseNode
+
+from agents.adk.nodes import walk_agents
 
 MAX_DEPTH = 8
 # Modes of agents that ADK runs as tools of their parent, never transfers to.
@@ -51,7 +54,7 @@ class SessionAgentTool(_SingleTurnAgentTool):
         return await super().run_async(args=args, tool_context=tool_context)
 
 
-def adopt_agent_tools(root: BaseAgent, *, depth: int = 0) -> None:
+def adopt_agent_tools(root: BaseNode, *, depth: int = 0) -> None:
     """Make every AgentTool of the tree run its agent in the session; idempotent.
 
     Raises:
@@ -122,10 +125,6 @@ def _readopt(parent: LlmAgent, tool: SessionAgentTool) -> SessionAgentTool:
     )
 
 
-def _walk(root: BaseAgent) -> list[BaseAgent]:
-    found, pending = [], [root]
-    while pending:
-        agent = pending.pop()
-        found.append(agent)
-        pending.extend(agent.sub_agents)
-    return found
+def _walk(root: BaseNode) -> list[BaseAgent]:
+    """The agents of the tree, those inside its workflows too (agents.adk.nodes)."""
+    return list(walk_agents(root))

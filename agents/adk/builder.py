@@ -19,8 +19,10 @@ from django.utils.module_loading import import_string
 from google.adk.agents import BaseAgent, LlmAgent, LoopAgent, SequentialAgent
 from google.adk.tools import BaseTool, FunctionTool
 from google.adk.tools.base_toolset import BaseToolset
+from google.adk.workflow import BaseNode
 
 from agents.adk.agent_tools import AgentToolError, adopt_agent_tools
+from agents.adk.nodes import children, is_workflow, node_tools, walk
 from agents.inputs import parse_history, parse_starters
 from agents.models import HISTORY_DEFAULT, AgentSpec
 from project.patches.prepared import Param, Prepared
@@ -63,7 +65,7 @@ class BrokenToolset(AgentBuildError):
 class BuiltAgent:
     spec_name: str
     fingerprint: str
-    root: BaseAgent
+    root: BaseNode  # an agent, or a Workflow (agents.adk.nodes)
 
 
 _cache: dict[str, BuiltAgent] = {}
@@ -96,9 +98,13 @@ _unimportable: dict[str, str] = {}
 _adopting = threading.Lock()
 
 
-def load_code_agent(dotted_path: str) -> BaseAgent:
+def load_code_agent(dotted_path: str) -> BaseNode:
     """Import an ADK agent defined in code, by dotted path, ready to run: its
     AgentTools adopted (agents.adk.agent_tools), its tools' names checked.
+
+    An agent, or any other ADK node that runs as a root under `adk api_server`: a
+    `Workflow` graph (ADK 2.x), whose agents and tools are walked as sub-agents'
+    are (agents.adk.nodes).
 
     Raises:
         AgentBuildError: It does not import (remembered until the process
@@ -106,13 +112,13 @@ def load_code_agent(dotted_path: str) -> BaseAgent:
             raises, it is no agent, or one of its agents has two tools of one name.
     """
     agent = _import_agent(dotted_path)
-    if callable(agent) and not isinstance(agent, BaseAgent):
+    if callable(agent) and not isinstance(agent, BaseNode):
         try:
             agent = agent()
         except Exception as exc:  # noqa: BLE001 - as _import_agent says
             raise AgentBuildError(load_failure(dotted_path, exc)) from exc
-    if not isinstance(agent, BaseAgent):
-        raise AgentBuildError(f"{dotted_path} is not an ADK agent")
+    if not isinstance(agent, BaseNode):
+        raise AgentBuildError(f"{dotted_path} is not an ADK agent or workflow")
     with _adopting:
         _adopt(agent, dotted_path)
     check_tool_names(agent)
@@ -140,14 +146,14 @@ def load_failure(dotted_path: str, exc: Exception) -> str:
     return f"{dotted_path} failed to load: {type(exc).__name__}: {exc}"
 
 
-def _adopt(agent: BaseAgent, source: str) -> None:
+def _adopt(agent: BaseNode, source: str) -> None:
     try:
         adopt_agent_tools(agent)
     except AgentToolError as exc:
         raise AgentBuildError(f"{source}: {exc}") from exc
 
 
-def check_tool_names(root: BaseAgent) -> None:
+def check_tool_names(root: BaseNode) -> None:
     """Refuse a tree in which one agent declares two tools of one name: ADK would
     declare both to the model and run only the last.
 
@@ -157,12 +163,9 @@ def check_tool_names(root: BaseAgent) -> None:
     Raises:
         AgentBuildError: Says which agent, which name, and what the two tools are.
     """
-    pending = [root]
-    while pending:
-        agent = pending.pop()
-        pending.extend(agent.sub_agents)
+    for agent in walk(root):
         seen: dict[str, Any] = {}
-        for entry in getattr(agent, "tools", None) or []:
+        for entry in node_tools(agent):
             if isinstance(entry, BaseToolset):
                 continue
             name = tool_name(entry)
@@ -263,14 +266,19 @@ def sub_agents(spec: AgentSpec) -> list[AgentSpec]:
     return SUB_AGENTS.fetch(parent=spec.pk)
 
 
-def build_agent(spec: AgentSpec, *, depth: int = 0, as_sub: bool = False) -> BaseAgent:
+def build_agent(spec: AgentSpec, *, depth: int = 0, as_sub: bool = False) -> BaseNode:
     """Turn one spec (and its sub-agents) into a fresh ADK agent."""
     if depth > MAX_DEPTH:
         raise AgentBuildError(f"agent {spec.name}: sub-agents nest too deep or loop")
     if spec.source == AgentSpec.Source.CODE:
         agent = load_code_agent(spec.dotted_path)
-        if not (as_sub or agent.parent_agent):
+        if not (as_sub or getattr(agent, "parent_agent", None)):
             return agent
+        if is_workflow(agent):
+            raise AgentBuildError(
+                f"agent {spec.name}: a workflow cannot be a sub-agent; give it to "
+                "an agent as a tool in the agent's code"
+            )
         # An ADK agent has one parent: a code agent reused under another gets a copy,
         # whose AgentTools must run the copy's own sub-agents.
         copy = agent.clone()
@@ -312,7 +320,7 @@ def _build_row_agent(spec: AgentSpec, subs: Sequence[BaseAgent]) -> BaseAgent:
     )
 
 
-def agent_for(spec: AgentSpec) -> BaseAgent:
+def agent_for(spec: AgentSpec) -> BaseNode:
     """The ADK agent tree for a spec, built once per version of the spec."""
     key = fingerprint(spec)
     cached = _cache.get(spec.name)
@@ -323,13 +331,14 @@ def agent_for(spec: AgentSpec) -> BaseAgent:
     return root
 
 
-def describe_agent(agent: BaseAgent) -> dict[str, Any]:
-    """Name, description, model, sub-agents and declared tool names of an ADK agent."""
+def describe_agent(agent: BaseNode) -> dict[str, Any]:
+    """Name, description, model, sub-agents and declared tool names of an ADK agent;
+    for a workflow, its nodes as its sub-agents."""
     model = getattr(agent, "model", "")
     if not isinstance(model, str):
         model = getattr(model, "model", "")
     tools = []
-    for tool in getattr(agent, "tools", []) or []:
+    for tool in node_tools(agent):
         if isinstance(tool, BaseToolset):
             tools.append({"toolset": type(tool).__name__})
         else:
@@ -340,7 +349,7 @@ def describe_agent(agent: BaseAgent) -> dict[str, Any]:
         "description": agent.description,
         "model": model or settings.TOOLCRIB_DEFAULT_MODEL,
         "tools": tools,
-        "sub_agents": [describe_agent(sub) for sub in agent.sub_agents],
+        "sub_agents": [describe_agent(sub) for sub in children(agent)],
     }
 
 
@@ -460,8 +469,10 @@ def code_agent_history(dotted_path: str) -> int | None:
         return HISTORY_DEFAULT
 
 
-def kind_of(agent: BaseAgent) -> str:
-    """The spec kind of a code agent: llm, loop or sequential."""
+def kind_of(agent: BaseNode) -> str:
+    """The spec kind of a code agent: llm, loop, sequential or workflow."""
+    if is_workflow(agent):
+        return AgentSpec.Kind.WORKFLOW
     if isinstance(agent, LlmAgent):
         return AgentSpec.Kind.LLM
     if isinstance(agent, LoopAgent):
@@ -469,6 +480,6 @@ def kind_of(agent: BaseAgent) -> str:
     return AgentSpec.Kind.SEQUENTIAL
 
 
-def _instruction_text(agent: BaseAgent) -> str:
+def _instruction_text(agent: BaseNode) -> str:
     instruction = getattr(agent, "instruction", "")
     return instruction if isinstance(instruction, str) else ""

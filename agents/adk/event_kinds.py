@@ -39,6 +39,8 @@ def event_kind(event: AdkEvent) -> str:
         return "artifact"
     if actions.state_delta:
         return "state_delta"
+    if event.output is not None:  # a workflow node's result (ADK 2.x)
+        return "node_output"
     return "event"
 
 

@@ -69,6 +69,8 @@ class HandoffPlugin(BasePlugin):
 
 def escalation_target(invocation_context: InvocationContext, author: str) -> str | None:
     """The name of the parent of the agent `author`, if it has one."""
+    if invocation_context.agent is None:  # a workflow's tool node: no agent
+        return None
     root = invocation_context.agent.root_agent
     agent = root.find_agent(author)
     parent = agent.parent_agent if agent is not None else None

@@ -3,17 +3,25 @@
 A long-running tool's call event carries `long_running_tool_ids`; those calls wait
 for a result that someone posts later. ADK's own requests (`adk_request_credential`,
 `adk_request_confirmation`) are long-running too, but they are answered through
-credentials and approvals, never as plain function responses.
+credentials and approvals, never as plain function responses. ADK 2.x's
+`adk_request_input` (a workflow asking a person) is answered as a call is.
 """
 
-from google.adk.agents import BaseAgent
 from google.adk.events import Event as AdkEvent
 from google.adk.tools import BaseTool
+from google.adk.workflow import BaseNode
 from google.genai import types
+
+from agents.adk.nodes import find_node, is_tool_node, node_tools, walk
 
 ANSWERED_BY = "toolcrib_answered_by"
 APPROVAL_TIMEOUT = "toolcrib_approval_timeout"
-ADK_REQUEST_PREFIX = "adk_request_"
+# ADK's requests that are answered through credentials and approvals. Any other
+# long-running call waits for a result a person posts: a tool's, or ADK 2.x's
+# `adk_request_input` (a workflow node's `RequestInput`, a human-input node, a
+# function node's `require_confirmation`), whose result resumes the workflow.
+ANSWERED_ELSEWHERE = frozenset({"adk_request_credential", "adk_request_confirmation"})
+REQUEST_INPUT_CALL = "adk_request_input"
 # In a confirmation's payload, set by whoever asks for it (the catalog's approval
 # gate): who decides, in how many seconds it expires, whether the requester may
 # decide it herself, and what the tool does, in the catalog's words.
@@ -55,25 +63,30 @@ def long_running_calls(event: AdkEvent) -> list[types.FunctionCall]:
         call
         for call in event.get_function_calls()
         if call.id in event.long_running_tool_ids
-        and not (call.name or "").startswith(ADK_REQUEST_PREFIX)
+        and (call.name or "") not in ANSWERED_ELSEWHERE
     ]
 
 
-def _tool(root: BaseAgent, *, author: str, tool_name: str) -> BaseTool | None:
-    agent = root.find_agent(author)
-    for tool in getattr(agent, "tools", None) or []:
+def _tool(root: BaseNode, *, author: str, tool_name: str) -> BaseTool | None:
+    agent = find_node(root, author) if author else None
+    for tool in node_tools(agent) if agent is not None else []:
         if isinstance(tool, BaseTool) and tool.name == tool_name:
+            return tool
+    # A workflow's tool node: the event's author is the workflow, not the node.
+    for node in walk(root):
+        tool = getattr(node, "tool", None)
+        if is_tool_node(node) and tool.name == tool_name:
             return tool
     return None
 
 
-def _marks(root: BaseAgent, *, author: str, tool_name: str) -> dict:
+def _marks(root: BaseNode, *, author: str, tool_name: str) -> dict:
     tool = _tool(root, author=author, tool_name=tool_name)
     return dict(tool.custom_metadata or {}) if tool is not None else {}
 
 
 def tool_description(
-    root: BaseAgent, *, author: str, tool_name: str, payload: dict | None = None
+    root: BaseNode, *, author: str, tool_name: str, payload: dict | None = None
 ) -> str:
     """What a tool does, in a line a person reads: its catalog entry's (the
     confirmation's payload), else its own declaration's first line; "" if unknown."""
@@ -94,13 +107,13 @@ def requester_may_approve(payload: dict) -> bool:
     return payload.get(PAYLOAD_SELF_APPROVAL) is True
 
 
-def answering_group(root: BaseAgent, *, author: str, tool_name: str) -> str:
+def answering_group(root: BaseNode, *, author: str, tool_name: str) -> str:
     """The group a tool of agent `author` is answered by; "" for the session owner."""
     return str(_marks(root, author=author, tool_name=tool_name).get(ANSWERED_BY, ""))
 
 
 def approval_rule(
-    root: BaseAgent, *, author: str, tool_name: str, payload: dict
+    root: BaseNode, *, author: str, tool_name: str, payload: dict
 ) -> tuple[str, float | None]:
     """Who decides an approval of this tool, and in how many seconds it expires.
 

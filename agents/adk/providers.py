@@ -23,7 +23,9 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from google.adk.agents import BaseAgent, LlmAgent
 from google.adk.models import BaseLlm, LLMRegistry
+from google.adk.workflow import BaseNode
 
+from agents.adk.nodes import walk_agents
 from agents.model_table import target_for
 
 OFFLINE_PREFIX = "offline/"
@@ -214,7 +216,7 @@ def check_model(name: str) -> None:
         )
 
 
-def check_agent_models(root: BaseAgent) -> list[BaseLlm]:
+def check_agent_models(root: BaseNode) -> list[BaseLlm]:
     """Check every model an agent tree will call, before any of them is called.
 
     Models given in code as instances carry their own configuration and are not
@@ -235,7 +237,7 @@ def check_agent_models(root: BaseAgent) -> list[BaseLlm]:
     return models
 
 
-async def aprepare_models(root: BaseAgent) -> None:
+async def aprepare_models(root: BaseNode) -> None:
     """Check an agent tree's models (see check_agent_models), then warm them up.
 
     A model's first call may import a heavy library (litellm: 3-7 s); warming up
@@ -246,11 +248,9 @@ async def aprepare_models(root: BaseAgent) -> None:
             await model.awarm_up()
 
 
-def walk(root: BaseAgent) -> Iterator[BaseAgent]:
-    """An agent and all its sub-agents, depth first."""
-    yield root
-    for sub in root.sub_agents:
-        yield from walk(sub)
+def walk(root: BaseNode) -> Iterator[BaseAgent]:
+    """An agent and all its sub-agents, depth first; a workflow's agents too."""
+    return walk_agents(root)
 
 
 class ConfiguredModel:

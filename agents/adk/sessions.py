@@ -172,7 +172,8 @@ class DjangoSessionService(BaseSessionService):
         event = self._trim_temp_delta_state(event)
         keep_credentials_in_memory(session, event)
         sender_id = self._sender_id if event.author == "user" else None
-        with storing(event.id):
+        node_path = event.node_info.path if event.node_info else None
+        with storing(event.id, node_path=node_path, output=event.output):
             written = await sync_to_async(self._write, thread_sensitive=True)(
                 session=session, event=event, sender_id=sender_id
             )

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Case, Q, QuerySet, When
 from django.utils import timezone
 
 from agents.models import Request, Run, Session
@@ -163,10 +164,11 @@ def complete_call(*, session_id: str, call_id: str, response: Mapping[str, Any])
 
     No access check: the Run is the session owner's, as if the owner had posted it.
     """
-    request = (
-        Request.objects.select_related("session__owner")
-        .filter(kind=CALL.kind, session_id=session_id, call_id=call_id)
-        .first()
+    request = by_call_id(
+        Request.objects.select_related("session__owner").filter(
+            kind=CALL.kind, session_id=session_id
+        ),
+        call_id,
     )
     if request is None:
         raise CALL.not_found()
@@ -190,10 +192,9 @@ def access_request(
     if session_id is not None:
         found = found.filter(session_id=session_id)
     if call_id is not None:
-        found = found.filter(call_id=call_id)
+        request = by_call_id(found, call_id)
     else:
-        found = found.filter(pk=request_pk(kind, request_id))
-    request = found.first()
+        request = found.filter(pk=request_pk(kind, request_id)).first()
     if request is not None and rules.may_answer(user=user, request=request):
         return request
     if request is not None and rules.may_see(user=user, request=request):
@@ -201,6 +202,17 @@ def access_request(
     if session_id is not None and not _sees_session(user, session_id):
         raise NotFoundError("No such session.")
     raise kind.not_found()
+
+
+def by_call_id(found: QuerySet[Request], call_id: str) -> Request | None:
+    """The request of these that a call id names: its own, or the one ADK asked
+    again under that id (a workflow's RequestInput asks under a fixed id: record.py
+    keeps each ask, the later ones under their own call_id); a pending one first,
+    else the latest."""
+    asked_again = Q(kind=Request.Kind.CALL, tool_call_id=call_id)
+    named = found.filter(Q(call_id=call_id) | asked_again)
+    pending_first = Case(When(status=Request.Status.PENDING, then=0), default=1)
+    return named.order_by(pending_first, "-created_at", "-pk").first()
 
 
 def expire(*, request_id: int) -> bool:

@@ -232,6 +232,10 @@ class AgentSerializer(serializers.ModelSerializer):
         if code and set(attrs) <= CODE_AGENT_FIELDS:
             return attrs  # what an administrator chooses for a code agent
         kind = attrs.get("kind", getattr(self.instance, "kind", AgentSpec.Kind.LLM))
+        if kind == AgentSpec.Kind.WORKFLOW and not code:
+            raise serializers.ValidationError(
+                {"kind": "A workflow is written in code: register its module."}
+            )
         if kind == AgentSpec.Kind.LOOP and not attrs.get(
             "max_iterations", getattr(self.instance, "max_iterations", None)
         ):

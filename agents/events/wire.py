@@ -34,6 +34,7 @@ Kind = Literal[
     "run_finished",
     "error",
     "tools_changed",
+    "node_output",
     "event",
 ]
 
@@ -152,6 +153,17 @@ class Usage(BaseModel):
     total_tokens: int = 0
 
 
+class NodeOut(BaseModel):
+    """Where in a workflow (ADK 2.x) an event happened: its node's path in the run
+    (`wf@1/review@1`, each name with its run counter), and the node's output when
+    the event carries it (`output_for`: the nodes, the node's enclosing workflows
+    too, whose output it is)."""
+
+    path: str
+    output: Any = None
+    output_for: list[str] = Field(default_factory=list)
+
+
 class WireEvent(BaseModel):
     """One event as clients see it."""
 
@@ -173,6 +185,9 @@ class WireEvent(BaseModel):
     error: ErrorOut | None = None
     run: RunOut | None = None
     usage: Usage | None = None
+    # The node (ADK 2.x: an agent or a workflow's node) that wrote the event; null
+    # for Toolcrib's own.
+    node: NodeOut | None = None
     # tools_changed: toolsets switched in this session, name -> active now.
     toolsets: dict[str, bool] | None = None
     actions: dict[str, Any] = Field(default_factory=dict)
@@ -284,10 +299,24 @@ def wire_from_adk(
         long_running_tool_ids=long_running,
         error=error,
         usage=usage,
+        node=node_of(event),
         actions=_nonempty(
             redact_secrets(actions.model_dump(mode="json", exclude_none=True))
         ),
         sender=sender,
+    )
+
+
+def node_of(event: AdkEvent) -> NodeOut | None:
+    """The node that wrote an event (ADK 2.x runs agents as nodes too), with a
+    workflow node's output (redacted); None for an event with no node path."""
+    info = event.node_info
+    if info is None or not info.path:
+        return None
+    return NodeOut(
+        path=info.path,
+        output=redact_secrets(event.output),
+        output_for=list(info.output_for or []),
     )
 
 

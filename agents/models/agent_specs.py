@@ -17,6 +17,8 @@ class AgentSpec(models.Model):
         LLM = "llm", "LLM agent"
         SEQUENTIAL = "sequential", "Sequential"
         LOOP = "loop", "Loop"
+        # ADK 2.x's Workflow graph: a code agent only (written in its module).
+        WORKFLOW = "workflow", "Workflow"
 
     class Source(models.TextChoices):
         CODE = "code", "Code"

@@ -8,6 +8,7 @@ through OpenTelemetry's context. The turn recorder keeps them while the turn run
 """
 
 import contextlib
+import json
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -125,11 +126,23 @@ def turn_attributes(run: Run) -> dict[str, str]:
     }
 
 
-def storing(event_id: str) -> contextlib.AbstractContextManager[Span]:
-    """The span of storing one event."""
-    return tracer.start_as_current_span(
-        STORE, attributes={"toolcrib.event_id": event_id}
-    )
+# A workflow node's output on its event's store span: cut to this many characters.
+NODE_OUTPUT_CHARS = 2000
+
+
+def storing(
+    event_id: str, *, node_path: str | None = None, output: Any = None
+) -> contextlib.AbstractContextManager[Span]:
+    """The span of storing one event; a workflow node's event (ADK 2.x) names its
+    node path, and its output (redacted, as JSON, cut short), so the trace view
+    shows what each node gave beside the node's own span."""
+    attributes: dict[str, Any] = {"toolcrib.event_id": event_id}
+    if node_path:
+        attributes["toolcrib.node.path"] = node_path
+    if output is not None:
+        text = json.dumps(redact_secrets(output), default=str)
+        attributes["toolcrib.node.output"] = text[:NODE_OUTPUT_CHARS]
+    return tracer.start_as_current_span(STORE, attributes=attributes)
 
 
 def publishing(

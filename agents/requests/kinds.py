@@ -1,7 +1,10 @@
 """The kinds of request: what each records from an ADK event, and what its answer becomes.
 
 - call: a long-running tool's call (`long_running_tool_ids`); the answer is the
-  tool's result, posted as a JSON object.
+  tool's result, posted as a JSON object. ADK 2.x's `adk_request_input` (a
+  workflow node's RequestInput, a human-input node, a function node's
+  require_confirmation) is one: the answer resumes the workflow (`{"result": x}`
+  gives the node x).
 - approval: ADK's `adk_request_confirmation` (a tool with `require_confirmation`,
   `request_confirmation(...)`, or the catalog's approval gate); the answer is a
   decision, `{"confirmed": bool}` to ADK, whose `payload` carries the arguments an
@@ -41,9 +44,11 @@ from agents.adk.long_running import (
     ANSWER_EDITED_BY,
     ANSWER_RESPONSE,
     PAYLOAD_CATALOG_TOOL,
+    REQUEST_INPUT_CALL,
     answering_group,
     approval_rule,
     approvals_required,
+    first_line,
     long_running_calls,
     requester_may_approve,
     tool_description,
@@ -168,20 +173,21 @@ class CallKind(RequestKind):
             tool_name=name,
             args=dict(call.args or {}),
             answer_group=group,
-            description=tool_description(root, author=event.author, tool_name=name),
+            description=_asked(call)
+            or tool_description(root, author=event.author, tool_name=name),
         )
 
     def reply(self, request, answer, *, session, user) -> Reply:
         result = dict(answer)
         response = types.FunctionResponse(
-            id=request.call_id, name=request.tool_name, response=result
+            id=adk_call_id(request), name=request.tool_name, response=result
         )
         return Reply(response, Status.ANSWERED, stored=result)
 
     def expired(self, request: Request) -> Reply:
         result = {"status": "expired", "error": "Nobody answered in time."}
         response = types.FunctionResponse(
-            id=request.call_id, name=request.tool_name, response=result
+            id=adk_call_id(request), name=request.tool_name, response=result
         )
         return Reply(response, Status.EXPIRED, stored=result)
 
@@ -355,6 +361,20 @@ CALL = CallKind()
 APPROVAL = ApprovalKind()
 CREDENTIAL = CredentialKind()
 KINDS: dict[str, RequestKind] = {k.kind: k for k in (CALL, APPROVAL, CREDENTIAL)}
+
+
+def adk_call_id(request: Request) -> str:
+    """The id ADK gave the call a request answers: a call's own (`tool_call_id`;
+    `call_id` may be a later ask's own key, record.py)."""
+    return request.tool_call_id or request.call_id
+
+
+def _asked(call: types.FunctionCall) -> str:
+    """What a workflow's request for input (ADK 2.x `RequestInput`) asks a person,
+    in its own words: its message; "" for any other call."""
+    if call.name != REQUEST_INPUT_CALL:
+        return ""
+    return first_line(str((call.args or {}).get("message") or ""))
 
 
 def kind_of(request: Request) -> RequestKind:

@@ -36,6 +36,9 @@ from agents.requests.kinds import KINDS, expiry_after
 # a sweep answers requests, which starts turns, whose driver calls this recorder.
 EXPIRE_REQUESTS = "agents.expire_requests"
 APPROVE_STANDING = "agents.approve_standing"
+# A call asked again keeps this much of its ADK id in its own call_id (of 128),
+# then `#<run id>`.
+REKEYED_PREFIX = 90
 # After a request's time: the sweep finds it due.
 SWEEP_MARGIN = 0.2
 
@@ -117,6 +120,7 @@ async def arecord_gateway_approval(
 
 async def _astore_new(run: Run, rows: list[Request]) -> list[Request]:
     """Store the rows not recorded before; the stored ones, with their ids."""
+    await _akey_asked_again(run, rows)
     call_ids = [row.call_id for row in rows]
     known = Request.objects.filter(session_id=run.session_id, call_id__in=call_ids)
     old = {call_id async for call_id in known.values_list("call_id", flat=True)}
@@ -130,6 +134,26 @@ async def _astore_new(run: Run, rows: list[Request]) -> list[Request]:
         run_id=run.pk,
     )
     return [row async for row in stored]
+
+
+async def _akey_asked_again(run: Run, rows: list[Request]) -> None:
+    """Key by their own call_id the calls ADK asks again under an id the session
+    has an ended request of: a workflow asks under a fixed id (a node's
+    confirmation, `wf_tool_confirmation:<node path>`, in every turn that reaches
+    it; a RequestInput given an interrupt_id, in each round of a loop). Each ask is
+    then a request of its own, its ADK id kept in `tool_call_id` (what the answer
+    is sent back under, kinds.adk_call_id, and what a client may answer it by)."""
+    asked = [row for row in rows if row.kind == Request.Kind.CALL]
+    if not asked:
+        return
+    ended = Request.objects.filter(
+        session_id=run.session_id, call_id__in=[row.call_id for row in asked]
+    ).exclude(status=Request.Status.PENDING)
+    again = {call_id async for call_id in ended.values_list("call_id", flat=True)}
+    for row in asked:
+        if row.call_id in again:
+            row.tool_call_id = row.call_id
+            row.call_id = f"{row.call_id[:REKEYED_PREFIX]}#{run.pk}"
 
 
 async def _astanding(run: Run, stored: list[Request]) -> set[int]:

@@ -267,8 +267,12 @@ async def _drive(run: Run) -> bool:
             yield_user_message=True,
         ):
             paused = await _on_event(run, assembled, event) or paused
-            if event.error_code and not event.partial:
+            if event.partial:
+                continue
+            if event.error_code:
                 last_error = event
+            elif last_error is not None and retried(last_error, event):
+                last_error = None  # ADK ran the node again, and it went on
     finally:
         await assembled.runner.close()
     if last_error is not None:
@@ -277,6 +281,15 @@ async def _drive(run: Run) -> bool:
             code=str(last_error.error_code),
         )
     return paused
+
+
+def retried(error: AdkEvent, later: AdkEvent) -> bool:
+    """Whether a later event shows that ADK recovered from an error event: a
+    workflow node's next attempt (its RetryConfig) went on at the same node path.
+    The failed attempt's error event stays in the timeline; the turn does not fail
+    for it."""
+    path = error.node_info.path if error.node_info else None
+    return bool(path) and later.node_info is not None and later.node_info.path == path
 
 
 async def _on_event(run: Run, assembled: runner.Assembled, event: AdkEvent) -> bool:

@@ -50,7 +50,13 @@ def live_env(tmp_path_factory) -> dict[str, str]:
             "DATABASE_URL": f"sqlite:///{folder / 'live.sqlite3'}",
             "TOOLCRIB_DATA_DIR": str(folder),
             # A slow async tool, to stop a turn mid-call (test_stop_and_regenerate).
-            "TOOLCRIB_EXTRA_AGENTS": "tests.agents.kettle.kettle",
+            "TOOLCRIB_EXTRA_AGENTS": ",".join(
+                [
+                    "tests.agents.kettle.kettle",
+                    "tests.agents.workflow_agents.triage",
+                    "tests.agents.workflow_agents.greeter",
+                ]
+            ),
         }
     )
     prepare_database(env)

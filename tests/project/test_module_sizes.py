@@ -7,6 +7,7 @@ ROOT = Path(__file__).resolve().parents[2]
 APPS = ("agents", "toolsets", "project", "demo", "frontend")
 MAX_LINES = 600
 
+
 def app_modules() -> list[Path]:
     modules = [path for app in APPS for path in (ROOT / app).rglob("*.py")]
     return sorted(path for path in modules if "migrations" not in path.parts)

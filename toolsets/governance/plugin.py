@@ -167,7 +167,7 @@ class GovernancePlugin(BasePlugin):
         if is_internal(tool.name, tool):
             return None
         turn = self.turns.start(tool_context.invocation_id)
-        step = await _step_of(turn, tool_context)
+        step = await _step_of(turn, tool_context, tool)
         call = Call(tool, tool_args, step, step.bindings.get(tool.name))
         turn.calls[call_key(tool_context, tool)] = call
         answered = _as_decided(call, tool_args, tool_context)
@@ -403,13 +403,15 @@ def _governance_attributes(
 # The step's bindings.
 
 
-async def _step(context: Context, offer: Offer | None = None) -> Step:
+async def _step(
+    context: Context, offer: Offer | None = None, tool: BaseTool | None = None
+) -> Step:
     """A step of the agent's bindings now, with the tools added in this turn; a
     tool no sync has seen is catalogued first, and an added one brought up to date;
     with access as of one reading of its versions and the session's activation."""
     keys = [activation.version_key(context.session)]
-    agent = context.get_invocation_context().agent
-    found = await bindings.abindings_for_invocation(context, agent)
+    agent = None if tool else context.get_invocation_context().agent
+    found = await bindings.abindings_for_invocation(context, agent, tool)
     fresh: list[Binding] = []
     if offer is not None:
         found.update(offer.added)
@@ -436,9 +438,16 @@ def _append_added(llm_request: LlmRequest, offer: Offer) -> None:
     llm_request.append_tools(tools)
 
 
-async def _step_of(turn: Turn, context: Context) -> Step:
+async def _step_of(turn: Turn, context: Context, tool: BaseTool) -> Step:
     """The agent's latest model step; for a call with none in this run (one ADK
-    runs again once approved), a step of its own, resolved once."""
+    runs again once approved), a step of its own, resolved once. A workflow's
+    tool node (no agent, no model) has a step of its own, by its node path."""
+    if bindings.is_tool_node_call(context):
+        key = f"node:{getattr(context, 'node_path', '')}"
+        step = turn.steps.get(key)
+        if step is None:
+            step = turn.steps[key] = await _step(context, tool=tool)
+        return step
     step = turn.steps.get(context.agent_name)
     if step is None:
         step = turn.steps[context.agent_name] = await _step(context)

@@ -163,6 +163,12 @@ export class Timeline {
     if (!segments.length || this.branches.has(event.branch)) return;
     const [agent, callId] = splitSegment(segments[segments.length - 1]);
     this.branches.add(event.branch);
+    if (/^\d+$/.test(callId)) {
+      // A workflow's fan-out (ADK 2.x): its nodes run side by side, on branches
+      // named by their run counter (`check@1`); a tool's branch names its call.
+      item.prepend(h("div", { class: "nested-by" }, h("span", { class: "agent-chip" }, agent), " runs in parallel"));
+      return;
+    }
     const parent = segments.length > 1 ? splitSegment(segments[segments.length - 2])[0] : (this.calls.get(callId) || {}).author;
     item.prepend(h("div", { class: "nested-by" }, h("span", { class: "agent-chip" }, agent), parent ? ` called by ${parent}` : " called as a tool"));
   }
@@ -175,6 +181,9 @@ export class Timeline {
         return;
       case "error":
         blocks.push(errorBox(event));
+        return;
+      case "node_output":
+        blocks.push(nodeOutput(event.node));
         return;
       case "tools_changed":
         blocks.push(toolsChanged(event));
@@ -667,7 +676,34 @@ function errorBox(event) {
     "div",
     { class: "error-box", role: "alert" },
     h("strong", {}, turnErrorTitle(error.code)),
+    // A workflow node's failed attempt: ADK may run it again (its retry config),
+    // and the turn goes on; the run's end says whether it failed.
+    event.node ? h("span", { class: "node-path", title: event.node.path }, ` in ${nodeNames(event.node.path)}`) : null,
     h("p", {}, error.message || "The turn failed."),
+  );
+}
+
+/** `wf@1/report@1/summarize@1` -> `wf › report › summarize`: a node path as read. */
+function nodeNames(path) {
+  return String(path || "")
+    .split("/")
+    .map((part) => part.split("@")[0])
+    .join(" › ");
+}
+
+/** A workflow node's result (ADK 2.x): where in the graph, and what it gave. */
+function nodeOutput(node) {
+  const output = node ? node.output : null;
+  const shown =
+    output !== null && typeof output === "object"
+      ? jsonView(output, { label: "Output", className: "result" })
+      : h("span", { class: "node-value" }, output === null || output === undefined ? "(no output)" : String(output));
+  return h(
+    "div",
+    { class: "node-output" },
+    h("span", { class: "chip-key" }, "node"),
+    h("span", { class: "node-path", title: node ? node.path : "" }, nodeNames(node ? node.path : "")),
+    shown,
   );
 }
 
