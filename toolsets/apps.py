@@ -8,11 +8,19 @@ class ToolsetsConfig(AppConfig):
     def ready(self) -> None:
         from django.core import checks
 
+        from agents import changes
         from toolsets import bindings, signals
         from toolsets.builtin import shell
         from toolsets.governance import decisions
+        from toolsets.models import Grant, Tool, ToolImport, Toolset
 
         signals.connect()
+        # Staff changes to the catalog and the imports are audited (agents.changes);
+        # an import's registration is sealed and never logged.
+        changes.track(ToolImport, exclude_fields=("registration", "document"))
+        changes.track(Tool)
+        changes.track(Toolset)
+        changes.track(Grant)
         # A held call's audit row reads its decision (agents' request_decided).
         decisions.connect()
         # Warns when the shell toolset has no sandbox and will refuse every command.
