@@ -48,6 +48,12 @@ def is_reviewed(tool: Tool) -> bool:
     return hasattr(tool.toolset, "stored_import")
 
 
+def is_held(tool: Tool) -> bool:
+    """An imported tool not offered as the catalog reads it now (new or changed);
+    read `tool.toolset.stored_import` with select_related to spare a query."""
+    return is_reviewed(tool) and state_of(tool) != APPROVED
+
+
 def approve_tool(*, tool: Tool, by: AbstractBaseUser | None) -> Tool:
     """Approve what a tool declares now; it is offered again (if access allows)."""
     previous = tool.approved_digest

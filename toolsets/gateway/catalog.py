@@ -63,7 +63,7 @@ async def alist_tools(*, caller: Caller) -> list[GatewayTool]:
         )
         .select_related("toolset__stored_import")
         .order_by("full_name")
-        if caller.may_reach(row.toolset.name) and not _held(row)
+        if caller.may_reach(row.toolset.name) and not reviews.is_held(row)
     ]
     decisions = await access.aexplain_many(
         user_id=caller.user.pk, tools=[row.full_name for row in rows]
@@ -83,12 +83,6 @@ async def alist_tools(*, caller: Caller) -> list[GatewayTool]:
             input_schema=input_schema(row.parameters),
         )
     return list(served.values())
-
-
-def _held(row: Tool) -> bool:
-    """An imported tool staff have not approved as it reads now (toolsets.reviews):
-    neither its description nor the tool is served."""
-    return reviews.is_reviewed(row) and reviews.state_of(row) != reviews.APPROVED
 
 
 async def afind_tool(*, caller: Caller, name: str) -> GatewayTool | None:

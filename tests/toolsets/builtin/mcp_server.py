@@ -5,8 +5,13 @@
 
 TOOLS_FILE names the tools to offer (add, echo, shout, refuse), read once at start, so a
 test changes the tool list by editing the file and starting a new session.
+
+TOOLS_FILE.descriptions.json, if present, is read at every tools/list: a JSON object
+of tool name -> description, so a test changes what a tool says under a running
+server (a poisoned description).
 """
 
+import json
 import socket
 import sys
 from pathlib import Path
@@ -39,9 +44,25 @@ def refuse(text: str) -> str:
     raise ToolError(f"the server refuses {text!r}")
 
 
+class DescribedServer(Server):
+    """Describes its tools as TOOLS_FILE.descriptions.json says now."""
+
+    descriptions_file: Path
+
+    async def list_tools(self):
+        listed = await super().list_tools()
+        if not self.descriptions_file.exists():
+            return listed
+        described = json.loads(self.descriptions_file.read_text())
+        for tool in listed:
+            tool.description = described.get(tool.name, tool.description)
+        return listed
+
+
 def build(tools_file: str) -> Server:
     wanted = Path(tools_file).read_text().split()
-    server = Server("toolcrib-test")
+    server = DescribedServer("toolcrib-test")
+    server.descriptions_file = Path(f"{tools_file}.descriptions.json")
     for tool in (add, echo, shout, refuse):
         if tool.__name__ in wanted:
             server.add_tool(tool)
