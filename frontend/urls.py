@@ -34,4 +34,5 @@ def _patterns(session: views.View) -> list:
         path("staff/agents/", views.agents, name="agents"),
         path("staff/groups/", views.groups, name="groups"),
         path("staff/notices/", views.notices, name="notices"),
+        path("staff/tool-servers/", views.tool_servers, name="tool-servers"),
     ]

@@ -50,6 +50,7 @@ firehose = staff_required(_page("frontend/firehose.html", "firehose"))
 agents = staff_required(_page("frontend/agents.html", "agents"))
 groups = staff_required(_page("frontend/groups.html", "groups"))
 notices = staff_required(_page("frontend/notices.html", "notices"))
+tool_servers = staff_required(_page("frontend/tool_servers.html", "tool-servers"))
 
 
 @login_required
