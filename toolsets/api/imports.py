@@ -41,7 +41,7 @@ from toolsets.models import Tool, ToolImport
 COMMON_FIELDS = {"name", "url", "tool_filter", "prefix"}
 FIELDS = {
     ToolImport.Kind.MCP: COMMON_FIELDS
-    | {"command", "env", "cwd", "headers", "timeout"},
+    | {"command", "env", "cwd", "headers", "oauth", "timeout"},
     ToolImport.Kind.OPENAPI: COMMON_FIELDS | {"spec", "path", "allow_private_network"},
 }
 MODELS: dict[str, type[pydantic.BaseModel]] = {
@@ -60,6 +60,18 @@ class ImportUnavailable(APIException):
     status_code = status.HTTP_502_BAD_GATEWAY
     default_detail = "The import's server or spec could not be read."
     default_code = "import_unavailable"
+
+
+class OAuthSerializer(serializers.Serializer):
+    """OAuth 2 client credentials of a streamable HTTP MCP server."""
+
+    client_id = serializers.CharField()
+    client_secret = serializers.CharField(write_only=True)
+    issuer = serializers.CharField(
+        help_text="The authorization server's issuer URL: the MCP server must name "
+        "this one."
+    )
+    scope = serializers.CharField(required=False, allow_blank=True)
 
 
 class ImportCreateSerializer(serializers.Serializer):
@@ -86,6 +98,12 @@ class ImportCreateSerializer(serializers.Serializer):
     cwd = serializers.CharField(required=False)
     headers = serializers.DictField(
         child=serializers.CharField(allow_blank=True), required=False, write_only=True
+    )
+    oauth = OAuthSerializer(
+        required=False,
+        write_only=True,
+        help_text="MCP over HTTP: OAuth client credentials; the secret is sealed and "
+        "never shown again.",
     )
     timeout = serializers.FloatField(required=False)
     spec = serializers.CharField(
@@ -141,6 +159,10 @@ class ImportCreateSerializer(serializers.Serializer):
         }
         if wrong:
             raise ValidationError(wrong)
+        if "oauth" in fields and not fields.get("url"):
+            raise ValidationError(
+                {"oauth": ["OAuth is for a server at a URL (Streamable HTTP)."]}
+            )
         try:
             attrs["registration"] = MODELS[kind](**fields)
         except pydantic.ValidationError as exc:

@@ -114,12 +114,23 @@ function connectForm() {
     env: field("env", "Environment (optional)", h("textarea", { id: "connect-env", rows: 2, placeholder: "API_KEY=…", autocomplete: "off" }), "One NAME=value a line. Values are sealed and never shown again."),
     url: field("url", "URL", h("input", { id: "connect-url", type: "url", placeholder: "https://tools.example.com/mcp", autocomplete: "off" })),
     headers: field("headers", "Headers (optional)", h("textarea", { id: "connect-headers", rows: 2, placeholder: "Authorization: Bearer …", autocomplete: "off" }), "One Name: value a line. Values are sealed and never shown again."),
+    oauth: h(
+      "fieldset",
+      { class: "oauth", id: "row-oauth" },
+      h("legend", {}, "OAuth client credentials (optional)"),
+      h("p", { class: "muted small" }, "For a server behind OAuth: it names its authorization server, which must be this issuer. The secret is sealed and never shown again."),
+      field("oauth-issuer", "Issuer", h("input", { id: "connect-oauth-issuer", type: "url", placeholder: "https://auth.example.com", autocomplete: "off" })),
+      field("oauth-client", "Client ID", h("input", { id: "connect-oauth-client", autocomplete: "off" })),
+      field("oauth-secret", "Client secret", h("input", { id: "connect-oauth-secret", type: "password", autocomplete: "new-password" })),
+      field("oauth-scope", "Scope", h("input", { id: "connect-oauth-scope", placeholder: "tools:read tools:call", autocomplete: "off" })),
+      h("p", { class: "field-error small", id: "error-oauth", role: "alert" }),
+    ),
     spec_file: field("spec_file", "Spec file", h("input", { id: "connect-spec_file", type: "file", accept: ".json,.yaml,.yml,application/json" })),
     private: h("label", { class: "check", id: "row-private" }, h("input", { type: "checkbox", id: "connect-private" }), " The API is on a private network or this host"),
   };
   const shown = {
     "mcp-stdio": ["command", "env"],
-    "mcp-http": ["url", "headers"],
+    "mcp-http": ["url", "headers", "oauth"],
     "openapi-url": ["url", "private"],
     "openapi-file": ["spec_file", "private"],
   };
@@ -197,7 +208,12 @@ function bodyOf(form, kind) {
   }
   if (Object.keys(local).length) throw new ApiError(400, local);
   if (kind === "mcp-stdio") return { body: { kind: "mcp", name, command_line: value("command"), env } };
-  return { body: { kind: "mcp", name, url: value("url"), headers } };
+  const body = { kind: "mcp", name, url: value("url"), headers };
+  const issuer = value("oauth-issuer");
+  if (issuer || value("oauth-client") || value("oauth-secret")) {
+    body.oauth = { issuer, client_id: value("oauth-client"), client_secret: value("oauth-secret"), scope: value("oauth-scope") };
+  }
+  return { body };
 }
 
 async function connect(form, kind) {
@@ -223,7 +239,11 @@ async function connect(form, kind) {
 function serverDetail(server, toolset, grants) {
   const path = `/api/imports/${server.id}/`;
   const registration = server.registration || {};
-  const secrets = [...(registration.header_names || []).map((n) => `header ${n}`), ...(registration.env_names || []).map((n) => `env ${n}`)];
+  const secrets = [
+    ...(registration.header_names || []).map((n) => `header ${n}`),
+    ...(registration.env_names || []).map((n) => `env ${n}`),
+    ...(registration.oauth ? [`OAuth client ${registration.oauth.client_id} of ${registration.oauth.issuer}`] : []),
+  ];
   const tools = server.tools.filter((tool) => !tool.missing);
   return [
     h("h2", { class: "panel-title", id: "server-title" }, server.name, badge(server.kind === "mcp" ? "MCP" : "OpenAPI")),
