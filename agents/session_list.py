@@ -9,18 +9,7 @@ bring it back.
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import (
-    Case,
-    F,
-    IntegerField,
-    Max,
-    Q,
-    QuerySet,
-    Value,
-    When,
-    Window,
-)
-from django.db.models.functions import RowNumber
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from agents.cursors import Cursor, encode_cursor
@@ -147,29 +136,19 @@ def add_status(sessions: Sequence[Session]) -> list[Session]:
 
 
 def _last_runs(ids: Sequence[str]) -> list[dict]:
-    # Each session's latest run, and whether any of its runs is unfinished, in one
-    # pass over the page's runs (the (session, status, created_at) index).
-    by_session = {"partition_by": [F("session_id")]}
+    # Each session's latest run (one step down the (session, created_at) index a
+    # session), and whether any of its runs is unfinished (the (session, status)
+    # index): a session's thousands of runs are never read.
+    latest = (
+        Run.objects.filter(session_id=OuterRef("pk"))
+        .order_by("-created_at", "-id")
+        .values("id")[:1]
+    )
+    last_ids = Session.objects.filter(pk__in=ids).values(last=Subquery(latest))
+    still = Run.objects.filter(session_id=OuterRef("session_id"), status__in=UNFINISHED)
     return list(
-        Run.objects.filter(session_id__in=ids)
-        .annotate(
-            place=Window(
-                RowNumber(),
-                order_by=[F("created_at").desc(), F("id").desc()],
-                **by_session,
-            ),
-            unfinished=Window(
-                Max(
-                    Case(
-                        When(status__in=UNFINISHED, then=Value(1)),
-                        default=Value(0),
-                        output_field=IntegerField(),
-                    )
-                ),
-                **by_session,
-            ),
-        )
-        .filter(place=1)
+        Run.objects.filter(pk__in=last_ids)
+        .annotate(unfinished=Exists(still))
         .values("session_id", "id", "status", "waiting_for", "unfinished")
     )
 

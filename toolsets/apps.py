@@ -15,12 +15,11 @@ class ToolsetsConfig(AppConfig):
         from toolsets.models import Grant, Tool, ToolImport, Toolset
 
         signals.connect()
-        # Staff changes to the catalog and the imports are audited (agents.changes);
-        # an import's registration is sealed and never logged.
+        # Who changed a toolset's or a tool's policy, a grant or a tool server, and
+        # when; an import's registration is sealed and never logged.
+        for model in (Toolset, Tool, Grant):
+            changes.track(model)
         changes.track(ToolImport, exclude_fields=("registration", "document"))
-        changes.track(Tool)
-        changes.track(Toolset)
-        changes.track(Grant)
         # A held call's audit row reads its decision (agents' request_decided).
         decisions.connect()
         # Warns when the shell toolset has no sandbox and will refuse every command.

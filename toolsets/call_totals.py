@@ -9,10 +9,11 @@ status changes (a held call decided, a direct call refused) moves between totals
 in the transaction that changes it (`recount`). Nothing reads the calls again to
 count them, and deleting audit rows (retention) leaves the totals as they were.
 
-Each call is also counted in a row of its day (UTC) for every user together
-(`user_id` EVERYONE, `hour` the day's start), in the same statement: staff's
-Overview by day reads those, a few rows a day for each tool and status, where a
-month of hourly rows by user can hold as many rows as calls.
+Each call is also counted, in the same statement, for every user together: in a
+row of its day (UTC; `user_id` EVERYONE, `hour` the day's start) and in a row of
+its hour (`user_id` EVERYONE_HOURS). Staff's Overview reads those, a few rows a
+day (or an hour) for each agent, tool and status, where a week of hourly rows by
+user can hold as many rows as calls.
 """
 
 from datetime import UTC, datetime
@@ -37,6 +38,7 @@ from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
 
 BUCKETS = [name for _, name in LATENCY_BUCKETS]
 EVERYONE = -1  # the user_id of a day's row of every user's calls
+EVERYONE_HOURS = -2  # the user_id of an hour's row of every user's calls
 CALL_TOTALS = Counters(
     ToolCallTotal,
     key=["hour", "user_id", "agent", "tool", "status"],
@@ -75,8 +77,8 @@ def count_call(
     started_at: datetime,
     duration_ms: int,
 ) -> None:
-    """Count one audit row in its totals, its hour's and its day's for everyone:
-    call it in the transaction that writes the row (one statement)."""
+    """Count one audit row in its totals, its hour's, and its day's and hour's for
+    everyone: call it in the transaction that writes the row (one statement)."""
     bucket = bucket_of(duration_ms)
     row: dict[str, Any] = {
         "hour": hour_of(started_at),
@@ -89,7 +91,8 @@ def count_call(
         "max_ms": duration_ms,
     }
     day = {**row, "hour": day_of(started_at), "user_id": EVERYONE}
-    CALL_TOTALS.add([row, day])
+    hour = {**row, "user_id": EVERYONE_HOURS}
+    CALL_TOTALS.add([row, day, hour])
 
 
 def create_call(**fields: Any) -> ToolCall:
@@ -116,14 +119,15 @@ def recount(calls: QuerySet[ToolCall], **changes: Any) -> int:
 
 
 def count_all(calls: QuerySet[ToolCall]) -> None:
-    """Count audit rows already written (a back-fill): two statements."""
+    """Count audit rows already written (a back-fill): three statements."""
     _add(calls, sign=1)
 
 
 def _add(calls: QuerySet[ToolCall], *, sign: int) -> None:
-    """Add `calls` to their hours' totals and their days' for everyone."""
+    """Add `calls` to their hours' totals, and their days' and hours' for everyone."""
     CALL_TOTALS.add_query(_by_key(calls, sign=sign))
     CALL_TOTALS.add_query(_by_key(calls, sign=sign, by_day=True))
+    CALL_TOTALS.add_query(_by_key(calls, sign=sign, everyone=EVERYONE_HOURS))
 
 
 def _counted(call: ToolCall) -> dict[str, Any]:
@@ -138,9 +142,18 @@ def _counted(call: ToolCall) -> dict[str, Any]:
     }
 
 
-def _by_key(calls: QuerySet[ToolCall], *, sign: int, by_day: bool = False) -> QuerySet:
-    """`calls` grouped by the totals' key (`by_day`: their days' for everyone),
-    counted with `sign` (-1: taken out), as values_list in CALL_TOTALS' order."""
+def _by_key(
+    calls: QuerySet[ToolCall],
+    *,
+    sign: int,
+    by_day: bool = False,
+    everyone: int | None = None,
+) -> QuerySet:
+    """`calls` grouped by the totals' key (`by_day`: their days' for everyone;
+    `everyone`: their hours' under that user_id), counted with `sign` (-1: taken
+    out), as values_list in CALL_TOTALS' order."""
+    if by_day:
+        everyone = EVERYONE
     integer = BigIntegerField()
     counted = Value(sign, output_field=integer)
     buckets = {}
@@ -158,7 +171,7 @@ def _by_key(calls: QuerySet[ToolCall], *, sign: int, by_day: bool = False) -> Qu
         calls.order_by()
         .annotate(
             t_hour=(TruncDay if by_day else TruncHour)("started_at", tzinfo=UTC),
-            t_user=Value(EVERYONE) if by_day else Coalesce("user_id", 0),
+            t_user=Coalesce("user_id", 0) if everyone is None else Value(everyone),
             t_tool=TOOL,
         )
         .values("t_hour", "t_user", "agent", "t_tool", "status")

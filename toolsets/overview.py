@@ -10,8 +10,9 @@ tool.
 The totals are hourly, so the window is read in whole hours (UTC): from the hour
 that holds `since` (the answer's `since` is that hour's start) through the hour that
 holds `until` (with `until` now, the hour so far); with buckets of a day, in whole
-days (UTC), and staff's (every user's calls) from the days' totals for everyone
-(call_totals.EVERYONE), a few rows a day per tool and status. Durations are counted
+days (UTC). Staff's (every user's calls) come from the totals for everyone, a few
+rows an hour or a day per agent, tool and status (call_totals.EVERYONE_HOURS, or
+EVERYONE by day); only the denials by user read the users' hours. Durations are counted
 in fixed buckets (models.LATENCY_BUCKETS: 10 ms, 25, 50, 100, 250, 500 ms, 1 s, 2.5,
 5, 10, 30, 60 s, over), so percentiles are bucket-accurate: the nearest rank
 (ceil(q·n)) falls in one bucket, and the percentile given is that bucket's upper
@@ -37,7 +38,7 @@ from django.db.models import (
 )
 
 from toolsets.audit import FAILED, GROUPS, RAN, OutcomeGroup, group_of
-from toolsets.call_totals import BUCKETS, EVERYONE, day_of, hour_of
+from toolsets.call_totals import BUCKETS, EVERYONE, EVERYONE_HOURS, day_of, hour_of
 from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
 
 Status = ToolCall.Status
@@ -145,7 +146,10 @@ def summarize_calls(
     hours = rows.filter(
         **({"user_id__gte": 0} if user_id is None else {"user_id": user_id})
     )
-    totals = rows.filter(user_id=EVERYONE) if by_day and user_id is None else hours
+    if user_id is None:
+        totals = rows.filter(user_id=EVERYONE if by_day else EVERYONE_HOURS)
+    else:
+        totals = hours
     by_status = dict(
         totals.values_list("status").annotate(n=Sum("calls")).values_list("status", "n")
     )

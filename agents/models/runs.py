@@ -100,6 +100,11 @@ class Run(models.Model):
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["session", "status", "created_at"]),
+            # A session's latest run (its status in the list and when opened), one
+            # step down however many runs it has had.
+            models.Index(
+                fields=["session", "-created_at", "-id"], name="run_session_latest"
+            ),
             # /metrics' queued turns, counted at every scrape: only queued runs.
             models.Index(
                 fields=["status"],

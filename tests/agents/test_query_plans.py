@@ -3,13 +3,17 @@ made for them on SQLite, and SQLite has its statistics; its search reads one
 user's rows. (PostgreSQL's search plan: tests/agents/test_search.py.)"""
 
 import time
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from agents.models import Event, Request, Run, Session
 from agents.requests.inbox import inbox_of
 from agents.search import OWNER_SPAN
+from agents.session_list import _last_runs, add_status
 from agents.sessions import create_session
 
 pytestmark = [
@@ -146,3 +150,36 @@ def test_sqlite_keeps_its_search_tables_by_triggers():
         triggers = {row[0] for row in cursor.fetchall()}
 
     assert set(SEARCH_TRIGGERS) <= triggers
+
+
+def test_a_sessions_latest_run_is_one_step_down_its_index(alice, demo_agents):
+    session = create_session(user=alice, agent=demo_agents["bank"])
+    start = timezone.now() - timedelta(days=30)
+    Run.objects.bulk_create(
+        Run(session=session, user=alice, status="succeeded") for _ in range(3000)
+    )
+    for n, run in enumerate(Run.objects.filter(session=session)):
+        Run.objects.filter(pk=run.pk).update(created_at=start + timedelta(minutes=n))
+    newest = Run.objects.create(session=session, user=alice, status="queued")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+    [shown] = add_status([Session.objects.get(pk=session.pk)])
+
+    assert shown.last_run_id == newest.pk
+    assert shown.has_unfinished_run
+    steps = "\n".join(_plans_of(lambda: _last_runs([session.pk])))
+    assert "run_session_latest" in steps, steps
+    assert "SCAN agents_run" not in steps, steps
+
+
+def _plans_of(call) -> list[str]:
+    """The query plans of every query `call` runs."""
+    with CaptureQueriesContext(connection) as queries:
+        call()
+    found = []
+    with connection.cursor() as cursor:
+        for query in queries.captured_queries:
+            cursor.execute(f"EXPLAIN QUERY PLAN {query['sql']}")
+            found.extend(row[-1] for row in cursor.fetchall())
+    return found

@@ -12,7 +12,7 @@ from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
 from tests.threads import at_once
-from toolsets.call_totals import BUCKETS, EVERYONE, bucket_of
+from toolsets.call_totals import BUCKETS, EVERYONE, EVERYONE_HOURS, bucket_of
 from toolsets.governance.decisions import record_decision
 from toolsets.governance.records import record_call
 from toolsets.models import ToolCall, ToolCallTotal
@@ -67,10 +67,12 @@ def assert_totals_equal_rows() -> None:
     buckets = {name: 0 for name in BUCKETS}
     for ms in ToolCall.objects.values_list("duration_ms", flat=True):
         buckets[bucket_of(ms)] += 1
-    # The hours' totals by user, and the days' for everyone, each count every row.
+    # The hours' totals by user, and the days' and hours' for everyone, each
+    # count every row.
     for rows in (
         ToolCallTotal.objects.filter(user_id__gte=0),
         ToolCallTotal.objects.filter(user_id=EVERYONE),
+        ToolCallTotal.objects.filter(user_id=EVERYONE_HOURS),
     ):
         total = rows.aggregate(
             calls=Sum("calls"), **{name: Sum(name) for name in BUCKETS}

@@ -238,3 +238,17 @@ def test_staffs_days_read_everyones_day_totals_and_agree_with_the_hours(alice, b
         sum(sum(one.buckets[day].counts.values()) for one in each)
         for day in range(len(days))
     ]
+    # Staff's hours read everyone's hourly totals: each bucket the users' sum.
+    each_hourly = [
+        summarize_calls(user_id=user_id, since=since, until=NOON, bucket="6h")
+        for user_id in (alice.pk, bob.pk, 0)
+    ]
+    assert [b.counts for b in hourly.buckets] == [
+        {
+            group: n
+            for group in {g for one in each_hourly for g in one.buckets[i].counts}
+            if (n := sum(one.buckets[i].counts.get(group, 0) for one in each_hourly))
+        }
+        for i in range(len(hourly.buckets))
+    ]
+    assert hourly.kpis == everyone.kpis

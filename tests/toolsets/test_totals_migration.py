@@ -10,7 +10,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from agents.models import RunTotal
-from toolsets.call_totals import EVERYONE
+from toolsets.call_totals import EVERYONE, EVERYONE_HOURS
 from toolsets.models import ToolCallTotal
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -86,7 +86,7 @@ def test_history_is_counted_by_the_migration(old_apps, monkeypatch):
         (later, alice.pk, "bank.wire_money"): (2, 0, 1, 1),
         (NOON + timedelta(hours=2), 0, "bank.wire_money"): (1, 1, 0, 0),
     }
-    assert ToolCallTotal.objects.get(hour=later).max_ms == 70_000
+    assert ToolCallTotal.objects.get(hour=later, user_id=alice.pk).max_ms == 70_000
     # The day's, for everyone, across the batches.
     day = {
         t.tool: (t.calls, t.le_10ms, t.le_50ms, t.over_60s)
@@ -95,4 +95,15 @@ def test_history_is_counted_by_the_migration(old_apps, monkeypatch):
     assert day == {"wire_money": (1, 1, 0, 0), "bank.wire_money": (4, 1, 2, 1)}
     assert {t.hour for t in ToolCallTotal.objects.filter(user_id=EVERYONE)} == {
         NOON.replace(hour=0)
+    }
+    # Each hour's, for everyone (0025, from the users' hours): alice's and nobody's.
+    hours = {
+        (t.hour, t.tool): (t.calls, t.le_10ms, t.le_50ms, t.over_60s, t.max_ms)
+        for t in ToolCallTotal.objects.filter(user_id=EVERYONE_HOURS)
+    }
+    assert hours == {
+        (NOON, "wire_money"): (1, 1, 0, 0, 5),
+        (NOON, "bank.wire_money"): (1, 0, 1, 0, 40),
+        (later, "bank.wire_money"): (2, 0, 1, 1, 70_000),
+        (NOON + timedelta(hours=2), "bank.wire_money"): (1, 1, 0, 0, 3),
     }

@@ -36,7 +36,7 @@ def approve_existing(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("toolsets", "0024_approvals_edit_quorum"),
+        ("toolsets", "0025_tool_call_totals_everyone_by_hour"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
