@@ -149,10 +149,13 @@ def test_headers_and_environment_are_never_shown_again(
     )
     refreshed = admin.post(f"/api/imports/{row['id']}/refresh/")
     listed = admin.get("/api/imports/")
+    audit = admin.get("/api/changes/")
     client.force_login(staff)
     page = client.get("/staff/tool-servers/")
 
-    for answer in (made, approved, refreshed, listed, page):
+    kinds = {row["kind"] for row in audit.json()["results"]}
+    assert {"toolsets.toolimport", "toolsets.tool"} <= kinds  # the change audit
+    for answer in (made, approved, refreshed, listed, audit, page):
         assert answer.status_code == 200 or answer.status_code == 201
         assert "sk-live" not in answer.content.decode()
     assert row["registration"]["header_names"] == ["Authorization"]
