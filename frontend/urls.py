@@ -37,4 +37,5 @@ def _patterns(session: views.View) -> list:
         path("staff/people/", views.people, name="people"),
         path("staff/changes/", views.changes, name="changes"),
         path("staff/models/", views.models, name="models"),
+        path("staff/tool-servers/", views.tool_servers, name="tool-servers"),
     ]

@@ -53,6 +53,7 @@ notices = staff_required(_page("frontend/notices.html", "notices"))
 people = staff_required(_page("frontend/people.html", "people"))
 changes = staff_required(_page("frontend/changes.html", "audit"))
 models = staff_required(_page("frontend/models.html", "models"))
+tool_servers = staff_required(_page("frontend/tool_servers.html", "tool-servers"))
 
 
 @login_required

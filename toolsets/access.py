@@ -45,6 +45,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from project.patches.prepared import Param, Prepared
+from toolsets.declarations import digest_of
 from toolsets.grant_conditions import Condition, parse_condition
 from toolsets.models import AccessVersion, Grant, Tool, Toolset
 
@@ -103,6 +104,11 @@ class CatalogTool:
     description: str
     toolset_active_by_default: bool  # active in a session that chose nothing
     approvals_required: int = 1  # people who must approve each call (two-person rule)
+    # An imported tool (toolsets.reviews): offered only while what it declares has
+    # the digest staff approved; `digest` is the catalog's own declaration's.
+    reviewed: bool = False
+    approved_digest: str = ""
+    digest: str = ""
 
 
 @dataclass(frozen=True)
@@ -292,8 +298,11 @@ def _load_catalog(current: Versions) -> _Catalog:
         "description",
         "toolset__active_by_default",
         "approvals_required",
+        "toolset__stored_import__id",
+        "approved_digest",
+        "parameters",
     )
-    catalog = _Catalog(current.catalog, {row[1]: CatalogTool(*row) for row in rows})
+    catalog = _Catalog(current.catalog, {row[1]: _catalog_tool(row) for row in rows})
     _catalog = catalog
     return catalog
 
@@ -366,6 +375,16 @@ def _all(*indexes: dict[int, list[_GrantRow]]) -> Iterable[_GrantRow]:
 def _is_warm(user_id: int, current: Versions, now: datetime) -> bool:
     cached = _users.get(user_id)
     return cached is not None and cached.is_current(current, now)
+
+
+def _catalog_tool(row: tuple) -> CatalogTool:
+    *fields, stored_import, approved, parameters = row
+    return CatalogTool(
+        *fields,
+        reviewed=stored_import is not None,
+        approved_digest=approved,
+        digest=digest_of(fields[14], parameters) if stored_import else "",
+    )
 
 
 # Deciding.

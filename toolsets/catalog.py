@@ -20,7 +20,7 @@ from google.adk.tools import BaseTool, FunctionTool
 
 from agents.models import AgentSpec
 from agents.runtime import AgentBuildError
-from toolsets import access, grants
+from toolsets import access, grants, reviews
 from toolsets.bindings import (
     Binding,
     ToolsetInfo,
@@ -279,7 +279,9 @@ def _mark_missing(
 
 def tools_by_full_name(names: Iterable[str]) -> Mapping[str, Tool]:
     """Tool rows (with their toolset) by full name."""
-    rows = Tool.objects.select_related("toolset").filter(full_name__in=list(names))
+    rows = Tool.objects.select_related("toolset__stored_import").filter(
+        full_name__in=list(names)
+    )
     return {row.full_name: row for row in rows}
 
 
@@ -301,6 +303,8 @@ def usable_tools(*, user_id: int, root: BaseAgent, app_name: str) -> list[Usable
     usable, seen = [], set()
     for b in bindings:
         if b.full_name in seen or not decisions.get(b.full_name, _NO).allowed:
+            continue
+        if reviews.is_held(rows[b.full_name]):  # never offered until approved
             continue
         seen.add(b.full_name)
         usable.append(UsableTool(b, rows[b.full_name], decisions[b.full_name]))

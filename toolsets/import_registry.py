@@ -18,7 +18,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from google.adk.tools.base_toolset import BaseToolset
 
-from toolsets import catalog
+from agents.changes import record
+from toolsets import catalog, reviews
 from toolsets.bindings import Binding, import_toolset, toolset_tools
 from toolsets.imports.mcp import mcp_toolset
 from toolsets.imports.openapi import aload_spec, openapi_toolset
@@ -34,7 +35,7 @@ from toolsets.imports.stored import (
     registration_of_row,
     stored_registration,
 )
-from toolsets.models import ToolImport, Toolset
+from toolsets.models import Tool, ToolImport, Toolset
 
 logger = logging.getLogger(__name__)
 
@@ -101,16 +102,26 @@ def register_import(
     registration: Registration,
     created_by: AbstractBaseUser | None,
     enabled: bool = True,
+    approve_tools: bool = False,
 ) -> ToolImport:
-    """Read a registration, then store it and catalog its tools; all or nothing."""
+    """Read a registration, then store it and catalog its tools; all or nothing.
+
+    Its tools start held for review (toolsets.reviews): none is offered until
+    staff approve it, unless `approve_tools` says they approve them as read now.
+    """
     check_name_free(registration.name)
     reading = async_to_sync(aread)(registration)
-    return store_import(
+    row = store_import(
         registration=registration,
         reading=reading,
         created_by=created_by,
         enabled=enabled,
     )
+    if approve_tools and row.toolset is not None:
+        reviews.approve_on_import(
+            tools=row.toolset.tools.filter(missing=False), by=created_by
+        )
+    return row
 
 
 def store_import(
@@ -146,14 +157,29 @@ def store_import(
     return row
 
 
-def refresh_import(*, row: ToolImport) -> catalog.SyncReport:
+@dataclass(frozen=True)
+class Refreshed:
+    """What a refresh found: tools new, gone (missing), and whose description or
+    argument schema changed (held for review until approved again)."""
+
+    created: list[str]
+    missing: list[str]
+    changed: list[reviews.DeclarationChange]
+
+
+def refresh_import(*, row: ToolImport, by: AbstractBaseUser | None = None) -> Refreshed:
     """Re-read an import's server or spec and bring its catalog rows up to date.
 
-    New tools appear, changed ones are updated, vanished ones are marked missing.
-    On failure the error is recorded on the row, the catalog left as it was, and
+    New tools appear (held for review), changed ones are updated (held for review
+    if their declaration changed), vanished ones are marked missing. On failure
+    the error is recorded on the row, the catalog left as it was, and
     ImportFailed raised.
     """
     registration = registration_of_row(row)
+    before = {
+        tool.full_name: (tool.description, tool.parameters)
+        for tool in Tool.objects.filter(toolset=row.toolset_id, missing=False)
+    }
     try:
         reading = async_to_sync(aread)(registration)
     except ImportFailed as exc:
@@ -172,13 +198,26 @@ def refresh_import(*, row: ToolImport) -> catalog.SyncReport:
         )
         ToolImport.objects.filter(pk=row.pk).update(toolset=toolset, **changes)
     row.refresh_from_db()
+    changed = reviews.changes_between(before, toolset.tools.filter(missing=False))
     logger.info(
-        "import refreshed import=%s created=%s missing=%s",
+        "import refreshed import=%s created=%s missing=%s changed=%s",
         row.name,
         len(report.created),
         len(report.missing),
+        len(changed),
     )
-    return report
+    refreshed = Refreshed(report.created, report.missing, changed)
+    record(
+        by,
+        row,
+        "import refreshed",
+        {
+            "added": refreshed.created,
+            "removed": refreshed.missing,
+            "changed": [change.full_name for change in changed],
+        },
+    )
+    return refreshed
 
 
 def delete_import(*, row: ToolImport) -> None:

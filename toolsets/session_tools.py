@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 from agents.models import Session
 from agents.runtime import agent_for
-from toolsets import access
+from toolsets import access, reviews
 from toolsets.access import Decision, Reason
 from toolsets.bindings import Binding, bindings_of_tree
 from toolsets.catalog import register
 from toolsets.conditions import absent_toolsets
-from toolsets.models import SessionToolset, Toolset
+from toolsets.models import SessionToolset, Tool, Toolset
 
 
 class Unavailable:
@@ -25,6 +25,7 @@ class Unavailable:
 
     INACTIVE = "inactive"  # its toolset is switched off in this session
     ABSENT = "absent"  # a conditional toolset whose condition does not hold
+    UNREVIEWED = "unreviewed"  # an imported tool staff have not approved as it reads
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,32 @@ def session_tools(*, session: Session) -> list[SessionTool]:
     names = {b.toolset.name for b in found}
     absent = absent_toolsets(session=session, names=names)
     inactive = _inactive(session, names)
+    held = _held([b.full_name for b in found])
     return [
-        _tool(binding, decisions[binding.full_name], absent, inactive)
+        _held_tool(binding)
+        if binding.full_name in held
+        else _tool(binding, decisions[binding.full_name], absent, inactive)
         for binding in found
     ]
+
+
+def _held(names: list[str]) -> set[str]:
+    rows = Tool.objects.select_related("toolset__stored_import").filter(
+        full_name__in=names, toolset__stored_import__isnull=False
+    )
+    return {row.full_name for row in rows if reviews.is_held(row)}
+
+
+def _held_tool(binding: Binding) -> SessionTool:
+    return SessionTool(
+        full_name=binding.full_name,
+        name=binding.name,
+        toolset=binding.toolset.name,
+        description="",  # its text is what waits for review: not shown
+        available=False,
+        reason=Unavailable.UNREVIEWED,
+        why="new or changed, it waits for an administrator's review",
+    )
 
 
 def _bindings(session: Session) -> list[Binding]:

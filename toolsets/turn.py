@@ -51,6 +51,8 @@ class Step:
     offered: set[str] | None = None
     inactive: set[str] | None = None
     absent: dict[str, Condition] | None = None  # conditional toolsets not had now
+    # Imported tools held for staff review (checks.Review), and why: by call name.
+    held: dict[str, str] | None = None
 
 
 @dataclass

@@ -26,7 +26,12 @@ def register(
     with httpx.Client(base_url=web.url, headers=admin, timeout=30) as http:
         imported = http.post(
             "/api/imports/",
-            json={"kind": "mcp", "name": name, "command": ["/bin/sh", "-c", script]},
+            json={
+                "kind": "mcp",
+                "name": name,
+                "command": ["/bin/sh", "-c", script],
+                "approve_tools": True,
+            },
         )
         assert imported.status_code == 201, imported.text
         made = http.post(

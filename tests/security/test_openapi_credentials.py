@@ -90,6 +90,7 @@ def agent_of(admin, apis: dict, instruction: str, user) -> str:
                 "name": name,
                 "url": server.url("/openapi.json"),
                 "allow_private_network": True,
+                "approve_tools": True,
             },
             format="json",
         )

@@ -244,7 +244,7 @@ def test_an_mcp_import_runs_directly_on_a_connection_of_its_own(
     command = [sys.executable, str(MCP_SERVER), "stdio", str(tools_file)]
     registered = api_for(staff).post(
         "/api/imports/",
-        {"kind": "mcp", "name": "calc_mcp", "command": command},
+        {"kind": "mcp", "name": "calc_mcp", "command": command, "approve_tools": True},
         format="json",
     )
     assert registered.status_code == 201, registered.content

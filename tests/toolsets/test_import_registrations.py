@@ -57,6 +57,9 @@ def admin(api_for, staff):
 
 
 def register(client, **fields) -> dict:
+    """Register an import, its tools approved as read (tests/toolsets/imports/
+    test_tool_reviews.py covers the review)."""
+    fields.setdefault("approve_tools", True)
     response = client.post("/api/imports/", fields, format="json")
     assert response.status_code == 201, response.content
     return response.json()
@@ -118,11 +121,14 @@ def tools_of(name: str) -> dict[str, bool]:
 
 
 def test_a_registered_mcp_server_and_openapi_spec_appear_in_the_catalog(calc, pets):
-    assert calc["tools"] == [
-        {"full_name": "calc.calc_add", "missing": False},
-        {"full_name": "calc.calc_echo", "missing": False},
+    assert [(t["full_name"], t["missing"]) for t in calc["tools"]] == [
+        ("calc.calc_add", False),
+        ("calc.calc_echo", False),
     ]
-    assert pets["tools"] == [{"full_name": "pets.pets_list_pets", "missing": False}]
+    assert [(t["full_name"], t["missing"]) for t in pets["tools"]] == [
+        ("pets.pets_list_pets", False)
+    ]
+    assert calc["tools"][0]["description"] == "Add two integers."
     sources = dict(Toolset.objects.values_list("name", "source"))
     assert sources == {"calc": "mcp", "pets": "openapi"}
     add = Tool.objects.get(full_name="calc.calc_add")
@@ -229,6 +235,17 @@ def test_refreshing_an_openapi_import_reads_the_spec_again(
         "pets.pets_list_pets": True,
         "pets.pets_create_pet": False,
     }
+    changes = response.json()["changes"]
+    assert changes["added"] == ["pets.pets_create_pet"]
+    assert changes["removed"] == ["pets.pets_list_pets"]
+    created = next(t for t in response.json()["tools"] if not t["missing"])
+    assert created["review"] == "new"  # held until staff approve it
+    approved = admin.post(
+        f"/api/imports/{pets['id']}/approve/",
+        {"tool": created["full_name"], "digest": created["digest"]},
+        format="json",
+    )
+    assert approved.status_code == 200, approved.content
     session = start_session(alice, agent)
     say(alice, session, 'add a pet name="rex"')
     added = responses_of(events_of(alice, session))["pets_create_pet"]

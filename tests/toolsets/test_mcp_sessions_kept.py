@@ -50,7 +50,12 @@ def register(api_for, staff, tools_file, tmp_path):
         script = f"echo $$ >> {shlex.quote(str(starts))}; exec {server}"
         response = api_for(staff).post(
             "/api/imports/",
-            {"kind": "mcp", "name": name, "command": ["/bin/sh", "-c", script]},
+            {
+                "kind": "mcp",
+                "name": name,
+                "command": ["/bin/sh", "-c", script],
+                "approve_tools": True,
+            },
             format="json",
         )
         assert response.status_code == 201, response.content

@@ -70,7 +70,8 @@ class SessionToolSerializer(serializers.Serializer):
         allow_null=True,
         help_text="Why it is unavailable, null when available: deny, policy, "
         "disabled, missing, unknown (access), inactive (switched off in this "
-        "session), absent (a conditional toolset whose condition does not hold).",
+        "session), absent (a conditional toolset whose condition does not hold), "
+        "unreviewed (an imported tool waiting for staff review).",
     )
     why = serializers.CharField(
         allow_null=True,

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolsets import access
+from toolsets import access, reviews
 from toolsets.gateway.auth import Caller
 from toolsets.models import Tool
 
@@ -61,9 +61,9 @@ async def alist_tools(*, caller: Caller) -> list[GatewayTool]:
             toolset__enabled=True,
             toolset__missing=False,
         )
-        .select_related("toolset")
+        .select_related("toolset__stored_import")
         .order_by("full_name")
-        if caller.may_reach(row.toolset.name)
+        if caller.may_reach(row.toolset.name) and not reviews.is_held(row)
     ]
     decisions = await access.aexplain_many(
         user_id=caller.user.pk, tools=[row.full_name for row in rows]

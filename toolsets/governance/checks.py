@@ -6,9 +6,10 @@ The order is CHECKS, below, and nowhere else:
 
 1. access (`denied`): the one decision of toolsets.access, on every step and call
    (a call is judged by its step's decisions, taken at the step's reading of the
-   version counters); then the condition on the call's arguments of the allow
-   that decided, if it has one (toolsets.grant_conditions: `denied`, or held for
-   approval);
+   version counters); then review (`unreviewed`): an imported tool whose
+   declaration staff have not approved, new or changed since (toolsets.reviews);
+   then the condition on the call's arguments of the allow that decided, if it
+   has one (toolsets.grant_conditions: `denied`, or held for approval);
 2. activation (`inactive`): the toolsets the agent has now (toolsets.conditions)
    and the session's active ones (toolsets.activation);
 3. availability: a call the model was not offered at that step (the first call's
@@ -27,6 +28,7 @@ import inspect
 from collections.abc import Mapping
 from dataclasses import replace
 
+from asgiref.sync import sync_to_async
 from google.adk.agents.context import Context
 from google.adk.models import LlmRequest
 from google.genai import types
@@ -50,7 +52,9 @@ from toolsets.availability import (
     middleware_of,
 )
 from toolsets.bindings import Binding, is_internal
+from toolsets.catalog import declaration_of
 from toolsets.conditions import Condition, aabsent_toolsets
+from toolsets.declarations import digest_of
 from toolsets.governance.execution import refusal
 from toolsets.governance.policies import (
     RateLimit,
@@ -60,6 +64,7 @@ from toolsets.governance.policies import (
 )
 from toolsets.grant_conditions import condition_feedback, url_arguments
 from toolsets.models import Grant, ToolCall
+from toolsets.reviews import record_declared
 from toolsets.turn import (
     Answer,
     Call,
@@ -99,6 +104,74 @@ class Access(Check):
             f"Tool {call.tool.name} is not available to you: {call.decision.rule}."
         )
         return Answer(self.status, {"status": "error", "error_message": message})
+
+
+class Review(Check):
+    """Offer and run an imported tool only while what it declares now (its
+    description and argument schema, as the server lists them at this step) is
+    what staff approved (toolsets.reviews).
+
+    A server can change a tool's description under a running deployment: a turn
+    that finds the declaration changed keeps the new one in the catalog for staff
+    to review (reviews.record_declared), and the tool is held until they approve it.
+    """
+
+    status = ToolCall.Status.UNREVIEWED
+
+    async def offer(
+        self, *, step: Step, turn: Turn, request: LlmRequest, context: Context
+    ) -> None:
+        step.held = {}
+        snapshot = step.snapshot
+        for name, tool in request.tools_dict.items():
+            binding = step.bindings.get(name)
+            if binding is None or is_internal(name, tool) or snapshot is None:
+                continue
+            row = snapshot.tools.get(binding.full_name)
+            reason = await _held(binding, row)
+            if reason:
+                step.held[name] = reason
+        prune_request(request, set(step.held))
+
+    async def check(self, *, call: Call, turn: Turn, context: Context) -> Answer | None:
+        if call.binding is None:
+            return None
+        held = call.step.held
+        if held is None:  # a call with no model step in this run
+            row = call.catalog_row or await access.acatalog_tool(call.full_name)
+            reason = await _held(call.binding, row)
+        else:
+            reason = held.get(call.tool.name)
+        if not reason:
+            return None
+        if call.decision is not None:
+            call.decision = replace(call.decision, allowed=False, rule=reason)
+        message = (
+            f"Tool {call.tool.name} is not available: {reason}. Do not call it "
+            "again in this conversation; tell the user an administrator must review "
+            "it first."
+        )
+        return Answer(self.status, {"status": "error", "error_message": message})
+
+
+async def _held(binding: Binding, row: access.CatalogTool | None) -> str:
+    """Why an imported tool is held for review now ("" if it is not)."""
+    if row is None or not row.reviewed:
+        return ""
+    description, parameters = declaration_of(binding.tool)
+    live = digest_of(description, parameters)
+    if live != row.digest:  # the server changed it since the catalog last read it
+        await sync_to_async(record_declared)(
+            full_name=binding.full_name, description=description, parameters=parameters
+        )
+    if not row.approved_digest:
+        return "held for review: an administrator has not reviewed this new tool yet"
+    if live != row.approved_digest:
+        return (
+            "held for review: its description or arguments changed since an "
+            "administrator approved it"
+        )
+    return ""
 
 
 class ArgumentConditions(Check):
@@ -319,6 +392,7 @@ def _approvals_required(call: Call, row) -> int:
 # The order, written once.
 CHECKS: list[Check] = [
     Access(),
+    Review(),
     ArgumentConditions(),
     Activation(),
     Exposure(),

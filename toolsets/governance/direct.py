@@ -134,6 +134,13 @@ class ToolDenied(ForbiddenError):
     code = "denied"
 
 
+class ToolHeld(ForbiddenError):
+    """An imported tool waits for staff review of what it declares (new, or its
+    description changed since it was approved)."""
+
+    code = "unreviewed"
+
+
 class InvalidArguments(DomainError):
     """The arguments do not match the tool's schema; the tool did not run."""
 
@@ -157,6 +164,7 @@ class NeedsPerson(DomainError):
 
 REFUSALS: dict[str, type[DomainError]] = {
     ToolCall.Status.DENIED: ToolDenied,
+    ToolCall.Status.UNREVIEWED: ToolHeld,
     ToolCall.Status.INVALID_ARGS: InvalidArguments,
     ToolCall.Status.RATE_LIMITED: ToolBusy,
     ToolCall.Status.BUSY: ToolBusy,

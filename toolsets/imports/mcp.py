@@ -1,6 +1,7 @@
 """MCP servers, imported through ADK's McpToolset."""
 
 import asyncio
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -11,6 +12,11 @@ from google.adk.tools.mcp_tool import (
     StreamableHTTPConnectionParams,
 )
 from mcp import StdioServerParameters
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+)
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from toolsets.imports.registrations import McpServer, prefix_of, remember, validated
 
@@ -91,6 +97,47 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
+class _TokenMemory:
+    """An OAuth client's tokens, in this toolset's memory only (never stored)."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info
+
+
+def _oauth_client(server: McpServer) -> Callable[..., Any]:
+    """An HTTP client factory whose clients authenticate with the server's OAuth
+    client credentials (the MCP SDK's flow: discovery, then client_credentials);
+    the token is shared by the toolset's sessions."""
+    oauth = server.oauth
+    assert oauth is not None
+    provider = ClientCredentialsOAuthProvider(
+        server_url=server.url,
+        storage=_TokenMemory(),
+        client_id=oauth.client_id,
+        client_secret=oauth.client_secret,
+        scope=oauth.scope or None,
+        issuer=oauth.issuer,
+    )
+
+    def factory(headers=None, timeout=None, auth=None):
+        return create_mcp_http_client(headers=headers, timeout=timeout, auth=provider)
+
+    return factory
+
+
 def mcp_toolset(server: McpServer) -> McpToolset:
     """A new McpToolset for a registered server, closed by whoever closes it."""
     return _build(McpToolset, server)
@@ -115,7 +162,10 @@ def _build(cls: type[ToolsetT], server: McpServer) -> ToolsetT:
         )
     else:
         params = StreamableHTTPConnectionParams(
-            url=server.url, headers=dict(server.headers) or None, timeout=timeout
+            url=server.url,
+            headers=dict(server.headers) or None,
+            timeout=timeout,
+            **({"httpx_client_factory": _oauth_client(server)} if server.oauth else {}),
         )
     toolset = cls(
         connection_params=params,

@@ -18,8 +18,28 @@ class ImportFailed(Exception):
     """A registration is invalid, or its server or spec cannot be read."""
 
 
+class McpOAuth(BaseModel):
+    """OAuth 2 client credentials for a streamable HTTP MCP server (MCP's
+    authorization: the server names its authorization server, whose `issuer` must
+    be this one; the token is fetched, and fetched again, as the server asks)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    client_id: str = Field(min_length=1, max_length=500)
+    client_secret: str = Field(min_length=1, max_length=2000, repr=False)
+    issuer: str = Field(min_length=1, max_length=2000)
+    scope: str = Field(default="", max_length=2000)
+
+    @model_validator(mode="after")
+    def _http_issuer(self) -> Self:
+        if _scheme(self.issuer) not in ("http", "https"):
+            raise ValueError("the OAuth issuer must be an http:// or https:// URL")
+        return self
+
+
 class McpServer(BaseModel):
-    """An MCP server: a stdio `command` (program and arguments) or a `url`."""
+    """An MCP server: a stdio `command` (program and arguments) or a `url` (with
+    `headers`, or `oauth` client credentials)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -29,6 +49,7 @@ class McpServer(BaseModel):
     cwd: str = ""
     url: str = ""
     headers: dict[str, str] = Field(default_factory=dict, repr=False)
+    oauth: McpOAuth | None = Field(default=None, repr=False)
     timeout: float | None = Field(default=None, gt=0)
     tool_filter: tuple[str, ...] | None = None
     prefix: str | None = None
@@ -37,6 +58,8 @@ class McpServer(BaseModel):
     def _one_transport(self) -> Self:
         if bool(self.command) == bool(self.url):
             raise ValueError("give either command (stdio) or url (streamable HTTP)")
+        if self.oauth is not None and not self.url:
+            raise ValueError("oauth is for a server at a url (streamable HTTP)")
         if self.url and _scheme(self.url) not in ("http", "https"):
             raise ValueError("url must be http:// or https://")
         return self
@@ -88,16 +111,22 @@ Registration = McpServer | OpenApiSpec
 def public_fields(registration: Registration) -> dict[str, Any]:
     """What a registration says, minus anything that may hold a secret.
 
-    Env and header values, an inline spec and a command's arguments are never
-    shown; the names of env variables and headers are, so an admin can tell what
+    Env and header values, an OAuth client's secret, an inline spec and a
+    command's arguments are never shown; the names of env variables and headers are, so an admin can tell what
     was set. URLs are shown without user or query (see `origin`).
     """
     data = registration.model_dump(
-        mode="json", exclude={"env", "headers", "spec", "command", "url"}
+        mode="json", exclude={"env", "headers", "spec", "command", "url", "oauth"}
     )
     if isinstance(registration, McpServer):
         data["env_names"] = sorted(registration.env)
         data["header_names"] = sorted(registration.headers)
+        oauth = registration.oauth
+        data["oauth"] = (
+            {"client_id": oauth.client_id, "issuer": oauth.issuer, "scope": oauth.scope}
+            if oauth
+            else None
+        )
     else:
         data["inline_spec"] = bool(registration.spec)
     return data

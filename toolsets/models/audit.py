@@ -30,6 +30,9 @@ class ToolCall(models.Model):
         BUSY = "busy"
         INACTIVE = "inactive"
         NOT_OFFERED = "not_offered"
+        # An imported tool whose declaration staff have not approved (new, or
+        # changed since): toolsets.governance.checks.Review.
+        UNREVIEWED = "unreviewed"
         # Held for a person's decision, then that decision.
         AWAITING_APPROVAL = "awaiting_approval"
         APPROVED = "approved"

@@ -106,6 +106,24 @@ class Tool(models.Model):
         help_text="The requester may decide her own calls (even with an approver "
         'group), and "always allow" the tool for the rest of her session.',
     )
+    # An imported tool (its toolset is a ToolImport's) is offered only while what
+    # it declares is what staff approved (toolsets.reviews, governance's Review).
+    approved_digest = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="Digest of the description and argument schema staff approved "
+        "(toolsets.declarations); blank: never reviewed.",
+    )
+    approved_description = models.TextField(blank=True)
+    approved_parameters = models.JSONField(default=dict, blank=True)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    approved_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

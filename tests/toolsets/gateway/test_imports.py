@@ -31,6 +31,7 @@ def health_spec(url: str) -> str:
 
 
 def register(api, **body) -> dict:
+    body.setdefault("approve_tools", True)
     made = api("admin").client.post("/api/imports/", json=body, timeout=60)
     assert made.status_code == 201, made.text
     return made.json()
