@@ -21,7 +21,7 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 from django.db.models import Max
 
-from agents.changes import record  # noqa
+from agents.changes import record
 from agents.models import DRAFT_SUFFIX, AgentSpec, AgentVersion
 from project.errors import NotFoundError
 
