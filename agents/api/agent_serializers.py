@@ -207,6 +207,11 @@ class AgentSerializer(serializers.ModelSerializer):
         help_text="The fields staff may change: all of a row agent's; of an agent "
         "defined in code, only these."
     )
+    draft_of = serializers.SlugRelatedField(
+        slug_field="name",
+        read_only=True,
+        help_text="A draft: the agent it is the draft of; else null.",
+    )
     has_draft = serializers.SerializerMethodField(
         help_text="Whether an unpublished draft exists (staff try it in a session)."
     )
@@ -245,6 +250,7 @@ class AgentSerializer(serializers.ModelSerializer):
             "is_active",
             "archived",
             "editable",
+            "draft_of",
             "has_draft",
             "tree",
             "updated_at",

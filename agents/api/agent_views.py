@@ -8,7 +8,7 @@ published. Every change is in the change audit (agents.changes).
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import transaction
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
@@ -79,11 +79,28 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
     lookup_value_converter = NAME_CONVERTER
 
     def get_queryset(self):
-        if self.request.user.is_staff and self.action != "list":
-            return AgentSpec.objects.prefetch_related("sub_agents", "groups")
-        return listed_agents(user=self.request.user).prefetch_related(
-            "sub_agents", "groups"
-        )
+        staff = self.request.user.is_staff
+        if staff and self.action != "list":
+            agents = AgentSpec.objects.all()
+        elif staff and self.request.query_params.get("archived") == "all":
+            agents = AgentSpec.objects.filter(draft_of__isnull=True)
+        else:
+            agents = listed_agents(user=self.request.user)
+        return agents.prefetch_related("sub_agents", "groups")
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "archived",
+                str,
+                enum=["all"],
+                description="all: archived agents too (staff).",
+            )
+        ]
+    )
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        """The agents you may use (staff: every agent, and those that do not load)."""
+        return super().list(request, *args, **kwargs)
 
     def perform_create(self, serializer: AgentSerializer) -> None:
         with transaction.atomic():

@@ -6,44 +6,99 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agents', '0031_change_audit'),
-        ('auth', '0012_alter_user_first_name_max_length'),
+        ("agents", "0031_change_audit"),
+        ("auth", "0012_alter_user_first_name_max_length"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='agentspec',
-            name='draft_of',
-            field=models.OneToOneField(blank=True, help_text='A draft: the unpublished edit of this agent, which only staff start sessions with (agents.agent_versions).', null=True, on_delete=django.db.models.deletion.CASCADE, related_name='draft', to='agents.agentspec'),
+            model_name="agentspec",
+            name="draft_of",
+            field=models.OneToOneField(
+                blank=True,
+                help_text="A draft: the unpublished edit of this agent, which only staff start sessions with (agents.agent_versions).",
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="draft",
+                to="agents.agentspec",
+            ),
         ),
         migrations.AddField(
-            model_name='agentspec',
-            name='groups',
-            field=models.ManyToManyField(blank=True, help_text='Who may use the agent: members of these groups (and staff); none: everyone signed in.', related_name='agents', to='auth.group'),
+            model_name="agentspec",
+            name="groups",
+            field=models.ManyToManyField(
+                blank=True,
+                help_text="Who may use the agent: members of these groups (and staff); none: everyone signed in.",
+                related_name="agents",
+                to="auth.group",
+            ),
         ),
         migrations.AddField(
-            model_name='agentspec',
-            name='tools',
-            field=models.JSONField(blank=True, default=list, help_text='Single tools of toolsets the agent does not take whole: [{"toolset": ..., "tool": ...}] (agents.adk.tool_selection).'),
+            model_name="agentspec",
+            name="tools",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text='Single tools of toolsets the agent does not take whole: [{"toolset": ..., "tool": ...}] (agents.adk.tool_selection).',
+            ),
         ),
         migrations.CreateModel(
-            name='AgentVersion',
+            name="AgentVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('status', models.CharField(choices=[('published', 'Published'), ('draft', 'Draft')], default='published', max_length=16)),
-                ('data', models.JSONField(help_text='The editable fields (agents.agent_versions).')),
-                ('note', models.CharField(blank=True, max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='versions', to='agents.agentspec')),
-                ('author', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("published", "Published"), ("draft", "Draft")],
+                        default="published",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "data",
+                    models.JSONField(
+                        help_text="The editable fields (agents.agent_versions)."
+                    ),
+                ),
+                ("note", models.CharField(blank=True, max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="versions",
+                        to="agents.agentspec",
+                    ),
+                ),
+                (
+                    "author",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-number'],
-                'constraints': [models.UniqueConstraint(fields=('agent', 'number'), name='agent_version_number_unique')],
+                "ordering": ["-number"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("agent", "number"), name="agent_version_number_unique"
+                    )
+                ],
             },
         ),
     ]

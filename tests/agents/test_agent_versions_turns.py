@@ -98,7 +98,7 @@ def test_single_tools_are_the_only_ones_offered(
     # A module of three functions, and the built-in math toolset (a BaseToolset).
     settings.TOOLCRIB_TOOLSETS = {
         **settings.TOOLCRIB_TOOLSETS,
-        "lab": "tests.agents.tools",
+        "lab": lab_tools.__name__,
     }
     created = admin.post(
         "/api/agents/",
