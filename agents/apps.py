@@ -40,3 +40,9 @@ class AgentsConfig(AppConfig):
         # first at once would each make one, and in memory a socket on one hears
         # nothing sent on another. Made now, before any thread serves.
         get_channel_layer()
+        # Who changed an agent or a budget, and when (agents.changes).
+        from agents import changes
+        from agents.models import AgentSpec, Budget
+
+        changes.track(AgentSpec)
+        changes.track(Budget)

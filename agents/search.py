@@ -11,12 +11,12 @@ rest of the team uses every day costs it nothing.
   one user's rows are one rowid range, which FTS5 reads alone; within it a word's
   newest MAX_HITS rows are ranked (a word in more of a user's messages than that
   ranks among its newest).
-- PostgreSQL: GIN indexes over `to_tsvector('english', ...)` of a message's text
-  parts (thoughts left out) and of a session's title, which PostgreSQL keeps
-  itself; the expressions below are the indexes' own, so the planner uses them.
-  Not yet user-first: the index finds a word's messages of every user and the
-  user's are kept after (reading her events instead costs a `to_tsvector` a row,
-  no cheaper at a hundred sessions); only the snippets are made for hers alone.
+- PostgreSQL: `agents_search_doc` (migration 0032), one narrow row per stored
+  message and per titled session: the session's owner and the text's `tsvector`,
+  kept by triggers on `agents_event` and `agents_session`, and a GIN index on
+  (owner, vector) (`btree_gin`), so a search reads one user's rows holding a word
+  and ranks by the stored vector; within them, as on SQLite, a word's newest
+  MAX_HITS messages (and MAX_HITS of the owner's titles) are ranked.
 
 A search is words, in any order: a session matches when each word (or a word it
 begins) is in its title or in one of its messages, and sessions rank by how well
@@ -57,12 +57,7 @@ _WORD = re.compile(r"[^\W_]+")
 
 SQLITE_TEXT = "agents_search_text"
 SQLITE_TITLE = "agents_search_title"
-# The indexed expressions of migration 0013's PostgreSQL indexes, exactly.
-PG_MESSAGE_VECTOR = (
-    "to_tsvector('english'::regconfig, jsonb_path_query_array(e.data, "
-    "'$.content.parts[*] ? (!(@.thought == true)).text'::jsonpath))"
-)
-PG_TITLE_VECTOR = "to_tsvector('english'::regconfig, (m.title)::text)"
+PG_DOCS = "agents_search_doc"  # migration 0032
 
 
 def search_terms(text: str) -> list[str]:
@@ -98,10 +93,11 @@ def search_sessions(
     )
     if not ranked:
         return []
+    rows = [row for _, row in ranked if row]
     if connection.vendor == "postgresql":
-        snippets = _postgresql_snippets(terms, [pk for pk, _ in ranked])
+        snippets = _postgresql_snippets(terms, rows)
     else:
-        snippets = _sqlite_snippets(terms, [row for _, row in ranked if row])
+        snippets = _sqlite_snippets(terms, rows)
     return [SearchHit(pk, snippets.get(pk)) for pk, _ in ranked]
 
 
@@ -128,7 +124,8 @@ def _ranked(
     limit: int,
     offset: int = 0,
 ) -> list[tuple[str, int | None]]:
-    # Each session found, and on SQLite its newest matching message's rowid.
+    # Each session found, and its newest matching message's row (SQLite: its
+    # rowid; PostgreSQL: its event's id); None when only its title matched.
     if not terms:
         return []
     sql, params = search_sql(
@@ -152,7 +149,7 @@ def search_sql(
         sessions.order_by().values("id", "title", "updated_at").query.sql_with_params()
     )
     if connection.vendor == "postgresql":
-        sql, params = _postgresql(terms)
+        sql, params = _postgresql(terms, owner_id)
     else:
         sql, params = _sqlite(terms, owner_id)
     return (
@@ -191,26 +188,33 @@ def _sqlite(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
     return sql, [*params, len(terms)]
 
 
-def _postgresql(terms: Sequence[str]) -> tuple[str, list]:
+def _postgresql(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
     # ts_rank() is higher for a better match; a stop word makes no query and no term.
+    # Per term, the owner's newest MAX_HITS messages holding it (the GIN index on
+    # (owner, vector) finds them) and MAX_HITS of her titles, ranked by the stored
+    # vectors after the cut.
+    owner = owner_id or 0
     sql = (
         "terms AS (SELECT n, q FROM (SELECT n, to_tsquery('english', w || ':*') AS q"
         " FROM unnest(%s::text[]) WITH ORDINALITY AS t(w, n)) AS words"
         " WHERE numnode(q) > 0), "
         "hits AS ("
-        f"SELECT e.session_id, t.n, ts_rank({PG_MESSAGE_VECTOR}, t.q) AS score"
-        f" FROM agents_event e JOIN terms t ON {PG_MESSAGE_VECTOR} @@ t.q"
-        f" WHERE e.kind IN {MESSAGE_KINDS!r}"
-        " AND e.session_id IN (SELECT id FROM mine)"
+        "SELECT d.session_id, t.n, d.event_id, ts_rank(d.vector, t.q) AS score"
+        " FROM terms t CROSS JOIN LATERAL (SELECT session_id, event_id, vector"
+        f" FROM {PG_DOCS} WHERE owner_id = %s AND event_id IS NOT NULL"
+        " AND vector @@ t.q ORDER BY event_id DESC LIMIT %s) d"
         " UNION ALL "
-        f"SELECT m.id, t.n, {TITLE_WEIGHT} * ts_rank({PG_TITLE_VECTOR}, t.q)"
-        f" FROM mine m JOIN terms t ON {PG_TITLE_VECTOR} @@ t.q) "
-        "SELECT h.session_id, NULL FROM hits h JOIN mine m ON m.id = h.session_id "
+        f"SELECT d.session_id, t.n, NULL, {TITLE_WEIGHT} * ts_rank(d.vector, t.q)"
+        " FROM terms t CROSS JOIN LATERAL (SELECT session_id, vector"
+        f" FROM {PG_DOCS} WHERE owner_id = %s AND event_id IS NULL"
+        " AND vector @@ t.q LIMIT %s) d) "
+        "SELECT h.session_id, max(h.event_id) FROM hits h"
+        " JOIN mine m ON m.id = h.session_id "
         "GROUP BY h.session_id, m.updated_at "
         "HAVING count(DISTINCT h.n) = (SELECT count(*) FROM terms) "
         "ORDER BY sum(h.score) DESC, m.updated_at DESC, h.session_id"
     )
-    return sql, [list(terms)]
+    return sql, [list(terms), owner, MAX_HITS, owner, MAX_HITS]
 
 
 def _sqlite_snippets(
@@ -273,11 +277,14 @@ def _joined(parts: list[SnippetPart]) -> list[SnippetPart]:
 
 
 def _postgresql_snippets(
-    terms: Sequence[str], session_ids: Sequence[str]
+    terms: Sequence[str], event_ids: Sequence[int]
 ) -> dict[str, list[SnippetPart]]:
+    # The messages by id alone, each marked by ts_headline() with the search's words.
+    if not event_ids:
+        return {}
     text = (
         "array_to_string(ARRAY(SELECT jsonb_array_elements_text("
-        "jsonb_path_query_array(b.data, '$.content.parts[*] ? "
+        "jsonb_path_query_array(e.data, '$.content.parts[*] ? "
         "(!(@.thought == true)).text'::jsonpath))), E'\\n')"
     )
     options = (
@@ -285,17 +292,12 @@ def _postgresql_snippets(
         f"MaxWords={SNIPPET_WORDS}, MinWords={SNIPPET_WORDS // 2}, ShortWord=2"
     )
     sql = (
-        "WITH q AS (SELECT to_tsquery('english', %s) AS q), "
-        "best AS (SELECT DISTINCT ON (e.session_id) e.session_id, e.data"
-        f" FROM agents_event e, q WHERE e.session_id = ANY(%s)"
-        f" AND e.kind IN {MESSAGE_KINDS!r} AND {PG_MESSAGE_VECTOR} @@ q.q"
-        " ORDER BY e.session_id, e.seq DESC) "
-        f"SELECT b.session_id, ts_headline('english', {text}, q.q, %s)"
-        " FROM best b, q"
+        f"SELECT e.session_id, ts_headline('english', {text},"
+        " to_tsquery('english', %s), %s) FROM agents_event e WHERE e.id = ANY(%s)"
     )
     query = " | ".join(f"{term}:*" for term in terms)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [query, list(session_ids), options])
+        cursor.execute(sql, [query, options, list(event_ids)])
         return {pk: snippet_parts(text) for pk, text in cursor.fetchall() if text}
 
 

@@ -13,6 +13,12 @@ class ToolsetsConfig(AppConfig):
         from toolsets.governance import decisions
 
         signals.connect()
+        # Who changed a toolset's or a tool's policy, or a grant, and when.
+        from agents import changes
+        from toolsets.models import Grant, Tool, Toolset
+
+        for model in (Toolset, Tool, Grant):
+            changes.track(model)
         # A held call's audit row reads its decision (agents' request_decided).
         decisions.connect()
         # Warns when the shell toolset has no sandbox and will refuse every command.

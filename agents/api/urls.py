@@ -4,6 +4,7 @@ from rest_framework.routers import DefaultRouter, SimpleRouter
 from agents.api.agent_views import AgentViewSet
 from agents.api.approvals import ApprovalViewSet
 from agents.api.auth import ObtainTokenView
+from agents.api.changes import ChangeListView
 from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
 from agents.api.notices import DeliveryViewSet, DestinationViewSet, PreferencesView
 from agents.api.oauth2 import oauth2_callback
@@ -59,6 +60,7 @@ urlpatterns = [
     path("calls/", CallListView.as_view(), name="call-list"),
     path("memory/", MemorySearchView.as_view(), name="memory-search"),
     path("retention/", RetentionView.as_view(), name="retention"),
+    path("changes/", ChangeListView.as_view(), name="change-list"),
     # Where OAuth2 providers send the browser back (agents/api/oauth2.py).
     path("oauth2/callback/", oauth2_callback, name="oauth2-callback"),
     path("", include(router.urls)),

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.api.views import IsStaffOrReadOnly
+from agents.changes import ActorFromRequest
 from agents.models import Budget
 from agents.params import ID_CONVERTER, given
 from agents.usage import budget_status, usage_totals, visible_budgets, visible_totals
@@ -144,7 +145,7 @@ class BudgetSerializer(serializers.ModelSerializer):
         return cache[budget.pk]
 
 
-class BudgetViewSet(viewsets.ModelViewSet):
+class BudgetViewSet(ActorFromRequest, viewsets.ModelViewSet):
     """Daily token budgets. Staff set them; users see those that apply to them."""
 
     serializer_class = BudgetSerializer

@@ -12,7 +12,8 @@ modules, imported one way (rule.py below the others):
 - turns.py: what starts a turn (a message) and what stops one;
 - answers.py: a person's answers to a pause: a call's result, a credential, a
   decision;
-- sessions.py: a change to a session, and the query of the list of sessions.
+- sessions.py: a change to a session, and the query of the list of sessions;
+- changes.py: the query of the change audit.
 """
 
 from agents.inputs.agent_settings import (
@@ -44,6 +45,7 @@ from agents.inputs.answers import (
     OptionalSecret,
     Secret,
 )
+from agents.inputs.changes import ChangeQuery
 from agents.inputs.rule import (
     NOT_FINITE,
     REPLACEMENT,
@@ -77,6 +79,7 @@ from agents.inputs.turns import (
 
 __all__ = [
     "AnswerText",
+    "ChangeQuery",
     "BadJson",
     "BadText",
     "BulkDecisionInput",

@@ -11,7 +11,8 @@ import Run`):
 - requests.py: Request (a pause for a person), RequestApproval, StandingApproval;
 - credentials.py: Credential, a user's sealed credential for one app;
 - notices.py: NoticePreference, WebhookDestination, Delivery, NoticeLink;
-- leases.py: Lease, a job one process at a time may run.
+- leases.py: Lease, a job one process at a time may run;
+- changes.py: Change, who changed which object staff govern (the change audit).
 
 The imports keep the order the models were always registered in (and Django
 lists them in).
@@ -37,6 +38,7 @@ from agents.models.notices import (
     WebhookDestination,
 )
 from agents.models.leases import Lease
+from agents.models.changes import Change
 # isort: on
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "AppState",
     "Artifact",
     "Budget",
+    "Change",
     "Credential",
     "Delivery",
     "Event",

@@ -1,5 +1,5 @@
 """agents' public door (docs/architecture/agents.md): the forbidden contract in
-pyproject.toml names every module and package of agents but the six the apps above
+pyproject.toml names every module and package of agents but the seven the apps above
 may import, so a new module of agents is private unless it is added to the door."""
 
 import importlib
@@ -7,7 +7,15 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DOOR = {"models", "runtime", "timeline", "pauses", "accounts", "client_input"}
+DOOR = {
+    "models",
+    "runtime",
+    "timeline",
+    "pauses",
+    "accounts",
+    "client_input",
+    "changes",
+}
 CONTRACT = "toolsets and demo enter agents by its public door"
 
 

@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agents.changes import ActorFromRequest
 from agents.client_input import (
     ID_CONVERTER,
     NAME_CONVERTER,
@@ -59,6 +60,7 @@ class IsStaffOrReadOnly(permissions.BasePermission):
 
 
 class ToolsetViewSet(
+    ActorFromRequest,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.UpdateModelMixin,
@@ -80,6 +82,7 @@ class ToolsetViewSet(
     parameters=[OpenApiParameter("toolset", str, description="Only this toolset.")]
 )
 class ToolViewSet(
+    ActorFromRequest,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.UpdateModelMixin,
@@ -155,6 +158,7 @@ class ToolViewSet(
     ]
 )
 class GrantViewSet(
+    ActorFromRequest,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.DestroyModelMixin,
