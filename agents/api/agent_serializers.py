@@ -273,7 +273,7 @@ class AgentSerializer(serializers.ModelSerializer):
         return sorted(EDITABLE_FIELDS)
 
     def get_has_draft(self, spec: AgentSpec) -> bool:
-        return AgentSpec.objects.filter(draft_of=spec).exists()
+        return hasattr(spec, "draft")  # selected with the agent (agent_views)
 
     def validate_model(self, value: str) -> str:
         value = value.strip()

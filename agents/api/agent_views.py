@@ -86,7 +86,7 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
             agents = AgentSpec.objects.filter(draft_of__isnull=True)
         else:
             agents = listed_agents(user=self.request.user)
-        return agents.prefetch_related("sub_agents", "groups")
+        return agents.select_related("draft").prefetch_related("sub_agents", "groups")
 
     @extend_schema(
         parameters=[
