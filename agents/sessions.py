@@ -68,13 +68,16 @@ def listed_agents(*, user) -> QuerySet[AgentSpec]:
 
 
 def get_usable_agent(*, user, name: str) -> AgentSpec:
-    """The agent if `user` may start a session with it.
+    """The agent if `user` may start a session with it (staff: a draft too, by its
+    own name).
 
     Raises:
         AgentNotLoaded: Staff asked for a code agent that fails to load (says why).
         AgentNotAvailable: Any other agent the user may not use.
     """
     agent = usable_agents(user=user).filter(name=name).first()
+    if agent is None and user.is_staff:  # a draft's session, its tools
+        agent = AgentSpec.objects.filter(name=name, draft_of__isnull=False).first()
     if agent is not None:
         return agent
     listed = listed_agents(user=user).filter(name=name).first()

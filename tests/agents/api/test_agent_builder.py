@@ -146,6 +146,8 @@ def test_draft_is_tried_by_staff_and_published_for_everyone(
     )
     assert tried.status_code == 201, tried.content
     assert tried.json()["draft"] is True
+    tools = admin.get(f"/api/agents/{tried.json()['agent']}/tools/")
+    assert tools.status_code == 200, tools.content  # the session page's tools panel
     refused = api_for(alice).post(
         "/api/sessions/", {"agent": "helper", "draft": True}, format="json"
     )
