@@ -35,6 +35,8 @@ APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 # Room for DRAFT_SUFFIX in AgentSpec.name's 100 characters.
 NAME_MAX = 100 - len(DRAFT_SUFFIX)
 TOOLS_MAX = 200
+# What only staff read of an agent: who else may use it, and the builder's state.
+STAFF_ONLY_FIELDS = ("groups", "editable", "draft_of", "has_draft")
 # What an administrator may change on an agent defined in code.
 CODE_AGENT_FIELDS = frozenset({"tool_choice", "retention_days", "groups"})
 # What staff may change on a row agent (its name is kept: its sessions use it).
@@ -261,7 +263,8 @@ class AgentSerializer(serializers.ModelSerializer):
         data = super().to_representation(spec)
         request = self.context.get("request")
         if request is None or not request.user.is_staff:
-            data.pop("groups")  # who else may use it is staff's business
+            for builder_field in STAFF_ONLY_FIELDS:  # who may use it, drafts: staff's
+                data.pop(builder_field)
         return data
 
     def get_archived(self, spec: AgentSpec) -> bool:

@@ -178,4 +178,5 @@ def test_non_staff_have_no_builder(alice, api_for, admin):
         client.post("/api/agents/helper/duplicate/", {"name": "x"}).status_code == 403
     )
     assert client.post("/api/agents/helper/archive/").status_code == 403
-    assert "groups" not in client.get("/api/agents/helper/").json()
+    shown = set(client.get("/api/agents/helper/").json())
+    assert not shown & {"groups", "editable", "draft_of", "has_draft"}
