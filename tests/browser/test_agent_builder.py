@@ -1,7 +1,7 @@
 """The agent builder (staff), in the browser: create an agent (a refused field says
 why next to it; the instruction's Markdown previews), edit it, compare versions,
-roll back, save a draft and try it in a session marked Draft, archive it; a user
-who is not staff gets no builder."""
+roll back, limit it to a group, save a draft and try it in a session marked Draft,
+duplicate and archive it; a user who is not staff gets no builder."""
 
 import uuid
 
@@ -29,10 +29,16 @@ def test_staff_build_version_try_and_archive_an_agent(sign_in, api, shoot):
     card = admin.locator(f'.agent-card[data-agent="{name}"]')
     expect(card).to_contain_text("everyone signed in")
 
+    group = f"team-{name}"
+    assert api("admin").post("/api/groups/", json={"name": group}).status_code == 201
+    admin.reload()
     card.get_by_role("button", name="Edit", exact=True).click()
     admin.fill("#agent-instruction", "## Rules\n\nAnswer in French.")
+    admin.locator(f'#agent-groups input[value="{group}"]').check()
     admin.get_by_role("button", name="Save and publish").click()
     expect(admin.locator("#agent-form")).to_have_count(0)
+    expect(card).to_contain_text(group)
+    assert api("alice").get(f"/api/agents/{name}/").status_code == 404
 
     card.get_by_role("button", name="Versions").click()
     versions = admin.locator("#versions tbody tr")
@@ -60,11 +66,15 @@ def test_staff_build_version_try_and_archive_an_agent(sign_in, api, shoot):
     card.get_by_role("button", name="Try draft").click()
     admin.wait_for_url("**/sessions/**")
     expect(admin.locator("#draft-badge")).to_have_text("Draft")
-    assert api("alice").get(f"/api/agents/{name}/").json()["instruction"] == (
+    assert api("admin").get(f"/api/agents/{name}/").json()["instruction"] == (
         "## Rules\n\nAnswer **briefly**."
     )
 
     admin.goto("/staff/agents/")
+    admin.once("dialog", lambda dialog: dialog.accept(f"{name}-copy"))
+    card.get_by_role("button", name="Duplicate").click()
+    copy = admin.locator(f'.agent-card[data-agent="{name}-copy"]')
+    expect(copy).to_contain_text("Answer briefly.")  # its instruction, rendered
     card.get_by_role("button", name="Archive").click()
     expect(card.locator(".badge", has_text="archived")).to_be_visible()
     listed = [a["name"] for a in api("alice").get("/api/agents/").json()]

@@ -12,11 +12,17 @@ const box = document.getElementById("agents");
 const panel = document.getElementById("agent-panel");
 let options = null;
 
+// What the builder offers (models, toolsets, agents, groups), fetched once a page.
+async function builderOptions() {
+  options = options || (await api("/api/agents/options/"));
+  return options;
+}
+
 async function load() {
   clear(box, loading("Loading agents…"));
   let agents;
   try {
-    [agents, options] = await Promise.all([api("/api/agents/", { query: { archived: "all" } }), options || api("/api/agents/options/")]);
+    agents = await api("/api/agents/", { query: { archived: "all" } });
   } catch (error) {
     clear(box, failure(error, load));
     return;
@@ -40,6 +46,12 @@ function showPanel() {
 
 async function edit(name, asDraft = false) {
   let agent = null;
+  try {
+    await builderOptions();
+  } catch (error) {
+    toast(error.message, "bad");
+    return;
+  }
   if (name) {
     try {
       agent = await api(`/api/agents/${encodeURIComponent(name)}/${asDraft ? "draft/" : ""}`);
@@ -76,8 +88,7 @@ async function tryDraft(name) {
 async function duplicate(name) {
   const copy = window.prompt(`Name of the copy of ${name}:`, `${name}-copy`);
   if (!copy) return;
-  if (await act(`/api/agents/${encodeURIComponent(name)}/duplicate/`, { name: copy }, `Duplicated as ${copy}.`)) document.getElementById("new-agent").addEventListener("click", () => edit(null));
-load();
+  if (await act(`/api/agents/${encodeURIComponent(name)}/duplicate/`, { name: copy }, `Duplicated as ${copy}.`)) load();
 }
 
 function actions(agent) {
