@@ -8,6 +8,8 @@ import uuid
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.test_accessibility import violations
+
 pytestmark = pytest.mark.browser
 
 
@@ -20,6 +22,7 @@ def test_staff_build_version_try_and_archive_an_agent(sign_in, api, shoot):
     admin.fill("#agent-instruction", "## Rules\n\nAnswer **briefly**.")
     expect(admin.locator("#agent-instruction-preview strong")).to_have_text("briefly")
     expect(admin.locator("#agent-instruction-preview h4")).to_have_text("Rules")
+    assert not violations(admin), violations(admin)  # the open form, as axe reads it
     admin.fill("#agent-model", "no-such-model-family")
     admin.get_by_role("button", name="Save and publish").click()
     expect(admin.locator("#agent-model-error")).to_contain_text("No provider serves")

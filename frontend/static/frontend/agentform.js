@@ -14,11 +14,12 @@ const TOOL_CHOICES = [
   ["function", "one tool, named below"],
 ];
 
-function field(name, label, control, hint = "") {
+// A labelled control; a group of checkboxes (or of controls) is a fieldset instead.
+function field(name, label, control, hint = "", group = false) {
   return h(
-    "div",
+    group ? "fieldset" : "div",
     { class: "builder-field", dataset: { field: name } },
-    h("label", { for: `agent-${name}` }, label),
+    group ? h("legend", {}, label) : h("label", { for: `agent-${name}` }, label),
     control,
     hint ? h("p", { class: "muted small" }, hint) : null,
     h("p", { class: "field-error small", id: `agent-${name}-error`, role: "alert" }),
@@ -66,7 +67,7 @@ export function openBuilder(box, agent, options, done) {
   const [mode, fn] = toolChoiceValue(a.tool_choice);
   const instruction = h("textarea", { id: "agent-instruction", name: "instruction", rows: "8" });
   instruction.value = a.instruction || "";
-  const preview = h("div", { class: "instruction-preview", id: "agent-instruction-preview", "aria-live": "polite" });
+  const preview = h("div", { class: "instruction-preview", id: "agent-instruction-preview", role: "region", "aria-label": "Instruction preview", tabindex: "0" });
   const modelList = h("datalist", { id: "agent-models" }, options.models.map((m) => h("option", { value: m })));
   const toolsetNames = Object.keys(options.toolsets);
   const singles = new Set((a.tools || []).map((t) => `${t.toolset}.${t.tool}`));
@@ -90,9 +91,9 @@ export function openBuilder(box, agent, options, done) {
     field("kind", "Kind", h("select", { id: "agent-kind", name: "kind" }, [["llm", "LLM agent"], ["sequential", "Sequential"], ["loop", "Loop"]].map(([v, t]) => h("option", { value: v, selected: a.kind === v }, t)))),
     field("instruction", "Instruction (Markdown)", h("div", { class: "instruction-edit" }, instruction, h("div", {}, h("div", { class: "label small" }, "Preview"), preview))),
     field("model", "Model", h("input", { id: "agent-model", name: "model", list: "agent-models", value: a.model || "", placeholder: "blank: the default model", autocomplete: "off" }), "Any model a provider serves, as the provider names it."),
-    field("toolsets", "Whole toolsets", checkList("toolsets", toolsetNames, a.toolsets)),
-    toolBoxes.length ? field("tools", "Single tools (of toolsets not taken whole)", h("div", { id: "agent-tools" }, toolBoxes)) : null,
-    field("sub_agents", "Sub-agents", checkList("sub_agents", others, a.sub_agents)),
+    field("toolsets", "Whole toolsets", checkList("toolsets", toolsetNames, a.toolsets), "", true),
+    toolBoxes.length ? field("tools", "Single tools (of toolsets not taken whole)", h("div", { id: "agent-tools" }, toolBoxes), "", true) : null,
+    field("sub_agents", "Sub-agents", checkList("sub_agents", others, a.sub_agents), "", true),
     field("max_iterations", "Max iterations (loop agents)", h("input", { id: "agent-max_iterations", name: "max_iterations", type: "number", min: "1", value: a.max_iterations ?? "" })),
     field("starters", "Conversation starters (one a line)", h("textarea", { id: "agent-starters", name: "starters", rows: "3" }, (a.starters || []).join("\n"))),
     field(
@@ -101,13 +102,15 @@ export function openBuilder(box, agent, options, done) {
       h(
         "div",
         { class: "inline-controls" },
-        h("select", { id: "agent-tool_choice", name: "tool_choice_mode" }, TOOL_CHOICES.map(([v, t]) => h("option", { value: v, selected: mode === v }, t))),
+        h("select", { id: "agent-tool_choice", name: "tool_choice_mode", "aria-label": "Tool choice" }, TOOL_CHOICES.map(([v, t]) => h("option", { value: v, selected: mode === v }, t))),
         h("input", { id: "agent-tool_choice_name", name: "tool_choice_name", value: fn, placeholder: "tool name", "aria-label": "Tool to call first" }),
       ),
+      "",
+      true,
     ),
     field("history", "History window (events)", h("input", { id: "agent-history", name: "history", type: "number", min: "1", value: a.history ?? "" }), "Blank: every event."),
     field("retention_days", "Keep sessions (days)", h("input", { id: "agent-retention_days", name: "retention_days", type: "number", min: "0", value: a.retention_days ?? "" }), "0: forever; blank: the server's default."),
-    field("groups", "Who may use it (groups)", checkList("groups", options.groups, a.groups), "None ticked: everyone signed in. Staff may always."),
+    field("groups", "Who may use it (groups)", checkList("groups", options.groups, a.groups), "None ticked: everyone signed in. Staff may always.", true),
   ].filter((row) => row && (!code || editable.has(row.dataset.field)));
   const buttons = code
     ? [h("button", { type: "submit", class: "button primary", id: "agent-save" }, "Save")]
