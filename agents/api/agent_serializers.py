@@ -35,8 +35,6 @@ APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 # Room for DRAFT_SUFFIX in AgentSpec.name's 100 characters.
 NAME_MAX = 100 - len(DRAFT_SUFFIX)
 TOOLS_MAX = 200
-# What only staff read of an agent: who else may use it, and the builder's state.
-STAFF_ONLY_FIELDS = ("groups", "editable", "draft_of", "has_draft")
 # What an administrator may change on an agent defined in code.
 CODE_AGENT_FIELDS = frozenset({"tool_choice", "retention_days", "groups"})
 # What staff may change on a row agent (its name is kept: its sessions use it).
@@ -207,15 +205,17 @@ class AgentSerializer(serializers.ModelSerializer):
     )
     editable = serializers.SerializerMethodField(
         help_text="The fields staff may change: all of a row agent's; of an agent "
-        "defined in code, only these."
+        "defined in code, only these. None for anyone else."
     )
     draft_of = serializers.SlugRelatedField(
         slug_field="name",
         read_only=True,
+        allow_null=True,
         help_text="A draft: the agent it is the draft of; else null.",
     )
     has_draft = serializers.SerializerMethodField(
-        help_text="Whether an unpublished draft exists (staff try it in a session)."
+        help_text="Whether an unpublished draft exists (staff try it in a session; "
+        "false for anyone else)."
     )
     tree = serializers.SerializerMethodField()
     available = serializers.SerializerMethodField(
@@ -263,8 +263,9 @@ class AgentSerializer(serializers.ModelSerializer):
         data = super().to_representation(spec)
         request = self.context.get("request")
         if request is None or not request.user.is_staff:
-            for builder_field in STAFF_ONLY_FIELDS:  # who may use it, drafts: staff's
-                data.pop(builder_field)
+            # Who may use it, and the builder's state, are staff's business.
+            data.pop("groups")
+            data.update(editable=[], draft_of=None, has_draft=False)
         return data
 
     def get_archived(self, spec: AgentSpec) -> bool:

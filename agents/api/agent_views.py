@@ -54,7 +54,7 @@ STAFF_ACTIONS = frozenset(
         "restore",
         "draft",
         "publish",
-        "options",
+        "builder_options",
     }
 )
 DRAFT = AgentVersion.Status.DRAFT
@@ -80,9 +80,12 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
 
     def get_queryset(self):
         staff = self.request.user.is_staff
+        archived = self.request.query_params.get("archived")
+        if self.action == "list" and archived not in (None, "all"):
+            raise ValidationError({"archived": ['Only "all" (archived agents too).']})
         if staff and self.action != "list":
             agents = AgentSpec.objects.all()
-        elif staff and self.request.query_params.get("archived") == "all":
+        elif staff and archived == "all":
             agents = AgentSpec.objects.filter(draft_of__isnull=True)
         else:
             agents = listed_agents(user=self.request.user)
@@ -94,7 +97,8 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
                 "archived",
                 str,
                 enum=["all"],
-                description="all: archived agents too (staff).",
+                description="all: archived agents too (staff; others see the "
+                "agents they may use either way).",
             )
         ]
     )
@@ -110,10 +114,12 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
             )
 
     def perform_update(self, serializer: AgentSerializer) -> None:
+        if serializer.instance.draft_of_id is not None:
+            raise ValidationError(
+                {"detail": "A draft is saved through its agent's draft/ and published."}
+            )
         with transaction.atomic():
             agent = serializer.save()
-            if agent.draft_of_id is not None:
-                raise ValidationError({"detail": "Save a draft through its agent."})
             if agent.source == AgentSpec.Source.DATABASE:
                 agent_versions.record_version(agent=agent, user=self.request.user)
 
@@ -131,9 +137,10 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
     def _row_agent(self) -> AgentSpec:
         agent = self.get_object()
         if agent.source == AgentSpec.Source.CODE or agent.draft_of_id is not None:
-            raise ValidationError(
-                {"detail": "Only agents made here have versions and drafts."}
-            )
+            refusal = "Only agents made here have versions and drafts."
+            if self.request.method == "GET":  # nothing of the kind to read
+                raise NotFound(refusal)
+            raise ValidationError({"detail": refusal})
         return agent
 
     @extend_schema(request=None, responses=AgentVersionSerializer(many=True))
@@ -247,8 +254,9 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
         return Response(self._out(agent))
 
     @extend_schema(request=None, responses=AgentOptionsSerializer)
-    @action(detail=False, methods=["get"])
-    def options(self, request: Request) -> Response:
+    # Not named `options`: that is the view's handler of HTTP OPTIONS.
+    @action(detail=False, methods=["get"], url_path="options")
+    def builder_options(self, request: Request) -> Response:
         """What the builder offers: models, toolsets and their tools, agents, groups."""
         used = AgentSpec.objects.exclude(model="").values_list("model", flat=True)
         models = {effective_model(""), *SUGGESTED_MODELS, *used}
