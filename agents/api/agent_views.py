@@ -5,6 +5,8 @@ roll back; a draft is saved beside the agent, tried by staff in a session, then
 published. Every change is in the change audit (agents.changes).
 """
 
+from collections.abc import Mapping
+
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import transaction
@@ -171,9 +173,9 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
     @action(detail=True, methods=["post"])
     def rollback(self, request: Request, name: str) -> Response:
         """Make an old version's fields the agent's again: a new version (staff)."""
-        agent = self._row_agent()
-        asked = RollbackSerializer(data=request.data)
+        asked = RollbackSerializer(data=request.data)  # the body first: 400 if bad
         asked.is_valid(raise_exception=True)
+        agent = self._row_agent()
         number = asked.validated_data["version"]
         old = agent_versions.get_version(agent=agent, number=number)
         with transaction.atomic():
@@ -188,9 +190,9 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
     @action(detail=True, methods=["post"])
     def duplicate(self, request: Request, name: str) -> Response:
         """A new agent with this one's fields, under a new name (staff)."""
-        agent = self._row_agent()
-        asked = DuplicateSerializer(data=request.data)
+        asked = DuplicateSerializer(data=request.data)  # the body first: 400 if bad
         asked.is_valid(raise_exception=True)
+        agent = self._row_agent()
         data = {**agent_versions.snapshot(agent), "name": asked.validated_data["name"]}
         copy = AgentSerializer(data=data, context=self.get_serializer_context())
         copy.is_valid(raise_exception=True)
@@ -226,6 +228,7 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
         Staff try it in a session (`POST /api/sessions/` with `"draft": true`)
         before publishing it; everyone else keeps the published agent.
         """
+        edit = _fields_of(request.data) if request.method == "PATCH" else {}
         agent = self._row_agent()
         if request.method == "GET":
             draft = AgentSpec.objects.filter(draft_of=agent).first()
@@ -234,7 +237,7 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
             return Response(self._out(draft))
         with transaction.atomic():
             draft = agent_versions.ensure_draft(agent=agent)
-            self._save_fields(draft, request.data)
+            self._save_fields(draft, edit)
             agent_versions.record_version(agent=agent, user=request.user, status=DRAFT)
         return Response(self._out(draft))
 
@@ -283,7 +286,7 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
 
     def _save_fields(self, agent: AgentSpec, data) -> AgentSpec:
         """Validate `data` as a partial edit of `agent` and save it (400 if bad)."""
-        fields = {k: v for k, v in dict(data).items() if k != "name"}
+        fields = {k: v for k, v in _fields_of(data).items() if k != "name"}
         edit = AgentSerializer(
             agent, data=fields, partial=True, context=self.get_serializer_context()
         )
@@ -292,3 +295,10 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
 
     def _out(self, agent: AgentSpec) -> dict:
         return AgentSerializer(agent, context=self.get_serializer_context()).data
+
+
+def _fields_of(data) -> dict:
+    """A body's fields (its name left to the agent), else a 400: not a JSON object."""
+    if not isinstance(data, Mapping):
+        raise ValidationError({"non_field_errors": ["Send a JSON object of fields."]})
+    return dict(data)

@@ -185,3 +185,10 @@ def test_non_staff_have_no_builder(alice, api_for, admin):
         None,
         False,
     )
+
+
+def test_a_draft_body_that_is_no_object_is_400(admin):
+    create(admin)
+    answer = admin.patch("/api/agents/helper/draft/", [1], format="json")
+    assert answer.status_code == 400
+    assert answer.json() == {"non_field_errors": ["Send a JSON object of fields."]}
