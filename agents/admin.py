@@ -28,7 +28,7 @@ class AgentSpecAdmin(admin.ModelAdmin):
     ]
     list_filter = ["source", "kind", "is_active"]
     search_fields = ["name", "description"]
-    filter_horizontal = ["sub_agents"]
+    filter_horizontal = ["sub_agents", "groups"]
 
     def get_readonly_fields(self, request, obj=None):
         if obj is not None and obj.source == AgentSpec.Source.CODE:
@@ -40,8 +40,9 @@ class AgentSpecAdmin(admin.ModelAdmin):
                 "instruction",
                 "description",
                 "history",
+                "draft_of",
             ]
-        return ["source", "dotted_path"]
+        return ["source", "dotted_path", "draft_of"]
 
 
 @admin.register(Session)

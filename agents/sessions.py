@@ -1,6 +1,6 @@
 """Sessions as users see them: create, and fetch with an access check in one call."""
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from google.adk.agents import BaseAgent
 
 from agents.adk.builder import (
@@ -29,9 +29,34 @@ class AgentNotLoaded(DomainError):
     code = "agent_not_loaded"
 
 
+def agents_open_to(*, user) -> QuerySet[AgentSpec]:
+    """The agents `user` may use, active or not, drafts left out: those of no group
+    (open to everyone signed in) and those of a group the user is in; staff, all."""
+    agents = AgentSpec.objects.filter(draft_of__isnull=True)
+    if user.is_staff:
+        return agents
+    grouped = AgentSpec.groups.through.objects.values("agentspec_id")
+    mine = AgentSpec.groups.through.objects.filter(group__user=user).values(
+        "agentspec_id"
+    )
+    return agents.filter(~Q(pk__in=grouped) | Q(pk__in=mine))
+
+
 def usable_agents(*, user) -> QuerySet[AgentSpec]:
-    """The agents a user may start sessions with."""
-    return AgentSpec.objects.filter(is_active=True, missing=False)
+    """The agents a user may start sessions with: open to them, active, loading."""
+    return agents_open_to(user=user).filter(is_active=True, missing=False)
+
+
+def get_draft(*, user, name: str) -> AgentSpec:
+    """The draft of agent `name`, to try in a session: staff only.
+
+    Raises:
+        AgentNotAvailable: Not staff, or the agent has no draft.
+    """
+    draft = AgentSpec.objects.filter(draft_of__name=name).first()
+    if not user.is_staff or draft is None:
+        raise AgentNotAvailable("No draft of this agent to try.")
+    return draft
 
 
 def listed_agents(*, user) -> QuerySet[AgentSpec]:
@@ -43,13 +68,16 @@ def listed_agents(*, user) -> QuerySet[AgentSpec]:
 
 
 def get_usable_agent(*, user, name: str) -> AgentSpec:
-    """The agent if `user` may start a session with it.
+    """The agent if `user` may start a session with it (staff: a draft too, by its
+    own name).
 
     Raises:
         AgentNotLoaded: Staff asked for a code agent that fails to load (says why).
         AgentNotAvailable: Any other agent the user may not use.
     """
     agent = usable_agents(user=user).filter(name=name).first()
+    if agent is None and user.is_staff:  # a draft's session, its tools
+        agent = AgentSpec.objects.filter(name=name, draft_of__isnull=False).first()
     if agent is not None:
         return agent
     listed = listed_agents(user=user).filter(name=name).first()

@@ -283,8 +283,10 @@ async def abindings_of_agent(
     bindings: list[Binding] = []
     for entry in node_tools(agent):
         if isinstance(entry, BaseToolset):
-            names = registered.get(id(entry))
-            info = settings_toolset(names[0]) if names else unregistered_toolset(entry)
+            # Some tools of a toolset (agents.adk.tool_selection) are its tools.
+            origin = getattr(entry, "source_toolset", entry)
+            names = registered.get(id(origin))
+            info = settings_toolset(names[0]) if names else unregistered_toolset(origin)
             for called, base, tool in await listed_tools(entry, info, context, failed):
                 bindings.append(Binding(info, called, tool, base, agent.name))
             continue

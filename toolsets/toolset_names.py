@@ -76,7 +76,8 @@ async def row_agent_toolsets(agent: BaseAgent) -> list[str]:
         return cached[1]
     names = {agent.name, agent.name.replace("_", "-")}
     specs = AgentSpec.objects.filter(source=AgentSpec.Source.DATABASE, name__in=names)
-    toolsets = await specs.values_list("toolsets", flat=True).afirst() or []
+    row = await specs.values_list("toolsets", "tools").afirst() or ([], [])
+    toolsets = [*row[0], *(entry["toolset"] for entry in row[1] or ())]
     if len(_row_toolsets) >= MAX_ROW_AGENTS:
         _row_toolsets.clear()
     _row_toolsets[id(agent)] = (agent, toolsets)

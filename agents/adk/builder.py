@@ -23,6 +23,7 @@ from google.adk.workflow import BaseNode
 
 from agents.adk.agent_tools import AgentToolError, adopt_agent_tools
 from agents.adk.nodes import children, is_workflow, node_tools, walk
+from agents.adk.tool_selection import select, selections
 from agents.inputs import parse_history, parse_starters
 from agents.models import HISTORY_DEFAULT, AgentSpec
 from project.patches.prepared import Param, Prepared
@@ -247,7 +248,8 @@ def fingerprint(spec: AgentSpec, depth: int = 0) -> str:
         raise AgentBuildError(f"agent {spec.name}: sub-agents nest too deep or loop")
     parts = [f"{spec.pk}:{spec.updated_at.timestamp()}"]
     code_toolsets = settings.TOOLCRIB_TOOLSETS
-    imported = set(spec.toolsets or ()) - set(code_toolsets)
+    named = {*(spec.toolsets or ()), *(t["toolset"] for t in spec.tools or ())}
+    imported = named - set(code_toolsets)
     if imported:
         parts.append(toolset_source().versions(imported))  # refreshed: a new toolset
     parts += [fingerprint(sub, depth + 1) for sub in sub_agents(spec)]
@@ -307,6 +309,9 @@ def _build_row_agent(spec: AgentSpec, subs: Sequence[BaseAgent]) -> BaseAgent:
     tools: list[Any] = []
     for toolset in spec.toolsets:
         tools += resolve_toolset(toolset)
+    for toolset, names in selections(spec.tools or ()).items():
+        if toolset not in spec.toolsets:  # taken whole already
+            tools += select(resolve_toolset(toolset), names)
     kwargs: dict[str, Any] = {}
     if spec.model:
         kwargs["model"] = spec.model

@@ -1,6 +1,7 @@
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter, SimpleRouter
 
+from agents.api.agent_views import AgentViewSet
 from agents.api.approvals import ApprovalViewSet
 from agents.api.auth import ObtainTokenView
 from agents.api.changes import ChangeListView
@@ -14,7 +15,6 @@ from agents.api.runs import RegenerateView, RunCancelView
 from agents.api.traces import RunTraceView
 from agents.api.usage import BudgetViewSet, UsageView
 from agents.api.views import (
-    AgentViewSet,
     CallListView,
     EventSchemaView,
     MemorySearchView,

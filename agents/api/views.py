@@ -1,4 +1,5 @@
-"""The agents API: agents, sessions, messages, events, state, runs."""
+"""The agents API: sessions, messages, events, state, runs (agents themselves:
+agents.api.agent_views)."""
 
 from itertools import groupby
 
@@ -21,7 +22,6 @@ from agents.adk.session_state import session_state
 from agents.answers.answer import answer_request
 from agents.api.inputs import FormParser, JSONParser, MultiPartParser, validated
 from agents.api.serializers import (
-    AgentSerializer,
     ArtifactSerializer,
     ArtifactUploadSerializer,
     ArtifactVersionSerializer,
@@ -35,7 +35,6 @@ from agents.api.serializers import (
     SessionSerializer,
     StateSerializer,
 )
-from agents.changes import ActorFromRequest
 from agents.events.log import EVENTS_BATCH, events_after, events_before
 from agents.events.wire import (
     EventFrameList,
@@ -49,7 +48,7 @@ from agents.inputs import (
     SessionChange,
     SessionQuery,
 )
-from agents.models import AgentSpec, Artifact, Run
+from agents.models import Artifact, Run
 from agents.params import (
     NAME_CONVERTER,
     bool_param,
@@ -66,8 +65,8 @@ from agents.sessions import (
     access_run,
     access_session,
     create_session,
+    get_draft,
     get_usable_agent,
-    listed_agents,
     visible_sessions,
 )
 from agents.titles import rename_session
@@ -83,32 +82,6 @@ SESSION_CLOSED = "The session is closed: it takes no new messages, answers or fi
 class IsStaffOrReadOnly(permissions.BasePermission):
     def has_permission(self, request: Request, view) -> bool:
         return request.method in permissions.SAFE_METHODS or request.user.is_staff
-
-
-class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
-    """Agents users can talk to. Staff define agents as rows; code agents are read-only
-    but for their tool_choice."""
-
-    serializer_class = AgentSerializer
-    permission_classes = [permissions.IsAuthenticated, IsStaffOrReadOnly]
-    lookup_field = "name"
-    lookup_value_converter = NAME_CONVERTER
-
-    def get_queryset(self):
-        if self.request.user.is_staff and self.action != "list":
-            return AgentSpec.objects.prefetch_related("sub_agents")
-        return listed_agents(user=self.request.user).prefetch_related("sub_agents")
-
-    def perform_destroy(self, instance: AgentSpec) -> None:
-        if instance.source == AgentSpec.Source.CODE:
-            raise ValidationError(
-                {"detail": "Agents defined in code are removed in code."}
-            )
-        if instance.sessions.exists():
-            instance.is_active = False
-            instance.save(update_fields=["is_active", "updated_at"])
-            return
-        instance.delete()
 
 
 class SessionViewSet(
@@ -195,10 +168,12 @@ class SessionViewSet(
     def create(self, request: Request) -> Response:
         data = SessionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        name, draft = data.validated_data["agent"], data.validated_data["draft"]
         try:
-            agent = get_usable_agent(
-                user=request.user, name=data.validated_data["agent"]
-            )
+            if draft:
+                agent = get_draft(user=request.user, name=name)
+            else:
+                agent = get_usable_agent(user=request.user, name=name)
         except (AgentNotAvailable, AgentNotLoaded) as exc:
             raise ValidationError({"agent": [str(exc)]}) from None
         session = create_session(user=request.user, agent=agent)

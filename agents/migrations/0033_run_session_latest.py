@@ -5,15 +5,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agents', '0032_postgresql_search_by_owner'),
+        ("agents", "0032_postgresql_search_by_owner"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['session', '-created_at', '-id'], name='run_session_latest'),
+            model_name="run",
+            index=models.Index(
+                fields=["session", "-created_at", "-id"], name="run_session_latest"
+            ),
         ),
     ]

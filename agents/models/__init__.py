@@ -4,7 +4,7 @@ One module per concept, each imported here, where Django finds its models (the
 app label stays `agents`) and every caller imports them (`from agents.models
 import Run`):
 
-- agent_specs.py: AgentSpec, the agents users can talk to;
+- agent_specs.py: AgentSpec, the agents users can talk to, and AgentVersion;
 - sessions.py: Session, its Events, and state by scope (AppState, UserState);
 - runs.py: Run (one turn), its RunSpans, RunTotal (usage by the hour), Budget;
 - stores.py: what ADK's artifact and memory services keep (Artifact, MemoryEntry);
@@ -21,7 +21,13 @@ lists them in).
 """
 
 # isort: off
-from agents.models.agent_specs import HISTORY_DEFAULT, RETENTION_MAX_DAYS, AgentSpec
+from agents.models.agent_specs import (
+    DRAFT_SUFFIX,
+    HISTORY_DEFAULT,
+    RETENTION_MAX_DAYS,
+    AgentSpec,
+    AgentVersion,
+)
 from agents.models.sessions import AppState, Event, Session, UserState, new_session_id
 from agents.models.runs import Budget, Run, RunSpan, RunTotal
 from agents.models.stores import Artifact, MemoryEntry
@@ -45,9 +51,11 @@ from agents.models.connections import (
 
 __all__ = [
     "A2ATask",
+    "DRAFT_SUFFIX",
     "HISTORY_DEFAULT",
     "RETENTION_MAX_DAYS",
     "AgentSpec",
+    "AgentVersion",
     "AppState",
     "Artifact",
     "Budget",

@@ -1,11 +1,16 @@
-"""The agents users can talk to: AgentSpec, defined in code or as a row."""
+"""The agents users can talk to: AgentSpec, defined in code or as a row, and each
+saved version of a row agent (AgentVersion)."""
 
+from django.conf import settings
 from django.core.validators import MaxValueValidator
 from django.db import models
 
 # An agent's retention_days, at most: a hundred years, past which dates overflow
 # (project/settings.py bounds TOOLCRIB_RETENTION_DAYS alike).
 RETENTION_MAX_DAYS = 36_500
+# A draft's name: its agent's name and this suffix, which no agent's name may hold
+# (agents.agent_versions), so a draft never clashes with an agent.
+DRAFT_SUFFIX = "--draft"
 # A turn's history, in events, unless its agent says otherwise (agents.adk.history).
 HISTORY_DEFAULT = 50
 
@@ -35,6 +40,28 @@ class AgentSpec(models.Model):
     )
     toolsets = models.JSONField(
         default=list, blank=True, help_text="Names of code toolsets this agent uses."
+    )
+    tools = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Single tools of toolsets the agent does not take whole: "
+        '[{"toolset": ..., "tool": ...}] (agents.adk.tool_selection).',
+    )
+    groups = models.ManyToManyField(
+        "auth.Group",
+        blank=True,
+        related_name="agents",
+        help_text="Who may use the agent: members of these groups (and staff); "
+        "none: everyone signed in.",
+    )
+    draft_of = models.OneToOneField(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="draft",
+        help_text="A draft: the unpublished edit of this agent, which only staff "
+        "start sessions with (agents.agent_versions).",
     )
     sub_agents = models.ManyToManyField(
         "self", symmetrical=False, blank=True, related_name="parents"
@@ -85,3 +112,38 @@ class AgentSpec(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class AgentVersion(models.Model):
+    """One save of a row agent: its editable fields as they were saved, numbered."""
+
+    class Status(models.TextChoices):
+        PUBLISHED = "published", "Published"
+        DRAFT = "draft", "Draft"
+
+    agent = models.ForeignKey(
+        AgentSpec, on_delete=models.CASCADE, related_name="versions"
+    )
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=Status, default=Status.PUBLISHED)
+    data = models.JSONField(help_text="The editable fields (agents.agent_versions).")
+    note = models.CharField(max_length=200, blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent", "number"], name="agent_version_number_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.agent.name} v{self.number}"

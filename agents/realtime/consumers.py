@@ -25,7 +25,7 @@ from agents.doorbell import streams
 from agents.events.log import EVENTS_BATCH, events_after
 from agents.events.wire import frame_from_row, frame_json
 from agents.inputs import BadJson, BadText
-from agents.models import AgentSpec, Session
+from agents.models import Session
 from agents.params import BadParameter, is_name, parse_whole_number
 from agents.realtime.frames import (
     AccessChangedFrame,
@@ -42,7 +42,7 @@ from agents.realtime.frames import (
 )
 from agents.realtime.wsauth import origin_allowed
 from agents.requests import inbox, kinds
-from agents.sessions import access_session
+from agents.sessions import access_session, agents_open_to
 from agents.turns import cancel, start
 from project import metrics
 from project.errors import DomainError, NotFoundError
@@ -449,7 +449,7 @@ class AgentStreamConsumer(FilteredStreamConsumer):
 
     async def authorized_connect(self) -> None:
         name = self.scope["url_route"]["kwargs"]["agent_name"]
-        if not await _agent_exists(name):
+        if not await _agent_exists(name, self.user):
             await self._refuse(CLOSE_NOT_FOUND)
             return
         self.kinds = _list_param(self.scope, "kinds")
@@ -522,5 +522,6 @@ def _inbox_groups(user) -> list[str]:
 
 
 @database_sync_to_async
-def _agent_exists(name: str) -> bool:
-    return is_name(name) and AgentSpec.objects.filter(name=name).exists()
+def _agent_exists(name: str, user) -> bool:
+    """Whether the agent exists and `user` may use it (its groups: agents.sessions)."""
+    return is_name(name) and agents_open_to(user=user).filter(name=name).exists()

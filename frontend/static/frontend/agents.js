@@ -1,26 +1,118 @@
-// Agents (staff): every active agent, its model, instruction, tools and sub-agents;
-// and each agent defined in code that does not load, with its error.
+// Agents (staff): every agent, its model, instruction, tools and sub-agents, and
+// each agent defined in code that does not load, with its error; and the builder:
+// create, edit, draft and try, publish, duplicate, archive, versions.
 
+import { openBuilder } from "./agentform.js";
+import { openVersions } from "./agentversions.js";
 import { api } from "./api.js";
 import { badge, clear, empty, failure, h, loading, timeAgo, toast } from "./dom.js";
 import { refusalText } from "./refusals.js";
+import { renderMarkdown } from "./markdown.js";
 
 const box = document.getElementById("agents");
+const panel = document.getElementById("agent-panel");
+let options = null;
+
+// What the builder offers (models, toolsets, agents, groups), fetched once a page.
+async function builderOptions() {
+  options = options || (await api("/api/agents/options/"));
+  return options;
+}
 
 async function load() {
   clear(box, loading("Loading agents…"));
   let agents;
   try {
-    agents = await api("/api/agents/");
+    agents = await api("/api/agents/", { query: { archived: "all" } });
   } catch (error) {
     clear(box, failure(error, load));
     return;
   }
   if (!agents.length) {
-    clear(box, empty("No agents", "Register code agents with TOOLCRIB_EXTRA_AGENTS, or define one in the Django admin."));
+    clear(box, empty("No agents", "Make one with New agent, or register code agents with TOOLCRIB_EXTRA_AGENTS."));
     return;
   }
   clear(box, agents.map(card));
+}
+
+function closePanel() {
+  panel.hidden = true;
+  clear(panel);
+}
+
+function showPanel() {
+  panel.hidden = false;
+  panel.scrollIntoView({ block: "start" });
+}
+
+async function edit(name, asDraft = false) {
+  let agent = null;
+  try {
+    await builderOptions();
+  } catch (error) {
+    toast(error.message, "bad");
+    return;
+  }
+  if (name) {
+    try {
+      agent = await api(`/api/agents/${encodeURIComponent(name)}/${asDraft ? "draft/" : ""}`);
+    } catch (error) {
+      if (!(asDraft && error.status === 404)) return toast(error.message, "bad");
+      agent = await api(`/api/agents/${encodeURIComponent(name)}/`); // a first draft starts from the agent
+      agent = { ...agent, draft_of: agent.name };
+    }
+  }
+  showPanel();
+  openBuilder(panel, agent, options, { asDraft, cancel: closePanel, saved: (_, draft) => (draft ? edit(name || _.name, true).then(load) : (closePanel(), load())) });
+}
+
+async function act(path, body, message) {
+  try {
+    const answer = await api(path, { method: "POST", body });
+    toast(message, "ok");
+    return answer;
+  } catch (error) {
+    toast(error.message, "bad");
+    return null;
+  }
+}
+
+async function tryDraft(name) {
+  try {
+    const session = await api("/api/sessions/", { method: "POST", body: { agent: name, draft: true } });
+    window.location.assign(`/sessions/${encodeURIComponent(session.id)}/`);
+  } catch (error) {
+    toast(error.message, "bad");
+  }
+}
+
+async function duplicate(name) {
+  const copy = window.prompt(`Name of the copy of ${name}:`, `${name}-copy`);
+  if (!copy) return;
+  if (await act(`/api/agents/${encodeURIComponent(name)}/duplicate/`, { name: copy }, `Duplicated as ${copy}.`)) load();
+}
+
+function actions(agent) {
+  const name = agent.name;
+  const path = `/api/agents/${encodeURIComponent(name)}/`;
+  const button = (label, onclick, tone = "") => h("button", { type: "button", class: `button small ${tone}`.trim(), onclick, dataset: { action: label } }, label);
+  if (agent.source === "code") return h("div", { class: "card-actions" }, button("Edit", () => edit(name)));
+  return h(
+    "div",
+    { class: "card-actions" },
+    button("Edit", () => edit(name)),
+    button("Edit draft", () => edit(name, true)),
+    agent.has_draft ? button("Try draft", () => tryDraft(name)) : null,
+    agent.has_draft ? button("Publish draft", async () => (await act(`${path}publish/`, undefined, "Draft published.")) && load(), "primary") : null,
+    button("Versions", () => {
+      showPanel();
+      openVersions(panel, name, { close: closePanel, changed: () => (load(), openVersions(panel, name, { close: closePanel, changed: load })) });
+    }),
+    button("Duplicate", () => duplicate(name)),
+    agent.archived
+      ? button("Restore", async () => (await act(`${path}restore/`, undefined, "Restored.")) && load())
+      : button("Archive", async () => (await act(`${path}archive/`, undefined, "Archived: no new sessions; old ones stay readable.")) && load(), "danger"),
+  );
 }
 
 function card(agent) {
@@ -29,7 +121,7 @@ function card(agent) {
   return h(
     "article",
     { class: "agent-card", dataset: { agent: agent.name } },
-    h("div", { class: "agent-meta" }, h("h2", {}, agent.name), badge(agent.kind), badge(agent.source === "code" ? "code" : "database"), agent.is_active ? null : badge("inactive", "bad")),
+    h("div", { class: "agent-meta" }, h("h2", {}, agent.name), badge(agent.kind), badge(agent.source === "code" ? "code" : "database"), agent.archived ? badge("archived", "bad") : null, agent.has_draft ? badge("draft", "wait") : null),
     h("p", { class: "description" }, agent.description || "No description."),
     h(
       "dl",
@@ -41,15 +133,20 @@ function card(agent) {
         ? [h("dt", {}, ""), h("dd", { class: "state error compact" }, `Not configured: set ${(model.missing || []).join(", ") || "the provider's key"}.`)]
         : null,
       h("dt", {}, "Toolsets"),
-      h("dd", {}, agent.toolsets && agent.toolsets.length ? agent.toolsets.join(", ") : h("span", { class: "muted" }, "none from settings")),
+      h("dd", {}, agent.toolsets && agent.toolsets.length ? agent.toolsets.join(", ") : h("span", { class: "muted" }, "none whole")),
+      agent.tools && agent.tools.length ? [h("dt", {}, "Single tools"), h("dd", {}, agent.tools.map((t) => `${t.toolset}.${t.tool}`).join(", "))] : null,
+      h("dt", {}, "Who may use it"),
+      h("dd", {}, agent.groups && agent.groups.length ? agent.groups.join(", ") : h("span", { class: "muted" }, "everyone signed in")),
       h("dt", {}, "A2A"),
       h("dd", {}, a2aToggle(agent)),
       h("dt", {}, "Updated"),
       h("dd", {}, timeAgo(agent.updated_at)),
     ),
-    agent.instruction ? h("details", {}, h("summary", {}, "Instruction"), h("div", { class: "instruction" }, agent.instruction)) : null,
+    agent.source === "code" ? h("p", { class: "muted small" }, "Defined in code: only who may use it, its tool choice and retention change here.") : null,
+    agent.instruction ? h("details", {}, h("summary", {}, "Instruction"), renderMarkdown(agent.instruction, { headingShift: 2 })) : null,
     h("div", { class: "label" }, "Tree"),
     agent.tree && !agent.tree.error ? h("ul", { class: "tree" }, node(agent.tree)) : h("p", { class: "state error compact" }, agent.tree ? agent.tree.error : "Not built."),
+    actions(agent),
   );
 }
 
@@ -98,4 +195,5 @@ function node(tree) {
   );
 }
 
+document.getElementById("new-agent").addEventListener("click", () => edit(null));
 load();

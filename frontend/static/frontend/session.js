@@ -74,6 +74,8 @@ async function init() {
   }
   showSessionTitle(session, el("session-title"));
   el("session-sub").textContent = `${session.agent || session.app_name} · session ${session.id.slice(0, 8)} · started ${new Date(session.created_at).toLocaleString()}`;
+  // A staff tryout of an agent's unpublished draft: everyone else runs the published agent.
+  if (session.draft) el("session-sub").prepend(h("span", { class: "badge wait", id: "draft-badge", title: "This session tries the agent's unpublished draft; everyone else uses the published version." }, "Draft"), " ");
   if (session.last_run) noteRun(session.last_run);
   renderRunStatus();
   timeline.owner = ownerName(session);
