@@ -42,6 +42,7 @@ GROUPS: tuple[OutcomeGroup, ...] = (
             Status.RATE_LIMITED,
             Status.BUSY,
             Status.REFUSED,
+            Status.UNREVIEWED,
         ),
     ),
     OutcomeGroup("cached", "answered from the cache", (Status.CACHED,)),

@@ -25,14 +25,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import (
     BigIntegerField,
     Count,
     Func,
     Max,
-    OuterRef,
     QuerySet,
-    Subquery,
     Sum,
     Value,
 )
@@ -261,12 +260,25 @@ def _slowest(ran: list[dict]) -> list[ToolSpeed]:
 
 
 def _denials(denied: QuerySet[ToolCallTotal]) -> list[Denial]:
-    users = get_user_model().objects.filter(pk=OuterRef("user_id"))
-    rows = (
-        denied.values_list("user_id", "tool")
-        .annotate(n=Sum("calls"), username=Subquery(users.values("username")[:1]))
+    """The TOP (user, tool) pairs by denials, most first (then by name): the totals
+    grouped first, each group's user named after, one join a group (a subquery in
+    the grouped query would be a key of the grouping, run for every row)."""
+    grouped = (
+        denied.values("user_id", "tool")
+        .annotate(n=Sum("calls"))
         .filter(n__gt=0)
-        .order_by("-n", "username", "tool")
-        .values_list("username", "tool", "n")
+        .order_by()
     )
-    return [Denial(user, tool, n) for user, tool, n in rows[:TOP]]
+    inner, params = grouped.query.sql_with_params()
+    people = get_user_model()
+    table = connection.ops.quote_name(people._meta.db_table)
+    key = connection.ops.quote_name(people._meta.pk.column)
+    name = connection.ops.quote_name(people._meta.get_field("username").column)
+    sql = (
+        f"SELECT u.{name}, g.tool, g.n FROM ({inner}) AS g"
+        f" LEFT JOIN {table} AS u ON u.{key} = g.user_id"
+        f" ORDER BY g.n DESC, u.{name}, g.tool LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, TOP])
+        return [Denial(user, tool, n) for user, tool, n in cursor.fetchall()]
