@@ -240,6 +240,7 @@ class ProviderViewSet(ActorFromRequest, viewsets.GenericViewSet):
 
     @extend_schema(responses=ConnectionSerializer)
     def partial_update(self, request: Request, name: str) -> Response:
+        request.data  # noqa: B018 - the body first: a bad one is a 400, whatever the name
         connection = self._stored(name)
         serializer = ConnectionSerializer(connection, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
@@ -265,9 +266,9 @@ class ProviderViewSet(ActorFromRequest, viewsets.GenericViewSet):
     @action(detail=True, methods=["post"])
     def test(self, request: Request, name: str) -> Response:
         """Make one real call to the provider; say what failed in plain words."""
-        owner = self._owner(name)
-        asked = TestRequestSerializer(data=request.data)
+        asked = TestRequestSerializer(data=request.data)  # the body first: 400 if bad
         asked.is_valid(raise_exception=True)
+        owner = self._owner(name)
         result = connections.test_connection(
             owner, model=asked.validated_data.get("model", "").strip()
         )
@@ -287,6 +288,8 @@ class ProviderViewSet(ActorFromRequest, viewsets.GenericViewSet):
     @action(detail=True, methods=["get", "post"])
     def models(self, request: Request, name: str) -> Response:
         """The models a connection serves; POST adds one by hand, with prices."""
+        if request.method == "POST":
+            request.data  # noqa: B018 - the body first: a bad one is a 400
         owner = self._owner(name)
         if request.method == "GET":
             rows = connections.models_of(owner)
@@ -319,6 +322,8 @@ class ProviderViewSet(ActorFromRequest, viewsets.GenericViewSet):
     )
     def model(self, request: Request, name: str, model_id: int) -> Response:
         """Change a listed model's prices, or remove it from the list."""
+        if request.method == "PATCH":
+            request.data  # noqa: B018 - the body first: a bad one is a 400
         owner = self._owner(name)
         served = next(
             (m for m in connections.models_of(owner) if m.pk == model_id), None

@@ -8,6 +8,7 @@ error frame with the socket kept open.
 """
 
 import json
+import re
 
 import pytest
 from asgiref.sync import sync_to_async as sync
@@ -71,13 +72,15 @@ def path_of(template: str, rows: dict[str, str]) -> str:
         "requests": rows["request"],
         "budgets": rows["budget"],
     }.get(first, "1")
-    return (
+    path = (
         template.replace("{id}", own_id)
         .replace("{full_name}", rows["tool"])
         .replace("{filename}", "notes.txt")
         .replace("{username}", "root")
         .replace("{name}", rows["agent"] if first == "agents" else rows["toolset"])
     )
+    # Any other id (a provider's model_id): a number, the body read before the row.
+    return re.sub(r"\{[a-z_]*id\}", "1", path)
 
 
 def json_operations() -> list[tuple[str, str]]:

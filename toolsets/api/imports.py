@@ -382,9 +382,9 @@ class ImportViewSet(
     def approve(self, request: Request, pk: str) -> Response:
         """Approve what one tool declares now (its description and schema, as the
         `digest` given): it is offered again to whom access allows."""
-        row = self.get_object()
-        given = ApproveSerializer(data=request.data)
+        given = ApproveSerializer(data=request.data)  # the body first: 400 if bad
         given.is_valid(raise_exception=True)
+        row = self.get_object()
         tool = Tool.objects.filter(
             toolset=row.toolset_id, full_name=given.validated_data["tool"]
         ).first()

@@ -27,6 +27,7 @@ from agents.changes import ActorFromRequest
 from agents.client_input import (
     ID_CONVERTER,
     NAME_CONVERTER,
+    JSONParser,
     validated,
     whole_number_param,
 )
@@ -305,6 +306,9 @@ class InviteViewSet(ActorFromRequest, viewsets.GenericViewSet):
     """Invitations (staff only): the unused ones listed, made, withdrawn."""
 
     permission_classes = [permissions.IsAdminUser]
+    # JSON only: every field is optional, so a form that lost its fields (a
+    # multipart body whose boundary never came) would make an invitation.
+    parser_classes = [JSONParser]
     serializer_class = InviteSerializer
     lookup_value_converter = ID_CONVERTER
     queryset = Invite.objects.none()  # for the schema

@@ -121,7 +121,7 @@ def test_single_tools_are_the_only_ones_the_agent_has(admin):
 
 def test_code_agents_say_what_may_change(admin, demo_agents):
     code = admin.get("/api/agents/calculator/").json()
-    assert code["editable"] == ["groups", "retention_days", "tool_choice"]
+    assert code["editable"] == ["a2a", "groups", "retention_days", "tool_choice"]
     refused = admin.patch(
         "/api/agents/calculator/", {"instruction": "x"}, format="json"
     )
