@@ -26,9 +26,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
-from django.db.models.signals import post_delete, post_save, pre_save
+from django.db.models.signals import post_delete, post_save, pre_delete, pre_save
 
 from agents.models import Change
 from agents.models.changes import HIDDEN
@@ -56,6 +57,7 @@ _actor: ContextVar[Any] = ContextVar("toolcrib_change_actor", default=None)
 _tracked: dict[type[models.Model], frozenset[str]] = {}
 _tracking = threading.Lock()
 _BEFORE = "_toolcrib_change_before"
+_REPR = "_toolcrib_change_repr"
 
 
 def current_actor() -> Any:
@@ -102,6 +104,9 @@ def track(model: type[models.Model], *, exclude_fields: Iterable[str] = ()) -> N
     with _tracking:
         _tracked = {**_tracked, model: frozenset(exclude_fields)}
     pre_save.connect(_before_save, sender=model, dispatch_uid=f"changes-pre-{label}")
+    pre_delete.connect(
+        _before_delete, sender=model, dispatch_uid=f"changes-predel-{label}"
+    )
     post_save.connect(_after_save, sender=model, dispatch_uid=f"changes-post-{label}")
     post_delete.connect(
         _after_delete, sender=model, dispatch_uid=f"changes-del-{label}"
@@ -122,6 +127,7 @@ def untrack(model: type[models.Model]) -> None:
     pre_save.disconnect(sender=model, dispatch_uid=f"changes-pre-{label}")
     post_save.disconnect(sender=model, dispatch_uid=f"changes-post-{label}")
     post_delete.disconnect(sender=model, dispatch_uid=f"changes-del-{label}")
+    pre_delete.disconnect(sender=model, dispatch_uid=f"changes-predel-{label}")
 
 
 def record(
@@ -210,6 +216,15 @@ def _after_save(
         _write(actor, instance, "update", changes)
 
 
+def _before_delete(
+    sender: type[models.Model], instance: models.Model, **kwargs: Any
+) -> None:
+    # Named now: a cascade deletes what its name may read (a grant's group) before
+    # post_delete is sent.
+    if _actor.get() is not None:
+        instance.__dict__[_REPR] = _repr(instance)
+
+
 def _after_delete(
     sender: type[models.Model], instance: models.Model, **kwargs: Any
 ) -> None:
@@ -232,10 +247,17 @@ def _write(actor: Any, target: models.Model, action: str, changes: dict) -> Chan
         actor_name=person.get_username() if person is not None else "",
         kind=target._meta.label_lower,
         object_id=str(target.pk),
-        object_repr=str(target)[:REPR_MAX],
+        object_repr=target.__dict__.pop(_REPR, None) or _repr(target),
         action=action[:32],
         changes=changes,
     )
+
+
+def _repr(target: models.Model) -> str:
+    try:
+        return str(target)[:REPR_MAX]
+    except ObjectDoesNotExist:  # its name reads a row already gone
+        return f"{target._meta.verbose_name} {target.pk}"[:REPR_MAX]
 
 
 def _json_safe(value: Any) -> Any:

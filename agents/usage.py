@@ -14,7 +14,10 @@ it was created, its user, agent and ending (`count_ended_run` for a turn's own e
 `end_run` and `count_ended_runs` for an end written by UPDATE: a stop, a lost or
 refused run; `count_late_tokens` for the tokens a stopped turn stores after who
 stopped it ended it). So usage counts ended runs (a queued or running one counts
-once it ends), and costs the same whatever the number of runs. A day in TIME_ZONE
+once it ends), and costs the same whatever the number of runs. Each run is also
+counted, in the same statement, in an hour's row of every user's runs (`user_id`
+EVERYONE_HOURS): staff's usage by day, agent or model reads those, a few rows an
+hour, where a month of every user's hours holds rows by the ten thousand. A day in TIME_ZONE
 is the sum of the hours (UTC) that start in it: in a zone whose offset is not a
 whole number of hours, an hour that straddles midnight counts on the day it starts.
 """
@@ -294,11 +297,17 @@ def _by_username(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(named, key=lambda row: (row["key"] is None, row["key"] or ""))
 
 
-def visible_totals(*, user) -> QuerySet[RunTotal]:
-    """The usage totals a user may see: their own; staff, everyone's."""
-    if user.is_staff:
-        return RunTotal.objects.all()
-    return RunTotal.objects.filter(user_id=user.pk)
+EVERYONE_HOURS = -2  # the user_id of an hour's row of every user's runs
+
+
+def visible_totals(*, user, group_by: GroupBy = "user") -> QuerySet[RunTotal]:
+    """The usage totals a user may see, as `group_by` reads them: their own;
+    staff, everyone's (by user, the users' rows; else the hours for everyone)."""
+    if not user.is_staff:
+        return RunTotal.objects.filter(user_id=user.pk)
+    if group_by == "user":
+        return RunTotal.objects.filter(user_id__gte=0)
+    return RunTotal.objects.filter(user_id=EVERYONE_HOURS)
 
 
 # The run totals' key and counters (project.counters adds to them).
@@ -317,28 +326,28 @@ def hour_of(moment: datetime) -> datetime:
 def count_ended_run(run: Run) -> None:
     """Add a run its turn just ended to the totals, from the Run in memory (its
     session read with it): in the transaction that stores its end, one statement."""
-    RUN_TOTALS.add(
-        [
-            {
-                "hour": hour_of(run.created_at),
-                "user_id": run.user_id,
-                "agent": run.session.app_name,
-                "model": run.model,
-                "outcome": run.status,
-                "runs": 1,
-                **{name: getattr(run, name) for name in TOKEN_FIELDS},
-                "cost_micros": run.cost_micros,
-            }
-        ]
-    )
+    row = {
+        "hour": hour_of(run.created_at),
+        "user_id": run.user_id,
+        "agent": run.session.app_name,
+        "model": run.model,
+        "outcome": run.status,
+        "runs": 1,
+        **{name: getattr(run, name) for name in TOKEN_FIELDS},
+        "cost_micros": run.cost_micros,
+    }
+    RUN_TOTALS.add([row, {**row, "user_id": EVERYONE_HOURS}])
 
 
 def count_ended_runs(runs: QuerySet[Run]) -> None:
     """Add ended runs, as stored, to the totals: one statement that reads them (in
     the transaction that ended them)."""
-    RUN_TOTALS.add_query(
-        _by_key(runs).values_list(*_KEY, "n", *TOKEN_FIELDS, "cost_micros")
-    )
+    for everyone in (False, True):
+        RUN_TOTALS.add_query(
+            _by_key(runs, everyone=everyone).values_list(
+                *_KEY, "n", *TOKEN_FIELDS, "cost_micros"
+            )
+        )
 
 
 def count_late_tokens(run: Run) -> None:
@@ -350,14 +359,19 @@ def count_late_tokens(run: Run) -> None:
         )
         for name in (*TOKEN_FIELDS, "cost_micros")
     }
-    rows = _by_key(Run.objects.filter(pk=run.pk), count=False).annotate(
-        **{f"late_{name}": Sum(expression) for name, expression in late.items()}
-    )
-    RUN_TOTALS.add_query(
-        rows.values_list(
-            *_KEY, "n", *(f"late_{name}" for name in (*TOKEN_FIELDS, "cost_micros"))
+    for everyone in (False, True):
+        rows = _by_key(
+            Run.objects.filter(pk=run.pk), count=False, everyone=everyone
+        ).annotate(
+            **{f"late_{name}": Sum(expression) for name, expression in late.items()}
         )
-    )
+        RUN_TOTALS.add_query(
+            rows.values_list(
+                *_KEY,
+                "n",
+                *(f"late_{name}" for name in (*TOKEN_FIELDS, "cost_micros")),
+            )
+        )
 
 
 def cost_of(run: Run) -> int:
@@ -383,14 +397,18 @@ def end_run(*, run_id: Any, where: Mapping[str, Any], **ending: Any) -> bool:
     return True
 
 
-_KEY = ("run_hour", "user_id", "session__app_name", "model", "status")
+_KEY = ("run_hour", "run_user", "session__app_name", "model", "status")
 
 
-def _by_key(runs: QuerySet[Run], *, count: bool = True) -> QuerySet[Run]:
-    """`runs` grouped by the totals' key; with `count`, their number and tokens."""
+def _by_key(
+    runs: QuerySet[Run], *, count: bool = True, everyone: bool = False
+) -> QuerySet[Run]:
+    """`runs` grouped by the totals' key (`everyone`: their hours' for every user);
+    with `count`, their number and tokens."""
+    user = Value(EVERYONE_HOURS) if everyone else F("user_id")
     grouped = (
         runs.order_by()
-        .annotate(run_hour=TruncHour("created_at", tzinfo=UTC))
+        .annotate(run_hour=TruncHour("created_at", tzinfo=UTC), run_user=user)
         .values(*_KEY)
     )
     if not count:

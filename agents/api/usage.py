@@ -83,7 +83,7 @@ class UsageView(APIView):
         since: date | None = query.validated_data.get("since")
         until: date | None = query.validated_data.get("until")
         rows = usage_totals(
-            totals=visible_totals(user=request.user),
+            totals=visible_totals(user=request.user, group_by=group_by),
             group_by=group_by,
             since=since,
             until=until,

@@ -132,3 +132,21 @@ def test_each_thread_records_its_own_actor(make_user):
         budget = Budget.objects.get(pk=row.object_id)
         assert row.actor_name == f"staff{budget.daily_tokens - 1}"
     assert Change.objects.count() == 8
+
+
+def test_a_group_deleted_with_its_grants_is_a_change_of_each(api_for, admin, make_user):
+    # A grant's name reads its group, which the cascade deletes first: never a 500.
+    make_user("alice")
+    sync_catalog()
+    client = api_for(admin)
+    group = client.post("/api/groups/", {"name": "qa"}, format="json").json()
+    grant = {"toolset": "sql", "group": "qa", "effect": "allow"}
+    assert client.post("/api/grants/", grant, format="json").status_code == 201
+
+    assert client.delete(f"/api/groups/{group['id']}/").status_code == 204
+
+    gone = _changes(api_for, admin, kind="toolsets.grant")["results"]
+    assert gone[0]["action"] == "delete" and gone[0]["object_repr"]
+    assert (
+        _changes(api_for, admin, kind="auth.group")["results"][0]["action"] == "delete"
+    )

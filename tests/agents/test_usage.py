@@ -7,7 +7,7 @@ from django.contrib.auth.models import Group
 from django.utils import timezone
 
 from agents.models import Budget, Run, RunTotal, Session
-from agents.usage import count_ended_runs, count_late_tokens
+from agents.usage import EVERYONE_HOURS, count_ended_runs, count_late_tokens
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -158,6 +158,18 @@ def test_usage_totals_per_user_agent_and_day(alice, bob, make_user, api_for, spe
     ]
     row = days["rows"][1]
     assert row["prompt_tokens"] + row["completion_tokens"] == row["total_tokens"]
+    # Staff's by day, agent and model read the hours for everyone: the users' sums.
+    for group in ("day", "agent", "model"):
+        staffs = api_for(staff).get(f"/api/usage/?group_by={group}").json()
+        users = [
+            api_for(u).get(f"/api/usage/?group_by={group}").json() for u in (alice, bob)
+        ]
+        summed: dict = {}
+        for answer in users:
+            for r in answer["rows"]:
+                summed[r["key"]] = summed.get(r["key"], 0) + r["total_tokens"]
+        assert {r["key"]: r["total_tokens"] for r in staffs["rows"]} == summed, group
+    assert everyone["total"]["total_tokens"] == 1147
 
 
 def test_usage_between_days(alice, api_for, spent):
@@ -316,8 +328,10 @@ def test_a_stopped_turns_tokens_count_once_with_its_run(alice, spent):
     )
     count_late_tokens(run)  # nothing more is late: counted once
 
-    total = RunTotal.objects.get()
+    total = RunTotal.objects.get(user_id=alice.pk)
     assert (total.runs, total.prompt_tokens, total.total_tokens) == (1, 30, 40)
+    everyone = RunTotal.objects.get(user_id=EVERYONE_HOURS)  # staff's hours, alike
+    assert (everyone.runs, everyone.prompt_tokens, everyone.total_tokens) == (1, 30, 40)
 
 
 def test_usage_days_are_cut_in_the_time_zone(alice, api_for, spent, settings):

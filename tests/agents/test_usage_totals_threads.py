@@ -11,7 +11,7 @@ from django.db.models import Count, Sum
 from django.utils import timezone
 
 from agents.models import Run, RunTotal, Session
-from agents.usage import count_ended_run, end_run
+from agents.usage import EVERYONE_HOURS, count_ended_run, end_run
 from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -80,17 +80,19 @@ def test_runs_ended_at_once_are_each_counted_once(alice, bob):
 
     at_once(end, threads=THREADS)
 
-    counted = RunTotal.objects.aggregate(
+    users = RunTotal.objects.filter(user_id__gte=0)
+    counted = users.aggregate(
+        runs=Sum("runs"), tokens=Sum("total_tokens"), prompt=Sum("prompt_tokens")
+    )
+    everyone = RunTotal.objects.filter(user_id=EVERYONE_HOURS).aggregate(
         runs=Sum("runs"), tokens=Sum("total_tokens"), prompt=Sum("prompt_tokens")
     )
     stored = Run.objects.aggregate(
         runs=Count("id"), tokens=Sum("total_tokens"), prompt=Sum("prompt_tokens")
     )
-    assert counted == stored
+    assert counted == stored == everyone
     assert counted["runs"] == THREADS * RUNS_EACH
-    by_key = {
-        (t.user_id, t.agent, t.outcome, t.hour): t.runs for t in RunTotal.objects.all()
-    }
+    by_key = {(t.user_id, t.agent, t.outcome, t.hour): t.runs for t in users}
     assert sum(by_key.values()) == THREADS * RUNS_EACH
     assert len(by_key) < THREADS * RUNS_EACH  # runs of one key share a row
 
@@ -100,4 +102,5 @@ def test_a_run_ended_twice_at_once_is_counted_once(alice, bob):
 
     at_once(lambda index: (end_as_a_sweep_does(run), connection.close()), threads=4)
 
-    assert RunTotal.objects.get().runs == 1
+    assert RunTotal.objects.get(user_id=alice.pk).runs == 1
+    assert RunTotal.objects.get(user_id=EVERYONE_HOURS).runs == 1
