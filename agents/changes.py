@@ -156,10 +156,15 @@ def _is_secret(field: models.Field, hidden: frozenset[str], value: Any) -> bool:
     )
 
 
-def _values(instance: models.Model) -> dict[str, Any]:
+def _hidden(model: type[models.Model]) -> frozenset[str]:
+    """The fields `model`'s registration hides: read once a save, so its before
+    and after are shown by the same rule whatever `track` does meanwhile."""
+    return _tracked.get(model, frozenset())
+
+
+def _values(instance: models.Model, hidden: frozenset[str]) -> dict[str, Any]:
     """The fields as the audit shows them: each secret as "[hidden]" (when set),
     with a digest beside it, kept in memory only, to tell whether it changed."""
-    hidden = _tracked.get(type(instance), frozenset())
     values: dict[str, Any] = {}
     for field in _fields(type(instance)):
         value = field.value_from_object(instance)
@@ -188,17 +193,19 @@ def _before_save(
     if _actor.get() is None or instance._state.adding or instance.pk is None:
         return
     old = sender._default_manager.filter(pk=instance.pk).first()
-    instance.__dict__[_BEFORE] = _values(old) if old is not None else None
+    if old is not None:
+        hidden = _hidden(sender)
+        instance.__dict__[_BEFORE] = (hidden, _values(old, hidden))
 
 
 def _after_save(
     sender: type[models.Model], instance: models.Model, created: bool, **kwargs: Any
 ) -> None:
     actor = _actor.get()
-    before = instance.__dict__.pop(_BEFORE, None)
+    hidden, before = instance.__dict__.pop(_BEFORE, (_hidden(sender), None))
     if actor is None:
         return
-    after = _values(instance)
+    after = _values(instance, hidden)
     if created or before is None:
         changes = {
             name: [None, _shown(value)]
@@ -230,7 +237,7 @@ def _after_delete(
 ) -> None:
     actor = _actor.get()
     if actor is not None:
-        values = _values(instance)
+        values = _values(instance, _hidden(sender))
         _write(
             actor, instance, "delete", {n: [_shown(v), None] for n, v in values.items()}
         )

@@ -150,3 +150,38 @@ def test_a_group_deleted_with_its_grants_is_a_change_of_each(api_for, admin, mak
     assert (
         _changes(api_for, admin, kind="auth.group")["results"][0]["action"] == "delete"
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_saves_are_recorded_while_other_threads_register_the_model_again(make_user):
+    # `_tracked` is swapped whole under a lock: a save on one thread reads the old
+    # registration or the new one, never a half-made one, and none is lost.
+    person = make_user("staff0", is_staff=True)
+    groups = [Group.objects.create(name=f"r{i}") for i in range(4)]
+
+    def work(i: int) -> None:
+        if i % 2:  # register Budget again, hiding its tokens, then as before
+            for _ in range(50):
+                changes.track(Budget, exclude_fields=("daily_tokens",))
+                changes.track(Budget)
+            return
+        with changes.acting_as(person):
+            budget = Budget.objects.create(group=groups[i // 2], daily_tokens=1)
+            for tokens in range(2, 27):
+                budget.daily_tokens = tokens
+                budget.save()
+
+    try:
+        at_once(work)
+    finally:
+        changes.track(Budget)  # as AgentsConfig.ready() registers it
+
+    rows = Change.objects.filter(kind="agents.budget")
+    assert rows.filter(action="create").count() == 4
+    assert rows.filter(action="update").count() == 4 * 25
+    for row in rows.filter(action="update"):
+        before, after = row.changes["daily_tokens"]
+        assert (before, after) == (
+            changes.HIDDEN,
+            changes.HIDDEN,
+        ) or after == before + 1
