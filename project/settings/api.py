@@ -33,6 +33,8 @@ SPECTACULAR_SETTINGS = {
         "ImportKindEnum": "toolsets.models.ToolImport.Kind",
         "SessionStatusEnum": "agents.session_list.Status.ALL",
         "DeliveryStatusEnum": "agents.models.Delivery.Status",
+        # A call's and a credential's request: asked, then answered.
+        "AnswerableRequestStatusEnum": [("pending", "Pending"), ("answered", "Answered")],
     },
     # Path ids typed as their converters take them (agents/params.py): a row id is
     # 1 to the bigint maximum; a name is anything but a slash or a NUL.

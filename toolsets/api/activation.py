@@ -163,6 +163,7 @@ class SessionToolsetView(APIView):
     parser_classes = [JSONParser]
 
     @extend_schema(
+        operation_id="sessions_toolset_partial_update",
         request=ActiveSerializer,
         responses={
             200: SessionToolsetSerializer,
@@ -186,6 +187,7 @@ class SessionToolsetView(APIView):
         return Response(SessionToolsetSerializer(switch.toolset).data)
 
     @extend_schema(
+        operation_id="sessions_toolset_create",
         request=ActiveSerializer,
         responses={
             200: SessionToolsetSerializer,
