@@ -1,5 +1,6 @@
 """Real A2A peers the tests start: an ADK agent served by ADK's own `to_a2a` on
-uvicorn, in a thread, on a free loopback port, behind a bearer token.
+uvicorn, in a thread, on a free loopback port, behind a bearer token; and an
+a2a-sdk server whose agent asks for more input before it answers (`asking_peer`).
 
 The peer's model is offline and says what it heard, and how many user messages
 its session holds, so a test can tell a continued remote conversation from a new
@@ -16,6 +17,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import uvicorn
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.apps import A2AStarletteApplication
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentSkill,
+    Part,
+    TaskState,
+    TextPart,
+)
+from a2a.utils import new_agent_text_message, new_task
 from google.adk.a2a.utils.agent_to_a2a import to_a2a
 from google.adk.agents import LlmAgent
 from google.adk.models import LlmRequest, LlmResponse
@@ -88,8 +103,57 @@ def guarded(app, peer: Peer):
 def adk_peer(agent: LlmAgent | None = None) -> Iterator[Peer]:
     """ADK's to_a2a app for `agent` on uvicorn, until the block ends."""
     port = free_port()
+    with served(
+        to_a2a(agent or peer_agent(), host="127.0.0.1", port=port), port
+    ) as peer:
+        yield peer
+
+
+class Asker(AgentExecutor):
+    """Asks which month first; books the trip once told, in the same task."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task = context.current_task
+        if task is None:
+            task = new_task(context.message)
+            await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+        if task.status.state == TaskState.input_required:
+            text = f"booked for {context.get_user_input()}"
+            await updater.add_artifact([Part(root=TextPart(text=text))])
+            await updater.complete()
+            return
+        question = new_agent_text_message("Which month?", task.context_id, task.id)
+        await updater.requires_input(question, final=True)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+@contextmanager
+def asking_peer() -> Iterator[Peer]:
+    """An a2a-sdk server whose agent asks for input before it answers."""
+    port = free_port()
+    card = AgentCard(
+        name="trip_booker",
+        description="Books trips.",
+        url=f"http://127.0.0.1:{port}/",
+        version="1.0",
+        capabilities=AgentCapabilities(),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="book", name="book", description="Books.", tags=[])],
+    )
+    handler = DefaultRequestHandler(Asker(), InMemoryTaskStore())
+    app = A2AStarletteApplication(agent_card=card, http_handler=handler).build()
+    with served(app, port) as peer:
+        yield peer
+
+
+@contextmanager
+def served(app, port: int) -> Iterator[Peer]:
+    """An ASGI app on uvicorn in a thread, behind the peer's token."""
     peer = Peer(port)
-    app = to_a2a(agent or peer_agent(), host="127.0.0.1", port=port)
     config = uvicorn.Config(
         guarded(app, peer), host="127.0.0.1", port=port, log_level="warning"
     )

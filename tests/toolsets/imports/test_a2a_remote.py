@@ -13,7 +13,12 @@ import pytest
 from agents.models import AgentSpec, Run
 from tests.toolsets.builtin import servers
 from tests.toolsets.builtin.servers import Reply
-from tests.toolsets.imports.a2a_peers import PEER_TOKEN, adk_peer, free_port
+from tests.toolsets.imports.a2a_peers import (
+    PEER_TOKEN,
+    adk_peer,
+    asking_peer,
+    free_port,
+)
 from toolsets import grants
 from toolsets.models import Tool, ToolCall, ToolImport, Toolset
 
@@ -182,6 +187,24 @@ def test_an_unreachable_or_slow_remote_agent_is_a_tool_error_not_a_hung_turn(
     late, gone = delegations(alice, session, events_of)
     assert "gave no answer within 1 seconds" in late["error_message"]
     assert "could not be reached" in gone["error_message"]
+
+
+def test_a_remote_agent_asking_for_input_is_answered_in_the_same_task(
+    admin, alice, start_session, say, events_of
+):
+    with asking_peer() as peer:
+        response = register(admin, peer.card_url, token=PEER_TOKEN)
+        assert response.status_code == 201, response.content
+        session = start_session(alice, planner(approve(admin, response.json()), alice))
+        say(alice, session, 'ask the trips helper request="Book Lisbon"')
+        say(alice, session, 'ask the trips helper request="May"')
+
+    asked, answered = delegations(alice, session, events_of)
+    assert asked["status"] == "error"
+    assert "needs more before it can go on: Which month?" in asked["error_message"]
+    assert "call delegate_trips again" in asked["error_message"]
+    assert answered["answer"] == "booked for May"
+    assert answered["remote_task_id"] == asked["remote_task_id"]
 
 
 # The card: bad input, refresh and review.
