@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from agents.models import AgentSpec, Run
+from agents.models import AgentSpec, Request, Run
 from tests.toolsets.builtin import servers
 from tests.toolsets.builtin.servers import Reply
 from tests.toolsets.imports.a2a_peers import (
@@ -20,6 +20,7 @@ from tests.toolsets.imports.a2a_peers import (
     free_port,
 )
 from toolsets import grants
+from toolsets.grant_conditions import Condition
 from toolsets.models import Tool, ToolCall, ToolImport, Toolset
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -205,6 +206,56 @@ def test_a_remote_agent_asking_for_input_is_answered_in_the_same_task(
     assert "call delegate_trips again" in asked["error_message"]
     assert answered["answer"] == "booked for May"
     assert answered["remote_task_id"] == asked["remote_task_id"]
+
+
+def test_an_approval_holds_a_delegation_until_the_owner_approves_it(
+    trips, peer, admin, alice, api_for, start_session, say, events_of
+):
+    marked = admin.patch(f"/api/tools/{TOOL}/", {"requires_approval": True}, "json")
+    assert marked.status_code == 200, marked.content
+    session = start_session(alice, planner(trips, alice))
+
+    run = say(alice, session, 'ask the trips helper request="Lisbon?"')
+
+    assert run["status"] == "waiting"
+    assert not [seen for seen in peer.seen if seen[0] == "POST"]
+    approval = Request.objects.get(kind=Request.Kind.APPROVAL, session_id=session)
+    decided = api_for(alice).post(
+        f"/api/approvals/{approval.id}/decide/?wait=1", {"approved": True}, "json"
+    )
+    assert decided.json()["status"] == "succeeded"
+    [answer] = [d for d in delegations(alice, session, events_of) if "answer" in d]
+    assert answer["answer"] == "heard: Lisbon? (message 1)"
+
+
+def test_a_grant_condition_narrows_what_may_be_delegated(
+    admin, peer, alice, start_session, say, events_of
+):
+    response = register(admin, peer.card_url, token=PEER_TOKEN)
+    approve(admin, response.json())
+    grants.grant_tool(
+        target=Tool.objects.get(full_name=TOOL),
+        effect="allow",
+        user=alice,
+        condition=Condition.model_validate({"request": {"pattern": "^[^@]*$"}}),
+    )
+    AgentSpec.objects.create(
+        name="trip-planner",
+        model="offline/demo",
+        instruction="To ask the trips helper anything, use delegate_trips.",
+        toolsets=["trips"],
+    )
+    session = start_session(alice, "trip-planner")
+
+    # No e-mail address leaves for the remote agent.
+    say(alice, session, 'ask the trips helper request="mail bob@example.com"')
+    say(alice, session, 'ask the trips helper request="Lisbon?"')
+
+    refused, answered = delegations(alice, session, events_of)
+    assert refused["status"] == "error"
+    assert "request" in refused["error_message"]
+    assert answered["answer"] == "heard: Lisbon? (message 1)"
+    assert [seen[0] for seen in peer.seen].count("POST") == 1
 
 
 # The card: bad input, refresh and review.
