@@ -20,6 +20,7 @@ from tests.toolsets.imports.a2a_peers import (
     free_port,
 )
 from toolsets import grants
+from toolsets.catalog import sync_catalog
 from toolsets.grant_conditions import Condition
 from toolsets.models import Tool, ToolCall, ToolImport, Toolset
 
@@ -255,6 +256,23 @@ def test_a_grant_condition_narrows_what_may_be_delegated(
     assert refused["status"] == "error"
     assert "request" in refused["error_message"]
     assert answered["answer"] == "heard: Lisbon? (message 1)"
+    assert [seen[0] for seen in peer.seen].count("POST") == 1
+
+
+def test_a_granted_user_delegates_outside_a_turn_and_a_sync_keeps_the_tool(
+    trips, peer, alice, api_for
+):
+    planner(trips, alice)
+
+    invoked = api_for(alice).post(
+        f"/api/tools/{TOOL}/invoke/", {"args": {"request": "Faro?"}}, format="json"
+    )
+    sync_catalog()  # reads the stored card: no request to the peer
+
+    assert invoked.status_code == 200, invoked.content
+    assert "heard: Faro? (message 1)" in json.dumps(invoked.json())
+    assert ToolCall.objects.get(tool_full_name=TOOL).status == ToolCall.Status.OK
+    assert Tool.objects.get(full_name=TOOL).missing is False
     assert [seen[0] for seen in peer.seen].count("POST") == 1
 
 
