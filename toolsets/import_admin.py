@@ -31,7 +31,9 @@ from toolsets.models import ToolImport
 EXAMPLES = (
     'MCP: {"name": "calc", "command": ["python", "server.py"], "env": {"TOKEN": "..."}}'
     ' or {"name": "gh", "url": "https://mcp.example/mcp", "headers": {...}}. '
-    'OpenAPI: {"name": "pets", "url": "https://api.example/openapi.json"}.'
+    'OpenAPI: {"name": "pets", "url": "https://api.example/openapi.json"}. '
+    'A2A: {"name": "trips", "url": "https://agents.example/.well-known/'
+    'agent-card.json", "token": "..."}.'
 )
 
 

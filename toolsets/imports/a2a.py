@@ -16,7 +16,8 @@ metadata service or the team's private network.
 
 A delegation: `message/send`, blocking, with the session's remote context (kept in
 session state, `a2a:<name>`), polled with `tasks/get` while the task is still
-working, all within the agent's timeout. The model reads the answer, or an error
+working, all within the registration's timeout (TOOLCRIB_A2A_REMOTE_TIMEOUT by
+default). The model reads the answer, or an error
 in plain words (unreachable, credentials refused, the task failed, the agent needs
 more input: then the next call continues that task); never an exception.
 """
