@@ -194,6 +194,15 @@ def class_toolset(toolset: BaseToolset) -> ToolsetInfo:
 
 def import_toolset(registration: Registration) -> ToolsetInfo:
     """An imported toolset, named after its registration."""
+    if registration.source == Toolset.Source.A2A:
+        # Delegating sends the user's words to another platform: granted only.
+        return ToolsetInfo(
+            name=registration.name,
+            description=f"Delegation to the remote A2A agent at {registration.origin}.",
+            source=registration.source,
+            origin=registration.origin,
+            defaults={"default_policy": Toolset.Policy.GRANTED_ONLY},
+        )
     kind = "MCP server" if registration.source == Toolset.Source.MCP else "OpenAPI"
     return ToolsetInfo(
         name=registration.name,

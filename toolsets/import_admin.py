@@ -24,16 +24,16 @@ from toolsets.import_registry import (
 )
 from toolsets.imports.registrations import (
     ImportFailed,
-    McpServer,
-    OpenApiSpec,
 )
-from toolsets.imports.stored import shown_of_row
+from toolsets.imports.stored import MODELS, shown_of_row
 from toolsets.models import ToolImport
 
 EXAMPLES = (
     'MCP: {"name": "calc", "command": ["python", "server.py"], "env": {"TOKEN": "..."}}'
     ' or {"name": "gh", "url": "https://mcp.example/mcp", "headers": {...}}. '
-    'OpenAPI: {"name": "pets", "url": "https://api.example/openapi.json"}.'
+    'OpenAPI: {"name": "pets", "url": "https://api.example/openapi.json"}. '
+    'A2A: {"name": "trips", "url": "https://agents.example/.well-known/'
+    'agent-card.json", "token": "..."}.'
 )
 
 
@@ -53,7 +53,7 @@ class ToolImportAddForm(forms.ModelForm):
         kind, fields = data.get("kind"), data.get("registration")
         if not kind or fields is None:
             return data
-        model = McpServer if kind == ToolImport.Kind.MCP else OpenApiSpec
+        model = MODELS[kind]
         try:
             registration = model.model_validate(fields)
             check_name_free(registration.name)

@@ -21,9 +21,11 @@ from google.adk.tools.base_toolset import BaseToolset
 from agents.changes import record
 from toolsets import catalog, reviews
 from toolsets.bindings import Binding, import_toolset, toolset_tools
+from toolsets.imports.a2a import a2a_toolset, aload_card
 from toolsets.imports.mcp import mcp_toolset
 from toolsets.imports.openapi import aload_spec, openapi_toolset
 from toolsets.imports.registrations import (
+    A2AAgent,
     ImportFailed,
     McpServer,
     Registration,
@@ -57,6 +59,9 @@ async def aread(registration: Registration) -> Reading:
     document: dict[str, Any] = {}
     if isinstance(registration, McpServer):
         toolset: BaseToolset = mcp_toolset(registration)
+    elif isinstance(registration, A2AAgent):
+        document = await aload_card(registration)
+        toolset = a2a_toolset(document, registration)
     else:
         document = await aload_spec(registration)
         toolset = _openapi(document, registration)
@@ -188,8 +193,8 @@ def refresh_import(*, row: ToolImport, by: AbstractBaseUser | None = None) -> Re
         raise
     now = timezone.now()
     changes: dict[str, Any] = {"last_error": "", "last_refreshed_at": now}
-    if row.kind == ToolImport.Kind.OPENAPI:
-        # A new spec: every process builds a new toolset (a new version). An MCP
+    if row.kind in (ToolImport.Kind.OPENAPI, ToolImport.Kind.A2A):
+        # A new spec or card: every process builds a new toolset (a new version). An MCP
         # toolset lists its tools live, so its processes keep their sessions.
         changes |= {"document": reading.document, "updated_at": now}
     with transaction.atomic():

@@ -197,6 +197,11 @@ TOOLCRIB_MCP_SESSIONS_MAX = int(env("TOOLCRIB_MCP_SESSIONS_MAX", "32"))
 TOOLCRIB_IMPORT_MAX_RESPONSE_BYTES = int(
     env("TOOLCRIB_IMPORT_MAX_RESPONSE_BYTES", "1048576")
 )
+# Remote A2A agents (toolsets/imports/a2a.py): hosts outside the public internet a
+# remote agent's card and endpoint may be at (entries as the built-in http tool's
+# allowlist: 10.1.0.0/16, 127.0.0.1:8001); seconds one delegation may take.
+TOOLCRIB_A2A_REMOTE_PRIVATE_HOSTS = env_list("TOOLCRIB_A2A_REMOTE_PRIVATE_HOSTS")
+TOOLCRIB_A2A_REMOTE_TIMEOUT = float(env("TOOLCRIB_A2A_REMOTE_TIMEOUT", "120"))
 # Default policy of a toolset when the catalog first sees it: open or granted_only.
 TOOLCRIB_TOOLSET_DEFAULT_POLICY = env("TOOLCRIB_TOOLSET_DEFAULT_POLICY", "open")
 if TOOLCRIB_TOOLSET_DEFAULT_POLICY not in {"open", "granted_only"}:

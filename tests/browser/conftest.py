@@ -49,6 +49,8 @@ def live_env(tmp_path_factory) -> dict[str, str]:
         {
             "DATABASE_URL": f"sqlite:///{folder / 'live.sqlite3'}",
             "TOOLCRIB_DATA_DIR": str(folder),
+            # The remote A2A agents the tests start (test_remote_agents_page).
+            "TOOLCRIB_A2A_REMOTE_PRIVATE_HOSTS": "127.0.0.1",
             # A slow async tool, to stop a turn mid-call (test_stop_and_regenerate).
             "TOOLCRIB_EXTRA_AGENTS": ",".join(
                 [

@@ -1,7 +1,8 @@
-"""Imports over REST (staff only): register an MCP server or an OpenAPI spec, list,
-refresh, delete, and approve what each tool declares (toolsets.reviews). Secrets of
-a registration (env, headers, a spec's text, a command's arguments, a URL's user
-or query) are accepted, never returned.
+"""Imports over REST (staff only): register an MCP server, an OpenAPI spec or a remote
+A2A agent (by its card's URL), list, refresh, delete, and approve what each tool
+declares (toolsets.reviews). Secrets of a registration (env, headers, a spec's
+text, a command's arguments, a URL's user or query, an A2A agent's token) are
+accepted, never returned.
 
 The Tool servers page (/staff/tool-servers/) is built on this API only.
 """
@@ -31,6 +32,7 @@ from toolsets.import_registry import (
     register_import,
 )
 from toolsets.imports.registrations import (
+    A2AAgent,
     ImportFailed,
     McpServer,
     OpenApiSpec,
@@ -43,10 +45,12 @@ FIELDS = {
     ToolImport.Kind.MCP: COMMON_FIELDS
     | {"command", "env", "cwd", "headers", "oauth", "timeout"},
     ToolImport.Kind.OPENAPI: COMMON_FIELDS | {"spec", "path", "allow_private_network"},
+    ToolImport.Kind.A2A: {"name", "url", "token", "token_header", "timeout"},
 }
 MODELS: dict[str, type[pydantic.BaseModel]] = {
     ToolImport.Kind.MCP: McpServer,
     ToolImport.Kind.OPENAPI: OpenApiSpec,
+    ToolImport.Kind.A2A: A2AAgent,
 }
 SOURCE_FIELDS = ("command", "command_line", "url", "spec", "spec_file", "path")
 
@@ -81,7 +85,20 @@ class ImportCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=63)
     enabled = serializers.BooleanField(default=True)
     url = serializers.CharField(
-        required=False, help_text="MCP: streamable HTTP endpoint. OpenAPI: the spec."
+        required=False,
+        help_text="MCP: streamable HTTP endpoint. OpenAPI: the spec. A2A: the "
+        "agent card (…/.well-known/agent-card.json).",
+    )
+    token = serializers.CharField(
+        required=False,
+        write_only=True,
+        help_text="A2A: the credential its endpoint takes, sealed and never shown "
+        "again; sent as `Authorization: Bearer <token>`, or in `token_header`.",
+    )
+    token_header = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="A2A: the API-key header the token goes in; blank: Authorization.",
     )
     tool_filter = serializers.ListField(
         child=serializers.CharField(), required=False, allow_null=True
@@ -266,6 +283,10 @@ class ImportSerializer(serializers.ModelSerializer):
     origin = serializers.SerializerMethodField()
     registration = serializers.SerializerMethodField()
     tools = serializers.SerializerMethodField()
+    card = serializers.SerializerMethodField(
+        help_text="A2A: the agent card as last read (name, description, endpoint, "
+        "skills); null for other kinds."
+    )
 
     class Meta:
         model = ToolImport
@@ -276,6 +297,7 @@ class ImportSerializer(serializers.ModelSerializer):
             "enabled",
             "origin",
             "registration",
+            "card",
             "toolset",
             "tools",
             "created_by",
@@ -292,6 +314,19 @@ class ImportSerializer(serializers.ModelSerializer):
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_registration(self, row: ToolImport) -> dict[str, Any]:
         return shown_of_row(row)[1]
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_card(self, row: ToolImport) -> dict[str, Any] | None:
+        if row.kind != ToolImport.Kind.A2A:
+            return None
+        card = row.document or {}
+        skills = [
+            {key: skill.get(key) for key in ("id", "name", "description", "tags")}
+            for skill in card.get("skills") or []
+            if isinstance(skill, dict)
+        ]
+        shown = ("name", "description", "url", "version", "protocolVersion")
+        return {**{key: card.get(key) for key in shown}, "skills": skills}
 
     @extend_schema_field(ImportToolSerializer(many=True))
     def get_tools(self, row: ToolImport) -> list[dict[str, Any]]:
@@ -322,7 +357,7 @@ class ImportViewSet(
     mixins.DestroyModelMixin,
     viewsets.GenericViewSet,
 ):
-    """Imported MCP servers and OpenAPI specs. Staff only."""
+    """Imported MCP servers, OpenAPI specs and remote A2A agents. Staff only."""
 
     serializer_class = ImportSerializer
     permission_classes = [permissions.IsAdminUser]

@@ -1,4 +1,5 @@
-"""What an administrator registers to import tools: an MCP server or an OpenAPI spec.
+"""What an administrator registers to import tools: an MCP server, an OpenAPI spec,
+or a remote A2A agent.
 
 A registration is a small validated pydantic model, so it can be stored as JSON and
 rebuilt anywhere; the toolset built from one remembers it (`registration_of()`).
@@ -8,7 +9,14 @@ from typing import Any, Self
 
 import httpx
 from google.adk.tools.base_toolset import BaseToolset
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 NAME_PATTERN = r"^[a-z][a-z0-9_]{0,62}$"
 REGISTRATION_ATTRIBUTE = "toolcrib_import"
@@ -105,7 +113,50 @@ class OpenApiSpec(BaseModel):
         return _public_url(self.url) if self.url else self.path or "inline spec"
 
 
-Registration = McpServer | OpenApiSpec
+class A2AAgent(BaseModel):
+    """A remote A2A agent, by the URL of its agent card, with the credential its
+    endpoint takes: `token`, sent as `Authorization: Bearer <token>`, or as the
+    value of `token_header` (an API-key header) when that is given."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=NAME_PATTERN)
+    url: str = Field(min_length=1, max_length=2000)
+    token: str = Field(default="", max_length=4000, repr=False)
+    token_header: str = Field(default="", max_length=100, pattern=r"^([A-Za-z0-9-]+)?$")
+    timeout: float | None = Field(default=None, gt=0, le=3600)
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        if _scheme(url) not in ("http", "https"):
+            raise ValueError("url must be http:// or https://")
+        return url
+
+    @model_validator(mode="after")
+    def _token_for_header(self) -> Self:
+        if self.token_header and not self.token:
+            raise ValueError("token_header names the header of a token: give token")
+        return self
+
+    @property
+    def source(self) -> str:
+        return "a2a"
+
+    @property
+    def origin(self) -> str:
+        return _public_url(self.url)
+
+    def headers(self) -> dict[str, str]:
+        """The credential's header, sent to the agent's own host only."""
+        if not self.token:
+            return {}
+        if self.token_header and self.token_header.lower() != "authorization":
+            return {self.token_header: self.token}
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+Registration = McpServer | OpenApiSpec | A2AAgent
 
 
 def public_fields(registration: Registration) -> dict[str, Any]:
@@ -116,7 +167,8 @@ def public_fields(registration: Registration) -> dict[str, Any]:
     was set. URLs are shown without user or query (see `origin`).
     """
     data = registration.model_dump(
-        mode="json", exclude={"env", "headers", "spec", "command", "url", "oauth"}
+        mode="json",
+        exclude={"env", "headers", "spec", "command", "url", "oauth", "token"},
     )
     if isinstance(registration, McpServer):
         data["env_names"] = sorted(registration.env)
@@ -125,6 +177,13 @@ def public_fields(registration: Registration) -> dict[str, Any]:
         data["oauth"] = (
             {"client_id": oauth.client_id, "issuer": oauth.issuer, "scope": oauth.scope}
             if oauth
+            else None
+        )
+    elif isinstance(registration, A2AAgent):
+        data.pop("token", None)
+        data["credential"] = (
+            (registration.token_header or "Authorization")
+            if registration.token
             else None
         )
     else:

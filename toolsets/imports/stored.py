@@ -27,9 +27,11 @@ from google.adk.tools.base_toolset import BaseToolset
 from google.adk.tools.mcp_tool import McpToolset
 
 from project import sealing
+from toolsets.imports.a2a import a2a_toolset
 from toolsets.imports.mcp import KeptMcpToolset, kept_mcp_toolset, mcp_toolset
 from toolsets.imports.openapi import openapi_toolset
 from toolsets.imports.registrations import (
+    A2AAgent,
     ImportFailed,
     McpServer,
     OpenApiSpec,
@@ -39,7 +41,12 @@ from toolsets.models import ToolImport, Toolset
 
 logger = logging.getLogger(__name__)
 
-IMPORTED_SOURCES = (Toolset.Source.MCP, Toolset.Source.OPENAPI)
+IMPORTED_SOURCES = (Toolset.Source.MCP, Toolset.Source.OPENAPI, Toolset.Source.A2A)
+MODELS = {
+    ToolImport.Kind.MCP: McpServer,
+    ToolImport.Kind.OPENAPI: OpenApiSpec,
+    ToolImport.Kind.A2A: A2AAgent,
+}
 
 # Import name -> (version, toolset), least recently used first.
 _built: OrderedDict[str, tuple[str, BaseToolset]] = OrderedDict()
@@ -55,7 +62,9 @@ SEALED = "sealed"
 PURPOSE = "toolcrib-imports"
 
 
-def stored_registration(registration: McpServer | OpenApiSpec) -> dict[str, Any]:
+def stored_registration(
+    registration: McpServer | OpenApiSpec | A2AAgent,
+) -> dict[str, Any]:
     """What a row keeps of a registration: what may be shown, in clear, and the
     whole registration sealed (project.sealing), since env values, headers, a URL's
     query or a command's arguments may hold secrets."""
@@ -66,10 +75,10 @@ def stored_registration(registration: McpServer | OpenApiSpec) -> dict[str, Any]
     }
 
 
-def registration_of_row(row: ToolImport) -> McpServer | OpenApiSpec:
+def registration_of_row(row: ToolImport) -> McpServer | OpenApiSpec | A2AAgent:
     """The validated registration a row stores; ImportFailed if it no longer
     decrypts (TOOLCRIB_CREDENTIAL_KEY or SECRET_KEY changed)."""
-    model = McpServer if row.kind == ToolImport.Kind.MCP else OpenApiSpec
+    model = MODELS[row.kind]
     data = row.registration
     if SEALED not in data:  # stored in clear (by hand, or before sealing)
         return model.model_validate(data)
@@ -104,6 +113,8 @@ def build_toolset(row: ToolImport) -> BaseToolset:
         return mcp_toolset(registration)
     if not row.document:
         raise ImportFailed(f"the spec of {row.name} was never read: refresh it")
+    if isinstance(registration, A2AAgent):
+        return a2a_toolset(dict(row.document), registration)
     return openapi_toolset(dict(row.document), registration)
 
 

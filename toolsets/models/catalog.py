@@ -14,6 +14,7 @@ class Toolset(models.Model):
         LOCAL = "local", "Local code"
         MCP = "mcp", "MCP server"
         OPENAPI = "openapi", "OpenAPI"
+        A2A = "a2a", "Remote A2A agent"
 
     class Policy(models.TextChoices):
         OPEN = "open", "Open: everyone unless denied"
@@ -140,7 +141,8 @@ class Tool(models.Model):
 
 
 class ToolImport(models.Model):
-    """An MCP server or OpenAPI spec an administrator registered at run time.
+    """An MCP server, OpenAPI spec or remote A2A agent an administrator registered
+    at run time.
 
     `registration` holds the fields of toolsets.imports' McpServer / OpenApiSpec,
     sealed (stored.stored_registration: they may hold secrets), with its origin and
@@ -152,6 +154,7 @@ class ToolImport(models.Model):
     class Kind(models.TextChoices):
         MCP = "mcp", "MCP server"
         OPENAPI = "openapi", "OpenAPI spec"
+        A2A = "a2a", "Remote A2A agent"
 
     name = models.CharField(max_length=63, unique=True)
     kind = models.CharField(max_length=16, choices=Kind)
@@ -161,7 +164,8 @@ class ToolImport(models.Model):
     document = models.JSONField(
         default=dict,
         blank=True,
-        help_text="An OpenAPI import's spec as last read; agents are built from it.",
+        help_text="An OpenAPI import's spec, or an A2A agent's card, as last read; "
+        "agents are built from it.",
     )
     enabled = models.BooleanField(
         default=True, help_text="Off: never connected nor offered; tools kept."

@@ -1,5 +1,6 @@
-// Tool servers (staff): connect an MCP server or an OpenAPI spec, review the tools it
-// declares, set who may use each and how, refresh, remove. Everything goes through
+// Tool servers (staff): connect an MCP server, an OpenAPI spec or a remote A2A agent
+// (by its card's URL: its one tool delegates to it), review the tools it declares,
+// set who may use each and how, refresh, remove. Everything goes through
 // /api/imports/ (connect, refresh, approve, remove), /api/toolsets/ and /api/tools/
 // (policy and approval) and /api/grants/ (who, on which condition).
 //
@@ -20,7 +21,9 @@ const KINDS = {
   "mcp-http": "MCP server: a URL (Streamable HTTP)",
   "openapi-url": "OpenAPI spec: a URL",
   "openapi-file": "OpenAPI spec: a file",
+  a2a: "Remote A2A agent: its card's URL",
 };
+const KIND_LABELS = { mcp: "MCP", openapi: "OpenAPI", a2a: "A2A agent" };
 let servers = [];
 let selected = null; // the chosen server's id
 const changesOf = new Map(); // server id -> what its last refresh found
@@ -53,7 +56,7 @@ function serverItem(server) {
       "button",
       { type: "button", class: "pick", "aria-current": server.id === selected ? "true" : null, dataset: { server: server.name }, onclick: () => select(server.id) },
       h("span", { class: "pick-name" }, server.name),
-      badge(server.kind === "mcp" ? "MCP" : "OpenAPI"),
+      badge(KIND_LABELS[server.kind] || server.kind),
       waiting ? badge(`${waiting} to review`, "wait") : null,
       server.last_error ? badge("failing", "bad") : null,
     ),
@@ -125,6 +128,8 @@ function connectForm() {
       field("oauth-scope", "Scope", h("input", { id: "connect-oauth-scope", placeholder: "tools:read tools:call", autocomplete: "off" })),
       h("p", { class: "field-error small", id: "error-oauth", role: "alert" }),
     ),
+    token: field("token", "Token (optional)", h("input", { id: "connect-token", type: "password", autocomplete: "new-password" }), "The credential the agent's endpoint takes, sealed and never shown again."),
+    token_header: field("token_header", "Token header (optional)", h("input", { id: "connect-token_header", placeholder: "X-Api-Key", autocomplete: "off" }), "Blank: sent as Authorization: Bearer <token>."),
     spec_file: field("spec_file", "Spec file", h("input", { id: "connect-spec_file", type: "file", accept: ".json,.yaml,.yml,application/json" })),
     private: h("label", { class: "check", id: "row-private" }, h("input", { type: "checkbox", id: "connect-private" }), " The API is on a private network or this host"),
   };
@@ -133,6 +138,7 @@ function connectForm() {
     "mcp-http": ["url", "headers", "oauth"],
     "openapi-url": ["url", "private"],
     "openapi-file": ["spec_file", "private"],
+    a2a: ["url", "token", "token_header"],
   };
   const show = () => {
     for (const [key, row] of Object.entries(rows)) row.hidden = !shown[kind.value].includes(key);
@@ -192,6 +198,12 @@ function bodyOf(form, kind) {
     data.append("allow_private_network", allow ? "true" : "false");
     return { form: data };
   }
+  if (kind === "a2a") {
+    const body = { kind: "a2a", name, url: value("url") };
+    if (value("token")) body.token = value("token");
+    if (value("token_header")) body.token_header = value("token_header");
+    return { body };
+  }
   if (kind === "openapi-url") return { body: { kind: "openapi", name, url: value("url"), allow_private_network: allow } };
   const local = {};
   let env = {};
@@ -243,10 +255,11 @@ function serverDetail(server, toolset, grants) {
     ...(registration.header_names || []).map((n) => `header ${n}`),
     ...(registration.env_names || []).map((n) => `env ${n}`),
     ...(registration.oauth ? [`OAuth client ${registration.oauth.client_id} of ${registration.oauth.issuer}`] : []),
+    ...(registration.credential ? [`a token, in header ${registration.credential}`] : []),
   ];
   const tools = server.tools.filter((tool) => !tool.missing);
   return [
-    h("h2", { class: "panel-title", id: "server-title" }, server.name, badge(server.kind === "mcp" ? "MCP" : "OpenAPI")),
+    h("h2", { class: "panel-title", id: "server-title" }, server.name, badge(KIND_LABELS[server.kind] || server.kind)),
     h("p", { class: "muted small", id: "server-origin" }, server.origin),
     secrets.length ? h("p", { class: "muted small", id: "server-secrets" }, `Set (values sealed, never shown): ${secrets.join(", ")}.`) : null,
     h("p", { class: "muted small" }, server.last_refreshed_at ? `Read ${dateTime(server.last_refreshed_at)}.` : "Never read."),
@@ -263,10 +276,26 @@ function serverDetail(server, toolset, grants) {
       } }, "Remove server"),
     ),
     changesView(changesOf.get(server.id)),
+    server.card ? cardView(server.card) : null,
     toolset ? policyView(toolset, grants) : null,
     h("h3", { class: "label" }, `Tools (${tools.length})`),
     tools.length ? h("div", { id: "tools" }, tools.map((tool) => toolCard(server, tool, grants))) : h("p", { class: "muted" }, "This server declares no tools."),
   ];
+}
+
+/** A remote agent's card as last read: who it says it is, where, and its skills. */
+function cardView(card) {
+  return h(
+    "section",
+    { class: "agent-card", id: "server-card", "aria-labelledby": "card-title" },
+    h("h3", { class: "label", id: "card-title" }, `Its card: ${card.name}`),
+    h("p", { class: "small" }, card.description || "(no description)"),
+    h("p", { class: "muted small" }, `Endpoint ${card.url}${card.version ? `, version ${card.version}` : ""}.`),
+    h("h4", { class: "label" }, `Skills (${card.skills.length})`),
+    card.skills.length
+      ? h("ul", { class: "small", id: "card-skills" }, card.skills.map((skill) => h("li", { dataset: { skill: skill.id || "" } }, h("strong", {}, skill.name || skill.id), skill.description ? ` — ${skill.description}` : "")))
+      : h("p", { class: "muted small" }, "It declares no skills."),
+  );
 }
 
 async function refresh(server) {
