@@ -9,11 +9,14 @@ goes on; rejected, the node's output is the refusal. Compared with ADK's own
 """
 
 import time
+from datetime import timedelta
 
 import pytest
 from asgiref.sync import sync_to_async as sync
+from django.utils import timezone
 
 from agents.adk.builder import sync_code_agents
+from agents.answers.expiry import expire_due
 from agents.models import Request, Run
 from tests.agents.test_consumers import auth, open_socket
 from tests.agents.test_workflows import (  # noqa: F401 - a fixture
@@ -27,6 +30,7 @@ from toolsets.models import ToolCall
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FLOW = "tests.agents.workflow_agents.forecast_flow"
+PLANNER = "tests.agents.workflow_agents.planner"
 SHOUT = "forecast_flow.shout"
 SHOUT_PATH = "forecast_flow@1/shout@1"
 TIMEOUT = 10
@@ -35,17 +39,22 @@ TIMEOUT = 10
 @pytest.fixture
 def held_flow(db, toolcrib_settings, api_for, make_user, make_group, bob):
     """forecast_flow, its tool node `shout` needing the approval of bob's group."""
-    toolcrib_settings.TOOLCRIB_AGENTS = [*toolcrib_settings.TOOLCRIB_AGENTS, FLOW]
+    toolcrib_settings.TOOLCRIB_AGENTS = [
+        *toolcrib_settings.TOOLCRIB_AGENTS,
+        FLOW,
+        PLANNER,
+    ]
     sync_code_agents()
     sync_catalog()
     make_group("shouting-control", bob)
     staff = make_user("root", is_staff=True)
-    response = api_for(staff).patch(
-        f"/api/tools/{SHOUT}/",
-        {"requires_approval": True, "approver_group": "shouting-control"},
-        format="json",
-    )
-    assert response.status_code == 200, response.content
+    for name in (SHOUT, "planner.shout"):
+        response = api_for(staff).patch(
+            f"/api/tools/{name}/",
+            {"requires_approval": True, "approver_group": "shouting-control"},
+            format="json",
+        )
+        assert response.status_code == 200, response.content
 
 
 @pytest.fixture
@@ -200,3 +209,42 @@ def test_a_tool_node_held_again_in_a_later_turn_asks_again(
     decided = answer(api_for, bob, second.pk, {"approved": True})
     assert decided.json()["run"]["status"] == "succeeded", decided.json()
     assert ToolCall.objects.filter(tool_name="shout", status="ok").count() == 2
+
+
+def test_an_expired_tool_node_approval_gives_the_node_the_refusal(
+    held_flow, alice, held, events_of
+):
+    session, request = held(alice)
+    Request.objects.filter(pk=request.pk).update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
+
+    assert expire_due() == 1
+
+    wait_for_run(session, "succeeded")
+    last = asked_nodes(events_of(alice, session))[-1]
+    assert last == (SHOUT_PATH, {"error": "This tool call is rejected."})
+    row = ToolCall.objects.get(tool_name="shout")
+    assert (row.status, row.decided_by) == (ToolCall.Status.EXPIRED, None)
+
+
+def test_a_held_tool_node_inside_a_workflow_an_agent_calls_asks_too(
+    held_flow, alice, bob, start_session, say, api_for, events_of
+):
+    session = start_session(alice, "planner")
+
+    run = say(alice, session, "check oslo")
+
+    assert (run["status"], run["waiting_for"]) == ("waiting", "approval"), run
+    request = Request.objects.get(session_id=session)
+    assert (request.kind, request.tool_name) == ("approval", "shout")
+    decided = answer(api_for, bob, request.pk, {"approved": True})
+    assert decided.json()["run"]["status"] == "succeeded", decided.json()
+    result = [
+        r for f in events_of(alice, session) for r in f["event"]["function_responses"]
+    ]
+    # The decision (ADK's request answered), then the workflow's result.
+    assert [(r["name"], r["response"]) for r in result] == [
+        ("adk_request_input", {"confirmed": True}),
+        ("weather_check", {"shout": "OSLO IS SUNNY"}),
+    ]
