@@ -45,12 +45,14 @@ def test_a_node_asking_a_person_waits_and_its_answer_resumes_the_workflow(sign_i
 
     expect(page.locator(ASK_CARD)).to_be_visible()
     expect(finished_runs(page)).to_have_count(1)
-    [asked] = api("alice").get(f"/api/sessions/{session}/calls/").json()
-    answered = api("alice").post(
-        f"/api/sessions/{session}/function-responses/",
-        json={"call_id": asked["call_id"], "response": {"result": "Ada"}},
+    [_] = api("alice").get(f"/api/sessions/{session}/calls/").json()
+    # Answered in the node's card, as a long-running call's result.
+    card = page.locator(ASK_CARD)
+    card.get_by_text("Answer with any JSON result").click()
+    card.get_by_label("Result of adk_request_input as a JSON object").fill(
+        '{"result": "Ada"}'
     )
-    assert answered.status_code in (200, 202), answered.text
+    card.get_by_role("button", name="Send result").click()
     welcome = page.locator(NODE).filter(has_text="greeter › welcome")
     expect(welcome).to_contain_text("Welcome, Ada!")
 
