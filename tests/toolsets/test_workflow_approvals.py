@@ -248,3 +248,24 @@ def test_a_held_tool_node_inside_a_workflow_an_agent_calls_asks_too(
         ("adk_request_input", {"confirmed": True}),
         ("weather_check", {"shout": "OSLO IS SUNNY"}),
     ]
+
+
+def test_an_approver_changes_a_tool_nodes_arguments_and_the_node_runs_them(
+    held_flow, alice, bob, held, api_for, events_of
+):
+    session, request = held(alice)
+
+    decided = answer(
+        api_for, bob, request.pk, {"approved": True, "arguments": {"text": "quiet"}}
+    )
+
+    assert decided.status_code == 200, decided.content
+    assert decided.json()["run"]["status"] == "succeeded", decided.json()
+    last = asked_nodes(events_of(alice, session))[-1]
+    assert last == (SHOUT_PATH, {"shout": "QUIET"})
+    ran = ToolCall.objects.get(tool_name="shout", status="ok")
+    assert (ran.args, ran.asked_args, ran.args_edited_by) == (
+        {"text": "quiet"},
+        {"text": "forecast done"},
+        bob,
+    )
