@@ -40,16 +40,12 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from pydantic import ValidationError
 
-from agents.a2a import tasks, wire
+from agents.a2a import tasks, waits, wire
 from agents.inputs import MessageInput
 from agents.models import A2ATask, AgentSpec
 from project.errors import DomainError, SessionClosed, TooManyTurns
 
 logger = logging.getLogger(__name__)
-
-# How often a caller waiting on a task reads it again: the database is the log,
-# whichever process (a worker, after a restart) drives the turn.
-POLL_SECONDS = 0.2
 
 
 class TaskHandler(RequestHandler):
@@ -169,19 +165,22 @@ async def _follow(
     task: A2ATask, *, timeout: float | None
 ) -> AsyncIterator[tasks.TaskView]:
     """The task as it changes, until it stops for the caller (ended, or waiting for
-    a person) or `timeout` seconds have passed."""
+    a person) or `timeout` seconds have passed: read when its session's doorbell
+    rings (waits.py), never while nothing happens."""
     loop = asyncio.get_running_loop()
     deadline = None if timeout is None else loop.time() + timeout
     seen = None
-    while True:
-        view = await database_sync_to_async(tasks.view_task)(task)
-        key = (view.run.pk, view.run.status, len(view.replies))
-        if key != seen:
-            seen = key
-            yield view
-        if wire.is_settled(view) or (deadline is not None and loop.time() > deadline):
-            return
-        await asyncio.sleep(POLL_SECONDS)
+    async with waits.doorbell(task.session_id) as bell:
+        while True:
+            view = await database_sync_to_async(tasks.view_task)(task)
+            key = (view.run.pk, view.run.status, len(view.replies))
+            if key != seen:
+                seen = key
+                yield view
+            left = None if deadline is None else deadline - loop.time()
+            if wire.is_settled(view) or (left is not None and left <= 0):
+                return
+            await bell.wait(left)
 
 
 async def _last(task: A2ATask, *, timeout: float) -> tasks.TaskView:

@@ -4,12 +4,22 @@ A long-running tool's call event carries `long_running_tool_ids`; those calls wa
 for a result that someone posts later. ADK's own requests (`adk_request_credential`,
 `adk_request_confirmation`) are long-running too, but they are answered through
 credentials and approvals, never as plain function responses. ADK 2.x's
-`adk_request_input` (a workflow asking a person) is answered as a call is.
+`adk_request_input` (a workflow asking a person) is answered as a call is, but
+one: a workflow tool node's call held by the catalog's approval gate asks for its
+node's confirmation (node_approval), and is decided as an approval is.
 """
 
+from collections.abc import Mapping
+from typing import Any
+
+from google.adk.agents.context import Context
 from google.adk.events import Event as AdkEvent
+from google.adk.events import RequestInput
 from google.adk.tools import BaseTool
 from google.adk.workflow import BaseNode
+from google.adk.workflow.utils._workflow_hitl_utils import (
+    create_confirmation_request_input,
+)
 from google.genai import types
 
 from agents.adk.nodes import find_node, is_tool_node, node_tools, walk
@@ -32,6 +42,8 @@ PAYLOAD_DESCRIPTION = "toolcrib_description"
 # How many people must approve (the two-person rule), and the catalog tool asked of.
 PAYLOAD_APPROVALS = "toolcrib_approvals_required"
 PAYLOAD_CATALOG_TOOL = "toolcrib_catalog_tool"
+# In a workflow tool node's approval: the id of the held call (its audit row's).
+PAYLOAD_CALL_ID = "toolcrib_call_id"
 # In an approval's answer (ToolConfirmation.payload, agents.requests.kinds): the
 # arguments an approver changed the call to and who did; or the text the tool's
 # caller gets instead of a run ("respond").
@@ -64,7 +76,55 @@ def long_running_calls(event: AdkEvent) -> list[types.FunctionCall]:
         for call in event.get_function_calls()
         if call.id in event.long_running_tool_ids
         and (call.name or "") not in ANSWERED_ELSEWHERE
+        and node_approval(call) is None
     ]
+
+
+def ask_node_approval(
+    context: Context, *, tool: BaseTool, args: Mapping[str, Any]
+) -> RequestInput | None:
+    """The request a workflow's tool node makes when the catalog's approval gate
+    held its call (the confirmation it asked for, taken off the call's actions);
+    None if the gate asked nothing.
+
+    ADK's tool node turns a confirmation into its node's request for input only
+    when no plugin answered the call; the gate answers it (the tool must not run),
+    so governance hands the node this request instead, the one ADK itself makes
+    for a tool's own `require_confirmation` (`wf_tool_confirmation:<node path>`):
+    once decided, the node runs again with the decision as its confirmation. Its
+    payload names the held call, whose audit row reads the decision.
+    """
+    call_id = context.function_call_id
+    asked = context.actions.requested_tool_confirmations.pop(call_id or "", None)
+    if asked is None:
+        return None
+    payload = dict(asked.payload or {})
+    payload[PAYLOAD_CALL_ID] = call_id
+    return create_confirmation_request_input(
+        node_path=context.node_path,
+        tool_name=tool.name,
+        args=dict(args),
+        hint=asked.hint,
+        confirmation_payload=payload,
+    )
+
+
+def node_approval(call: types.FunctionCall) -> dict | None:
+    """The request of a workflow tool node held by the catalog's approval gate
+    (ask_node_approval): its payload (`tool_name`, `args`, `confirmation_payload`);
+    None for any other call, among them a node's own confirmation (answered as a
+    call is: agents.requests.kinds)."""
+    if call.name != REQUEST_INPUT_CALL:
+        return None
+    payload = (call.args or {}).get("payload")
+    if not isinstance(payload, dict):
+        return None
+    confirmation = payload.get("confirmation_payload")
+    if not isinstance(confirmation, dict) or not confirmation.get(PAYLOAD_CALL_ID):
+        return None
+    if not confirmation.get(PAYLOAD_CATALOG_TOOL):
+        return None
+    return payload
 
 
 def _tool(root: BaseNode, *, author: str, tool_name: str) -> BaseTool | None:

@@ -97,6 +97,12 @@ class RequestSerializer(serializers.ModelSerializer):
         allow_null=True,
         help_text="Who changed the call's arguments before approving it.",
     )
+    resume_id = serializers.CharField(
+        read_only=True,
+        help_text="The id of the call the timeline shows for it, when not call_id: "
+        "a workflow tool node's approval (`wf_tool_confirmation:<node path>`). "
+        "Else empty.",
+    )
     response = serializers.SerializerMethodField(
         help_text="An approval rejected with a text in the tool's place: that "
         "text, which the caller read as the tool's answer. Else null."
@@ -113,6 +119,7 @@ class RequestSerializer(serializers.ModelSerializer):
             "agent",
             "call_id",
             "tool_call_id",
+            "resume_id",
             "tool_name",
             "args",
             "title",

@@ -76,6 +76,11 @@ class Request(models.Model):
     tool_call_id = models.CharField(
         max_length=128, blank=True, help_text="The id of the tool's own call."
     )
+    resume_id = models.TextField(
+        blank=True,
+        help_text="The id ADK reads the answer under, when it is not call_id: a "
+        "workflow tool node's approval (`wf_tool_confirmation:<node path>`).",
+    )
     tool_name = models.CharField(max_length=255, blank=True)
     args = models.JSONField(default=dict, blank=True)
     agent = models.CharField(max_length=128, blank=True)

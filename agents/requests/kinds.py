@@ -9,7 +9,10 @@
   `request_confirmation(...)`, or the catalog's approval gate); the answer is a
   decision, `{"confirmed": bool}` to ADK, whose `payload` carries the arguments an
   approver changed the call to (edits.py), or her text in the tool's place; an
-  approval may be one of several people's (quorum.py).
+  approval may be one of several people's (quorum.py). A workflow tool node's
+  call held by the gate asks ADK 2.x's node confirmation (`adk_request_input`
+  under `wf_tool_confirmation:<node path>`, long_running.ask_node_approval): an
+  approval too, its decision sent back under that id (`resume_id`).
 - credential: ADK's `adk_request_credential` (`request_credential(...)`); the
   answer is the secret, sealed into a Credential row, and the Run's message only
   names that row.
@@ -43,6 +46,7 @@ from agents.adk.long_running import (
     ANSWER_ARGUMENTS,
     ANSWER_EDITED_BY,
     ANSWER_RESPONSE,
+    PAYLOAD_CALL_ID,
     PAYLOAD_CATALOG_TOOL,
     REQUEST_INPUT_CALL,
     answering_group,
@@ -50,6 +54,7 @@ from agents.adk.long_running import (
     approvals_required,
     first_line,
     long_running_calls,
+    node_approval,
     requester_may_approve,
     tool_description,
 )
@@ -204,22 +209,25 @@ class ApprovalKind(RequestKind):
     def calls(self, event: AdkEvent) -> list[types.FunctionCall]:
         if event.partial:
             return []
-        return [c for c in event.get_function_calls() if c.name == CONFIRMATION_CALL]
+        return [
+            c
+            for c in event.get_function_calls()
+            if c.name == CONFIRMATION_CALL or node_approval(c) is not None
+        ]
 
     async def arecord(self, call, *, run, event, root) -> Request:
-        args = dict(call.args or {})
-        original = args.get("originalFunctionCall") or {}
-        confirmation = args.get("toolConfirmation") or {}
+        original, confirmation, resume_id = _asked_approval(call)
         name = str(original.get("name") or "")
         payload = dict(confirmation.get("payload") or {})
         group, timeout = approval_rule(
             root, author=event.author, tool_name=name, payload=payload
         )
-        return self._pending(
+        pending = self._pending(
             call,
             run,
             event,
             tool_call_id=str(original.get("id") or ""),
+            resume_id=resume_id,
             tool_name=name,
             args=dict(original.get("args") or {}),
             hint=str(confirmation.get("hint") or ""),
@@ -232,6 +240,11 @@ class ApprovalKind(RequestKind):
                 root, author=event.author, tool_name=name, payload=payload
             ),
         )
+        if resume_id:
+            # ADK asks a node's confirmation under one id in every turn that
+            # reaches the node: the request is keyed by the held call's own.
+            pending.call_id = pending.tool_call_id
+        return pending
 
     def reply(self, request, answer, *, session, user) -> Reply:
         """Approve (maybe with changed arguments, maybe one approval of several),
@@ -292,6 +305,10 @@ class ApprovalKind(RequestKind):
         response: dict[str, Any] = {"confirmed": confirmed}
         if payload is not None:
             response["payload"] = payload  # ADK's ToolConfirmation.payload
+        if request.resume_id:  # a workflow tool node's: its node resumes
+            return types.FunctionResponse(
+                id=request.resume_id, name=REQUEST_INPUT_CALL, response=response
+            )
         return types.FunctionResponse(
             id=request.call_id, name=CONFIRMATION_CALL, response=response
         )
@@ -375,6 +392,28 @@ def _asked(call: types.FunctionCall) -> str:
     if call.name != REQUEST_INPUT_CALL:
         return ""
     return first_line(str((call.args or {}).get("message") or ""))
+
+
+def _asked_approval(call: types.FunctionCall) -> tuple[dict, dict, str]:
+    """The call an approval holds, its confirmation (hint, payload) as ADK's
+    `adk_request_confirmation` names them, and the id its decision resumes under
+    when it is not the request's own ("" then)."""
+    node = node_approval(call)
+    if node is None:
+        args = dict(call.args or {})
+        return (
+            args.get("originalFunctionCall") or {},
+            args.get("toolConfirmation") or {},
+            "",
+        )
+    payload = node["confirmation_payload"]
+    original = {
+        "id": str(payload[PAYLOAD_CALL_ID]),
+        "name": node.get("tool_name") or "",
+        "args": node.get("args") or {},
+    }
+    hint = (call.args or {}).get("message") or ""
+    return original, {"hint": hint, "payload": payload}, call.id or ""
 
 
 def kind_of(request: Request) -> RequestKind:

@@ -65,7 +65,12 @@ from google.adk.tools import BaseTool
 from opentelemetry import trace
 
 from agents.models import Run
-from agents.pauses import ANSWER_ARGUMENTS, ANSWER_EDITED_BY, ANSWER_RESPONSE
+from agents.pauses import (
+    ANSWER_ARGUMENTS,
+    ANSWER_EDITED_BY,
+    ANSWER_RESPONSE,
+    ask_node_approval,
+)
 from agents.runtime import redact_secrets
 from agents.timeline import is_error_response
 from toolsets import access, activation, bindings, catalog
@@ -205,7 +210,9 @@ class GovernancePlugin(BasePlugin):
             tool_context, tool_args, call, status, result, attempts
         )
         call_id = tool_context.function_call_id
-        if status != ToolCall.Status.AWAITING_APPROVAL and call_id:
+        if status == ToolCall.Status.AWAITING_APPROVAL:
+            return _node_approval(call, tool_context)
+        if call_id:
             turn = self.turns.start(tool_context.invocation_id)
             turn.results[call_id] = Result(result, summary, call.started_at)
         if status == ToolCall.Status.OK:
@@ -368,6 +375,16 @@ def _as_decided(call: Call, args: dict[str, Any], context: Context) -> dict | No
         call.answer = Answer(ToolCall.Status.REJECTED, {"result": text})
         return call.answer.response
     return None
+
+
+def _node_approval(call: Call, context: Context) -> Any:
+    """What a workflow's tool node held for approval yields instead of a result:
+    its node's request for confirmation, which ADK's tool node hands on as it
+    hands on a tool's own (agents.pauses.ask_node_approval). None for a call an
+    agent's model made: ADK's own confirmation gate asks for that one."""
+    if not bindings.is_tool_node_call(context):
+        return None
+    return ask_node_approval(context, tool=call.tool, args=call.args)
 
 
 # The checks of one call, and their span.

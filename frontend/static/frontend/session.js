@@ -422,7 +422,8 @@ async function loadRequests() {
  * request names it, else the first card not yet taken of its run, kind, tool and
  * arguments (a run that calls one tool twice alike pairs them in order). */
 function slotFor(request, taken) {
-  if (request.call_id) return slots.get(request.call_id) || null;
+  // A workflow tool node's approval: the timeline shows the node's request by its own id.
+  if (request.call_id) return slots.get(request.call_id) || (request.resume_id && slots.get(request.resume_id)) || null;
   for (const slot of slots.values()) {
     if (taken.has(slot) || slot.kind !== request.kind || slot.toolName !== request.tool_name) continue;
     if (request.run && slot.runId && String(request.run) !== String(slot.runId)) continue;

@@ -13,6 +13,8 @@ import { senderNote } from "./senders.js";
 import { turnErrorTitle } from "./refusals.js";
 
 const REQUEST_CALLS = new Set(["adk_request_credential", "adk_request_confirmation"]);
+// ADK 2.x: a workflow node asking a person (tools.md "Workflows").
+const REQUEST_INPUT = "adk_request_input";
 
 export class Timeline {
   /**
@@ -220,7 +222,12 @@ export class Timeline {
       result,
     );
     const card = h("article", { class: "card call", dataset: { callId: call.id || "", tool: call.name, status: "running" } }, details, answer);
-    if (call.id) this.calls.set(call.id, { card, details, ts: event.ts, status, took, result, answer, name: call.name, args: call.args || {}, author: event.author, runId: this.currentRun });
+    if (!call.id) return card;
+    const entry = { card, details, ts: event.ts, status, took, result, answer, name: call.name, args: call.args || {}, author: event.author, runId: this.currentRun };
+    this.calls.set(call.id, entry);
+    // A workflow node asking a person (ADK 2.x's request for input, a tool node's
+    // approval among them) waits with no interim result: its request goes below it.
+    if (long && call.name === REQUEST_INPUT && this.hooks.onPending) this.hooks.onPending(call.id, entry);
     return card;
   }
 
