@@ -17,7 +17,12 @@ import httpx
 from django.conf import settings
 from django.db import transaction
 
-from agents.adk.providers import PROVIDERS, litellm_kwargs, missing_variables
+from agents.adk.providers import (
+    LITELLM_PROVIDERS,
+    PROVIDERS,
+    litellm_kwargs,
+    missing_variables,
+)
 from agents.model_table import SEALING_PURPOSE, Target, target_of
 from agents.models import ConnectionsVersion, ModelConnection, ServedModel
 from project.errors import DomainError
@@ -25,32 +30,7 @@ from project.sealing import seal
 
 # Names a connection may not take: the prefixes agents already use for the
 # environment's providers and LiteLLM's, and the offline model's.
-RESERVED_NAMES = frozenset(
-    {
-        *PROVIDERS,
-        "offline",
-        "env",
-        "ollama",
-        "bedrock",
-        "vertex_ai",
-        "huggingface",
-        "cohere",
-        "replicate",
-        "sagemaker",
-        "watsonx",
-        "fireworks_ai",
-        "perplexity",
-        "cerebras",
-        "databricks",
-        "nvidia_nim",
-        "lm_studio",
-        "llamafile",
-        "litellm_proxy",
-        "github",
-        "cloudflare",
-        "sambanova",
-    }
-)
+RESERVED_NAMES = frozenset({*PROVIDERS, *LITELLM_PROVIDERS, "offline", "env"})
 LISTABLE = (ModelConnection.Kind.OPENAI_COMPATIBLE, ModelConnection.Kind.OLLAMA)
 
 
@@ -201,12 +181,11 @@ def target_for_owner(owner: ModelConnection | EnvConnection, model: str) -> Targ
     if isinstance(owner, ModelConnection):
         return target_of(owner, model)
     kwargs = litellm_kwargs(f"{owner.name}/{model}")
-    litellm_model = (
-        f"gemini/{model}" if owner.name == "google" else f"{owner.name}/{model}"
-    )
+    provider = "gemini" if owner.name == "google" else owner.name
     return Target(
         connection=owner.name,
-        litellm_model=litellm_model,
+        provider=provider,
+        litellm_model=f"{provider}/{model}",
         api_base=kwargs["api_base"],
         api_key=kwargs["api_key"] or _google_key(owner),
     )

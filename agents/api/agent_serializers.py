@@ -18,7 +18,7 @@ from agents.adk.builder import (
     toolset_source,
 )
 from agents.adk.offline_matching import describe_matching
-from agents.adk.providers import model_info
+from agents.adk.providers import OFFLINE_PREFIX, effective_model, model_info
 from agents.adk.tool_selection import tool_names
 from agents.inputs import (
     HISTORY_MAX,
@@ -29,6 +29,7 @@ from agents.inputs import (
     parse_starters,
     parse_tool_choice,
 )
+from agents.model_table import connection_names
 from agents.models import DRAFT_SUFFIX, RETENTION_MAX_DAYS, AgentSpec, AgentVersion
 
 APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
@@ -70,6 +71,10 @@ class ModelInfoSerializer(serializers.Serializer):
     missing = serializers.ListField(
         child=serializers.CharField(),
         help_text='Variables to set; alternatives read "A or B".',
+    )
+    problem = serializers.CharField(
+        help_text="Why the model cannot run, in words (e.g. no connection of "
+        "that name); empty when nothing is known to be wrong."
     )
 
 
@@ -311,11 +316,15 @@ class AgentSerializer(serializers.ModelSerializer):
         return entries
 
     def get_model_info(self, spec: AgentSpec) -> ModelInfoSerializer:
-        return model_info(spec.model)
+        # The connections' names are read once for a whole list of agents.
+        if "connection_names" not in self.context:
+            self.context["connection_names"] = connection_names()
+        return model_info(spec.model, connections=self.context["connection_names"])
 
     @extend_schema_field(OfflineSerializer(allow_null=True))
     def get_offline(self, spec: AgentSpec) -> dict | None:
-        return describe_matching() if model_info(spec.model)["offline"] else None
+        offline = effective_model(spec.model).startswith(OFFLINE_PREFIX)
+        return describe_matching() if offline else None
 
     def validate_starters(self, value) -> list[str]:
         try:

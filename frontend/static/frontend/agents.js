@@ -130,7 +130,7 @@ function card(agent) {
       h("dd", {}, h("code", {}, model.name || agent.model || "default"), " ", model.offline ? badge("offline", "wait") : badge(model.provider || "unknown")),
       model.offline ? [h("dt", {}, ""), h("dd", { class: "muted small" }, model.label)] : null,
       model.configured === false
-        ? [h("dt", {}, ""), h("dd", { class: "state error compact" }, `Not configured: set ${(model.missing || []).join(", ") || "the provider's key"}.`)]
+        ? [h("dt", {}, ""), h("dd", { class: "state error compact" }, model.problem || `Not configured: set ${(model.missing || []).join(", ") || "the provider's key"}.`)]
         : null,
       h("dt", {}, "Toolsets"),
       h("dd", {}, agent.toolsets && agent.toolsets.length ? agent.toolsets.join(", ") : h("span", { class: "muted" }, "none whole")),

@@ -2,6 +2,8 @@
 them, and the very next turn uses them; keys are taken and never given back."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from google.adk.agents import LlmAgent
 
 from agents.adk.offline import OfflineLlm
@@ -278,3 +280,54 @@ def test_an_environment_providers_model_is_priced_too(
             "cost": "0.004000",
         }
     ]
+
+
+def test_a_gemma_4_tool_result_reaches_an_openai_compatible_server_as_tool(
+    staff, alice, demo_agents, api_for, start_session, say, server, settings
+):
+    """ADK sends Gemma 4's tool results as `tool_responses` unless it knows the
+    server is OpenAI-compatible: a connection tells it, so vLLM or LM Studio
+    serving Gemma 4 gets the role it takes."""
+    server.models = ["gemma-4-e4b"]
+    settings.TOOLCRIB_DEFAULT_MODEL = "lab/gemma-4-e4b"
+    LlmAgent.set_default_model("lab/gemma-4-e4b")
+    add_lab(api_for(staff), server)
+    server.play(
+        fake.call("get_weather_report", city="London"),
+        fake.say("Cloudy in London."),
+    )
+    session = start_session(alice, "weather_sentiment")
+
+    run = say(alice, session, "weather in london?")
+
+    assert run["status"] == "succeeded", run["error"]
+    assert server.requests[-1].messages[-1]["role"] == "tool"
+
+
+def test_an_agent_on_a_connection_not_made_yet_shows_not_configured(
+    staff, alice, demo_agents, api_for, server
+):
+    api = api_for(alice)
+    info = api.get("/api/agents/weather_sentiment/").json()["model_info"]
+    assert info["name"] == MODEL_NAME and info["configured"] is False
+    assert info["problem"] == (
+        "No model connection is named lab. Staff add connections on the Models page."
+    )
+
+    add_lab(api_for(staff), server)
+
+    listed = {a["name"]: a["model_info"] for a in api.get("/api/agents/").json()}
+    assert listed["weather_sentiment"]["configured"] is True
+    assert listed["weather_sentiment"]["problem"] == ""
+
+
+def test_the_agents_list_reads_the_connections_once(
+    staff, alice, demo_agents, api_for, server
+):
+    add_lab(api_for(staff), server)
+    api = api_for(alice)
+    api.get("/api/agents/")  # the snapshot is loaded
+    with CaptureQueriesContext(connection) as queries:
+        listed = api.get("/api/agents/").json()
+    stamps = [q for q in queries.captured_queries if "connectionsversion" in q["sql"]]
+    assert len(listed) > 3 and len(stamps) == 1
