@@ -84,6 +84,31 @@ def test_staff_build_version_try_and_archive_an_agent(sign_in, api, shoot):
     assert name not in listed
 
 
+def test_staff_discard_a_draft_from_the_page(sign_in, api):
+    name = f"qa-{uuid.uuid4().hex[:6]}"
+    body = {"name": name, "instruction": "Published words.", "model": "offline/demo"}
+    assert api("admin").post("/api/agents/", json=body).status_code == 201
+    admin = sign_in("admin")
+    admin.goto("/staff/agents/")
+    card = admin.locator(f'.agent-card[data-agent="{name}"]')
+    card.get_by_role("button", name="Edit draft").click()
+    admin.fill("#agent-instruction", "Draft words nobody wants.")
+    admin.get_by_role("button", name="Save draft").click()
+    expect(card.locator(".badge", has_text="draft")).to_be_visible()
+
+    admin.once("dialog", lambda dialog: dialog.accept())
+    card.get_by_role("button", name="Discard draft").click()
+
+    expect(admin.locator(".toast", has_text="Draft discarded.")).to_be_visible()
+    expect(card.locator(".badge", has_text="draft")).to_have_count(0)
+    expect(card.get_by_role("button", name="Discard draft")).to_have_count(0)
+    expect(card.get_by_role("button", name="Try draft")).to_have_count(0)
+    assert api("admin").get(f"/api/agents/{name}/draft/").status_code == 404
+    changes = api("admin").get("/api/changes/").json()["results"]
+    actions = [c["action"] for c in changes if c["object_repr"] == name]
+    assert "draft_discarded" in actions, changes[:3]
+
+
 def test_code_agent_says_what_may_change(sign_in):
     admin = sign_in("admin")
     admin.goto("/staff/agents/")

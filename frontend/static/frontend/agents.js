@@ -86,6 +86,17 @@ async function tryDraft(name) {
   }
 }
 
+async function discardDraft(name) {
+  if (!window.confirm(`Discard the draft of ${name}? Its edits are lost; sessions that tried it go on with the published agent.`)) return;
+  try {
+    await api(`/api/agents/${encodeURIComponent(name)}/draft/`, { method: "DELETE" });
+    toast("Draft discarded.", "ok");
+  } catch (error) {
+    toast(error.message, "bad");
+  }
+  load();
+}
+
 async function duplicate(name) {
   const copy = window.prompt(`Name of the copy of ${name}:`, `${name}-copy`);
   if (!copy) return;
@@ -104,6 +115,7 @@ function actions(agent) {
     button("Edit draft", () => edit(name, true)),
     agent.has_draft ? button("Try draft", () => tryDraft(name)) : null,
     agent.has_draft ? button("Publish draft", async () => (await act(`${path}publish/`, undefined, "Draft published.")) && load(), "primary") : null,
+    agent.has_draft ? button("Discard draft", () => discardDraft(name), "danger") : null,
     button("Versions", () => {
       showPanel();
       openVersions(panel, name, { close: closePanel, changed: () => (load(), openVersions(panel, name, { close: closePanel, changed: load })) });

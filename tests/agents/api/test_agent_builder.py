@@ -161,6 +161,49 @@ def test_draft_is_tried_by_staff_and_published_for_everyone(
     assert statuses == ["published", "draft", "published"]
 
 
+def test_a_discarded_draft_is_gone_and_its_sessions_use_the_published_agent(
+    admin, alice, api_for, say
+):
+    create(admin)
+    admin.patch("/api/agents/helper/draft/", {"instruction": "Draft."}, format="json")
+    tried = admin.post(
+        "/api/sessions/", {"agent": "helper", "draft": True}, format="json"
+    ).json()
+    assert api_for(alice).delete("/api/agents/helper/draft/").status_code == 403
+
+    discarded = admin.delete("/api/agents/helper/draft/")
+
+    assert discarded.status_code == 204
+    agent = admin.get("/api/agents/helper/").json()
+    assert agent["has_draft"] is False and agent["instruction"] == "Be brief."
+    assert admin.get("/api/agents/helper/draft/").status_code == 404
+    again = admin.delete("/api/agents/helper/draft/")
+    assert again.status_code == 404
+    assert again.json() == {"detail": "This agent has no draft."}
+    session = admin.get(f"/api/sessions/{tried['id']}/").json()
+    assert session["draft"] is False and session["agent"] == "helper"
+    helper = AgentSpec.objects.get(name="helper")
+    (change,) = Change.objects.filter(action="draft_discarded")
+    assert (change.object_id, change.changes) == (
+        str(helper.pk),
+        {"sessions_moved": 1},
+    )
+    assert change.actor.username == "root"
+    fresh = admin.patch(
+        "/api/agents/helper/draft/", {"description": "New."}, format="json"
+    )
+    assert fresh.status_code == 200, fresh.content
+    assert fresh.json()["instruction"] == "Be brief."
+
+
+def test_a_code_agent_has_no_draft_to_discard(admin, demo_agents):
+    answer = admin.delete("/api/agents/weather_sentiment/draft/")
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "detail": "Only agents made here have versions and drafts."
+    }
+
+
 def test_non_staff_have_no_builder(alice, api_for, admin):
     create(admin)
     client = api_for(alice)
