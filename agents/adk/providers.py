@@ -218,7 +218,7 @@ def model_info(
             "problem": "",
         }
     missing = missing_variables(name)
-    problem = _connection_problem(name, connections)
+    problem = connection_problem(name, connections)
     return {
         "name": name,
         "provider": provider_of(name),
@@ -230,7 +230,7 @@ def model_info(
     }
 
 
-def _connection_problem(name: str, connections: Collection[str] | None) -> str:
+def connection_problem(name: str, connections: Collection[str] | None = None) -> str:
     """Why `<prefix>/<model>` cannot run when its prefix is neither a provider
     nor a stored connection (as the turn would fail); else ""."""
     prefix = provider_of(name)

@@ -18,7 +18,12 @@ from agents.adk.builder import (
     toolset_source,
 )
 from agents.adk.offline_matching import describe_matching
-from agents.adk.providers import OFFLINE_PREFIX, effective_model, model_info
+from agents.adk.providers import (
+    OFFLINE_PREFIX,
+    connection_problem,
+    effective_model,
+    model_info,
+)
 from agents.adk.tool_selection import tool_names
 from agents.inputs import (
     HISTORY_MAX,
@@ -265,6 +270,8 @@ class AgentSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = ["source", "updated_at"]
+        # validate_name says it in words, case-insensitively.
+        extra_kwargs = {"name": {"validators": []}}
 
     def to_representation(self, spec: AgentSpec) -> dict:
         data = super().to_representation(spec)
@@ -298,6 +305,8 @@ class AgentSerializer(serializers.ModelSerializer):
                 'does, e.g. "openai/gpt-4o-mini", "anthropic/claude-sonnet-4-5", '
                 '"gemini-2.5-flash", "ollama_chat/llama3.2" or "offline/demo".'
             ) from None
+        if problem := connection_problem(value):
+            raise serializers.ValidationError(problem)
         return value
 
     def validate_tools(self, value) -> list[dict[str, str]]:
@@ -376,6 +385,13 @@ class AgentSerializer(serializers.ModelSerializer):
             )
         if value == "user":
             raise serializers.ValidationError("'user' is reserved by ADK.")
+        taken = AgentSpec.objects.filter(name__iexact=value)
+        if self.instance is not None:
+            taken = taken.exclude(pk=self.instance.pk)
+        if (other := taken.values_list("name", flat=True).first()) is not None:
+            raise serializers.ValidationError(
+                f"An agent is named {other} already: choose another name."
+            )
         return value
 
     def validate_toolsets(self, value):

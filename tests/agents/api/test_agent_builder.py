@@ -102,6 +102,53 @@ def test_bad_agent_fields_are_400_with_field_errors(admin, body, field):
     assert field in response.json(), response.json()
 
 
+def test_a_name_taken_in_another_case_is_400_on_create_and_duplicate(admin):
+    create(admin)
+    create(admin, name="other")
+
+    clash = admin.post(
+        "/api/agents/", {"name": "Helper", "instruction": "x"}, format="json"
+    )
+    copy = admin.post("/api/agents/other/duplicate/", {"name": "HELPER"}, format="json")
+
+    said = {"name": ["An agent is named helper already: choose another name."]}
+    assert (clash.status_code, clash.json()) == (400, said)
+    assert (copy.status_code, copy.json()) == (400, said)
+    edited = admin.patch("/api/agents/helper/", {"description": "d"}, format="json")
+    assert edited.status_code == 200, edited.content
+
+
+def test_a_model_of_a_connection_not_made_is_400_and_so_is_rolling_back_to_it(
+    admin, staff
+):
+    refused = admin.post(
+        "/api/agents/",
+        {"name": "helper", "instruction": "x", "model": "ghost/llama3"},
+        format="json",
+    )
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "model": [
+            "No model connection is named ghost. "
+            "Staff add connections on the Models page."
+        ]
+    }
+    admin.post(
+        "/api/providers/",
+        {"name": "ghost", "kind": "ollama", "base_url": "http://127.0.0.1:9"},
+        format="json",
+    )
+    create(admin, model="ghost/llama3")
+    admin.patch("/api/agents/helper/", {"model": "offline/demo"}, format="json")
+    assert admin.delete("/api/providers/ghost/").status_code == 204
+
+    back = admin.post("/api/agents/helper/rollback/", {"version": 1}, format="json")
+
+    assert back.status_code == 400
+    assert "No model connection is named ghost" in back.json()["model"][0]
+    assert admin.get("/api/agents/helper/").json()["model"] == "offline/demo"
+
+
 def test_name_clash_and_sub_agent_cycle_are_400(admin):
     create(admin)
     clash = admin.post("/api/agents/", {"name": "helper"}, format="json")
