@@ -311,3 +311,19 @@ def test_an_invalid_uploaded_spec_is_refused_on_its_field(admin, tmp_path):
     assert response.status_code == 400
     assert "not an OpenAPI document" in response.json()["spec_file"][0]
     assert nothing_stored()
+
+
+@pytest.mark.parametrize("kind", ["mcp", "openapi"])
+def test_a_url_without_its_scheme_is_refused_on_its_field(admin, kind):
+    response = admin.post(
+        "/api/imports/",
+        {"kind": kind, "name": "noscheme", "url": "localhost:8000/mcp"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json() == {
+        "url": [
+            "A URL starting with http:// or https:// (e.g. http://localhost:8000/mcp)."
+        ]
+    }
+    assert nothing_stored()
