@@ -1,7 +1,7 @@
 """The agent builder (staff), in the browser: create an agent (a refused field says
 why next to it; the instruction's Markdown previews), edit it, compare versions,
 roll back, limit it to a group, save a draft and try it in a session marked Draft,
-duplicate and archive it; a user who is not staff gets no builder."""
+duplicate it (a taken name refused next to the field) and archive it; a user who is not staff gets no builder."""
 
 import uuid
 
@@ -74,8 +74,15 @@ def test_staff_build_version_try_and_archive_an_agent(sign_in, api, shoot):
     )
 
     admin.goto("/staff/agents/")
-    admin.once("dialog", lambda dialog: dialog.accept(f"{name}-copy"))
     card.get_by_role("button", name="Duplicate").click()
+    admin.fill("#duplicate-name", name.upper())
+    admin.locator("#duplicate-form").get_by_role("button", name="Duplicate").click()
+    expect(admin.locator("#duplicate-name-error")).to_have_text(
+        f"An agent is named {name} already: choose another name."
+    )
+    admin.fill("#duplicate-name", f"{name}-copy")
+    admin.locator("#duplicate-form").get_by_role("button", name="Duplicate").click()
+    expect(admin.locator("#duplicate-form")).to_have_count(0)
     copy = admin.locator(f'.agent-card[data-agent="{name}-copy"]')
     expect(copy).to_contain_text("Answer briefly.")  # its instruction, rendered
     card.get_by_role("button", name="Archive").click()

@@ -97,10 +97,36 @@ async function discardDraft(name) {
   load();
 }
 
-async function duplicate(name) {
-  const copy = window.prompt(`Name of the copy of ${name}:`, `${name}-copy`);
-  if (!copy) return;
-  if (await act(`/api/agents/${encodeURIComponent(name)}/duplicate/`, { name: copy }, `Duplicated as ${copy}.`)) load();
+/** The copy's name in a form of its own, so a refused name says why next to it. */
+function duplicate(name) {
+  const input = h("input", { id: "duplicate-name", name: "name", value: `${name}-copy`, maxlength: 92, required: true, autocomplete: "off", "aria-describedby": "duplicate-name-error" });
+  const error = h("p", { class: "field-error small", id: "duplicate-name-error", role: "alert" });
+  const form = h(
+    "form",
+    { id: "duplicate-form", class: "stack", novalidate: true },
+    h("h2", { class: "panel-title" }, `Duplicate ${name}`),
+    h("div", { class: "field" }, h("label", { for: "duplicate-name" }, "Name of the copy"), input, error),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "button primary small" }, "Duplicate"), h("button", { type: "button", class: "button ghost small", onclick: closePanel }, "Cancel")),
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    const copy = input.value.trim();
+    try {
+      await api(`/api/agents/${encodeURIComponent(name)}/duplicate/`, { method: "POST", body: { name: copy } });
+    } catch (refused) {
+      const body = refused.body && typeof refused.body === "object" ? refused.body : {};
+      error.textContent = [].concat(body.name || Object.values(body).flat()).join(" ") || refused.message;
+      input.focus();
+      return;
+    }
+    toast(`Duplicated as ${copy}.`, "ok");
+    closePanel();
+    load();
+  });
+  clear(panel, form);
+  showPanel();
+  input.select();
 }
 
 function actions(agent) {
