@@ -38,6 +38,8 @@ from agents.model_table import connection_names
 from agents.models import DRAFT_SUFFIX, RETENTION_MAX_DAYS, AgentSpec, AgentVersion
 
 APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
+INSTRUCTION_MAX = 100_000
+DESCRIPTION_MAX = 2_000
 # Room for DRAFT_SUFFIX in AgentSpec.name's 100 characters.
 NAME_MAX = 100 - len(DRAFT_SUFFIX)
 TOOLS_MAX = 200
@@ -271,7 +273,12 @@ class AgentSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["source", "updated_at"]
         # validate_name says it in words, case-insensitively.
-        extra_kwargs = {"name": {"validators": []}}
+        extra_kwargs = {
+            "name": {"validators": []},
+            # Sent with every model call: a pasted book is a mistake, and a cost.
+            "instruction": {"max_length": INSTRUCTION_MAX},
+            "description": {"max_length": DESCRIPTION_MAX},
+        }
 
     def to_representation(self, spec: AgentSpec) -> dict:
         data = super().to_representation(spec)

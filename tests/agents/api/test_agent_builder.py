@@ -94,6 +94,8 @@ def test_duplicate_then_archive_keeps_old_sessions_readable(
         ({"tool_choice": "sometimes"}, "tool_choice"),
         ({"groups": ["no-such-group"]}, "groups"),
         ({"name": "x--draft"}, "name"),
+        ({"instruction": "x" * 100_001}, "instruction"),
+        ({"description": "d" * 2_001}, "description"),
     ],
 )
 def test_bad_agent_fields_are_400_with_field_errors(admin, body, field):
