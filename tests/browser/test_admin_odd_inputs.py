@@ -82,3 +82,21 @@ def test_a_tool_server_url_without_its_scheme_is_refused_by_the_url(sign_in):
     expect(admin.locator("#error-url")).to_have_text(
         "A URL starting with http:// or https:// (e.g. http://localhost:8000/mcp)."
     )
+
+
+def test_an_agent_whose_connection_was_removed_says_so_on_its_card(sign_in, api):
+    name, agent = fresh("lab"), fresh("qa-")
+    staff = api("admin")
+    body = {"name": name, "kind": "ollama", "base_url": "http://127.0.0.1:9"}
+    assert staff.post("/api/providers/", json=body).status_code == 201
+    made = {"name": agent, "instruction": "x", "model": f"{name}/llama3"}
+    assert staff.post("/api/agents/", json=made).status_code == 201
+    assert staff.delete(f"/api/providers/{name}/").status_code == 204
+    admin = sign_in("admin")
+
+    admin.goto("/staff/agents/")
+
+    expect(admin.locator(f'.agent-card[data-agent="{agent}"]')).to_contain_text(
+        f"No model connection is named {name}. Staff add connections on the "
+        "Models page."
+    )
