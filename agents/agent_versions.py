@@ -6,7 +6,8 @@
   DRAFT_SUFFIX, which only staff start sessions with (agents.sessions.get_draft);
   saving it records a `draft` version of the agent. Publishing copies the draft's
   fields onto the agent, a new published version; the draft row stays, for the
-  sessions that tried it.
+  sessions that tried it. Discarding the draft removes its row; the sessions that
+  tried it go on with the published agent.
 - A rollback copies an old version's fields onto the agent: itself a new version.
 
 The API validates a version's fields (agents.api.agent_serializers) before any
@@ -118,6 +119,24 @@ def ensure_draft(*, agent: AgentSpec) -> AgentSpec:
     )
     apply_related(draft, snapshot(agent))
     return draft
+
+
+def discard_draft(*, agent: AgentSpec, user) -> int:
+    """Remove the agent's draft, unpublished; NotFoundError if it has none.
+
+    The sessions that tried it go on with the published agent (a session keeps
+    its agent row), so the draft row can go and the next draft starts afresh
+    from the published fields. Returns how many sessions were moved; the
+    change audit records the discard on the agent (and the row's delete).
+    """
+    with transaction.atomic():
+        draft = AgentSpec.objects.select_for_update().filter(draft_of=agent).first()
+        if draft is None:
+            raise NotFoundError("This agent has no draft.")
+        moved = draft.sessions.update(agent=agent)
+        record(user, agent, "draft_discarded", {"sessions_moved": moved})
+        draft.delete()
+    return moved
 
 
 def apply_related(spec: AgentSpec, data: Mapping[str, Any]) -> None:

@@ -17,40 +17,20 @@ import httpx
 from django.conf import settings
 from django.db import transaction
 
-from agents.adk.providers import PROVIDERS, litellm_kwargs, missing_variables
+from agents.adk.providers import (
+    LITELLM_PROVIDERS,
+    PROVIDERS,
+    litellm_kwargs,
+    missing_variables,
+)
 from agents.model_table import SEALING_PURPOSE, Target, target_of
-from agents.models import ConnectionsVersion, ModelConnection, ServedModel
+from agents.models import AgentSpec, ConnectionsVersion, ModelConnection, ServedModel
 from project.errors import DomainError
 from project.sealing import seal
 
 # Names a connection may not take: the prefixes agents already use for the
 # environment's providers and LiteLLM's, and the offline model's.
-RESERVED_NAMES = frozenset(
-    {
-        *PROVIDERS,
-        "offline",
-        "env",
-        "ollama",
-        "bedrock",
-        "vertex_ai",
-        "huggingface",
-        "cohere",
-        "replicate",
-        "sagemaker",
-        "watsonx",
-        "fireworks_ai",
-        "perplexity",
-        "cerebras",
-        "databricks",
-        "nvidia_nim",
-        "lm_studio",
-        "llamafile",
-        "litellm_proxy",
-        "github",
-        "cloudflare",
-        "sambanova",
-    }
-)
+RESERVED_NAMES = frozenset({*PROVIDERS, *LITELLM_PROVIDERS, "offline", "env"})
 LISTABLE = (ModelConnection.Kind.OPENAI_COMPATIBLE, ModelConnection.Kind.OLLAMA)
 
 
@@ -125,6 +105,15 @@ def save_connection(
     key: str | None,
 ) -> ModelConnection:
     """Create or change a connection; `key` None keeps the stored one, "" clears it."""
+    renamed = connection is not None and fields.get("name", connection.name) != (
+        connection.name
+    )
+    if renamed and (users := agents_using(connection.name)):
+        raise ConnectionRefused(
+            f"Agents name this connection's models by its name ({', '.join(users)}): "
+            "change their model first, or add a connection under the new name.",
+            field="name",
+        )
     connection = connection or ModelConnection()
     for name, value in fields.items():
         setattr(connection, name, value)
@@ -138,6 +127,27 @@ def save_connection(
                 served.save(update_fields=["full_name"])
         bump_version()
     return connection
+
+
+def agents_using(name: str) -> list[str]:
+    """The agents (drafts too) whose model is one of connection `name`'s, and
+    "the default model" when TOOLCRIB_DEFAULT_MODEL is."""
+    prefix = f"{name}/"
+    users = list(
+        AgentSpec.objects.filter(model__startswith=prefix)
+        .order_by("name")
+        .values_list("name", flat=True)[:20]
+    )
+    if settings.TOOLCRIB_DEFAULT_MODEL.startswith(prefix):
+        users.append("the default model")
+    return users
+
+
+def is_litellm_provider(name: str) -> bool:
+    """Whether LiteLLM knows the provider `name` (imports litellm: 3 s, once)."""
+    import litellm  # noqa: PLC0415 - 3 s to import: only when staff name a provider
+
+    return name in {getattr(p, "value", p) for p in litellm.provider_list}
 
 
 def remove_connection(connection: ModelConnection) -> None:
@@ -201,12 +211,11 @@ def target_for_owner(owner: ModelConnection | EnvConnection, model: str) -> Targ
     if isinstance(owner, ModelConnection):
         return target_of(owner, model)
     kwargs = litellm_kwargs(f"{owner.name}/{model}")
-    litellm_model = (
-        f"gemini/{model}" if owner.name == "google" else f"{owner.name}/{model}"
-    )
+    provider = "gemini" if owner.name == "google" else owner.name
     return Target(
         connection=owner.name,
-        litellm_model=litellm_model,
+        provider=provider,
+        litellm_model=f"{provider}/{model}",
         api_base=kwargs["api_base"],
         api_key=kwargs["api_key"] or _google_key(owner),
     )
@@ -246,10 +255,31 @@ def fetch_model_ids(owner: ModelConnection | EnvConnection) -> list[str]:
         raise ConnectionRefused(_unreachable_words(base)) from exc
     if response.status_code != 200:
         raise ConnectionRefused(_status_words(response.status_code, ""))
-    body = response.json()
-    if ollama:
-        return sorted(m.get("name", "") for m in body.get("models", []) if m)
-    return sorted(m.get("id", "") for m in body.get("data", []) if m)
+    listed = _listed_ids(response, key="name" if ollama else "id")
+    if listed is None:
+        raise ConnectionRefused(
+            f"{url} answered, but not with a list of models: check the base URL "
+            "(an OpenAI-compatible server's usually ends in /v1; Ollama's does not)."
+        )
+    return listed
+
+
+def _listed_ids(response: httpx.Response, *, key: str) -> list[str] | None:
+    """The model ids of a `/models` (`data`, `id`) or `/api/tags` (`models`,
+    `name`) answer; None when it is no such list."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    entries = (
+        body.get("models" if key == "name" else "data")
+        if isinstance(body, dict)
+        else None
+    )
+    if not isinstance(entries, list):
+        return None
+    ids = [e.get(key) for e in entries if isinstance(e, dict)]
+    return sorted(i for i in ids if isinstance(i, str) and i)
 
 
 def fetch_models(owner: ModelConnection | EnvConnection) -> list[ServedModel]:

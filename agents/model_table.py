@@ -34,9 +34,11 @@ LITELLM_PREFIX = {
 
 @dataclass(frozen=True)
 class Target:
-    """Where a connection's model is called: LiteLLM's model name, base, key."""
+    """Where a connection's model is called: LiteLLM's provider and model name,
+    base, key."""
 
     connection: str
+    provider: str
     litellm_model: str
     api_base: str | None
     api_key: str | None = field(repr=False)
@@ -108,6 +110,11 @@ def _load(stamp: UUID | None) -> Snapshot:
     return Snapshot(stamp=stamp, connections=connections, prices=prices)
 
 
+def connection_names() -> frozenset[str]:
+    """The stored connections' names, as of now."""
+    return frozenset(snapshot().connections)
+
+
 def target_for(name: str) -> Target | None:
     """How to call `name` (`<connection>/<model>`) if its prefix is a stored
     connection, else None (an environment provider's name, or no such connection)."""
@@ -132,6 +139,7 @@ def target_of(connection: ModelConnection, model: str) -> Target:
         key = "not-needed"  # the openai SDK sends nothing without a key
     return Target(
         connection=connection.name,
+        provider=prefix,
         litellm_model=f"{prefix}/{model}",
         api_base=connection.base_url or None,
         api_key=key,

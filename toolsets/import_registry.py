@@ -72,11 +72,41 @@ async def aread(registration: Registration) -> Reading:
         raise
     except Exception as exc:  # noqa: BLE001 - MCP transports fail in many ways
         logger.warning("import could not be listed import=%s", registration.name)
-        raise ImportFailed(f"the tools could not be listed: {failure_of(exc)}") from exc
+        raise ImportFailed(_listing_failure(registration, exc)) from exc
     finally:
         await toolset.close()
     bindings = [Binding(info, called, tool, base) for called, base, tool in listed]
     return Reading(bindings=bindings, document=document)
+
+
+def _listing_failure(registration: Registration, exc: BaseException) -> str:
+    """Why the tools could not be listed, in words an admin can act on."""
+    detail = failure_of(exc)
+    if not (isinstance(registration, McpServer) and registration.command):
+        return f"the tools could not be listed: {detail}"
+    if any(isinstance(e, FileNotFoundError) for e in _causes(exc)):
+        return (
+            "The tools could not be listed: there is no program "
+            f"{registration.command[0]} on the server (give its full path?)."
+        )
+    return (
+        "The tools could not be listed: the command exited (or wrote something "
+        f"else) before it answered as an MCP server on its standard output ({detail})."
+    )
+
+
+def _causes(exc: BaseException | None) -> list[BaseException]:
+    """An exception, the groups' members and the causes under it, at most 20."""
+    found: list[BaseException] = []
+    todo = [exc]
+    while todo and len(found) < 20:
+        current = todo.pop()
+        if current is None or current in found:
+            continue
+        found.append(current)
+        todo.extend(getattr(current, "exceptions", ()) or ())
+        todo.extend((current.__cause__, current.__context__))
+    return found
 
 
 def _openapi(document: dict[str, Any], registration: Registration) -> BaseToolset:

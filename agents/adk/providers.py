@@ -15,7 +15,7 @@ names ADK's Gemini, LiteLlm and OpenAILlm serve, lazily: litellm (~3 s to import
 the openai SDK load only when a turn first needs them.
 """
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from google.adk.models import BaseLlm, LLMRegistry
 from google.adk.workflow import BaseNode
 
 from agents.adk.nodes import walk_agents
-from agents.model_table import target_for
+from agents.model_table import connection_names, target_for
 
 OFFLINE_PREFIX = "offline/"
 # Sent as the key to a self-hosted OpenAI-compatible server that needs none: the
@@ -109,6 +109,44 @@ PROVIDERS: dict[str, Provider] = {
     )
 }
 
+# LiteLLM providers (beyond PROVIDERS) that agents may name as `<prefix>/<model>`
+# with the credentials LiteLLM finds itself; no stored connection may take these
+# names (agents.connections). A prefix in neither, and no connection's name, is not
+# configured (model_info). Each is in litellm.provider_list (tests check).
+LITELLM_PROVIDERS = frozenset(
+    {
+        "bedrock",
+        "vertex_ai",
+        "huggingface",
+        "cohere",
+        "replicate",
+        "sagemaker",
+        "watsonx",
+        "fireworks_ai",
+        "perplexity",
+        "cerebras",
+        "databricks",
+        "nvidia_nim",
+        "lm_studio",
+        "llamafile",
+        "litellm_proxy",
+        "github",
+        "cloudflare",
+        "sambanova",
+        "azure_ai",
+        "deepinfra",
+        "ai21",
+        "codestral",
+        "text-completion-openai",
+        "vllm",
+        "dashscope",
+        "moonshot",
+        "novita",
+        "friendliai",
+        "openai_like",
+    }
+)
+
 # Names served by Toolcrib's subclasses of ADK's model classes. Identical regexes
 # replace ADK's own entries in place; the others are added after ADK's.
 GEMINI_NAMES = [r"gemini-.*", r"gemma-4.*"]
@@ -162,8 +200,12 @@ def provider_of(name: str) -> str:
     return "unknown"
 
 
-def model_info(model: str) -> dict[str, Any]:
-    """Name, provider, label, and whether the provider is configured (and what's missing)."""
+def model_info(
+    model: str, *, connections: Collection[str] | None = None
+) -> dict[str, Any]:
+    """Name, provider, label, and whether the provider is configured (and what's
+    missing, or the problem in words). `connections`: the stored connections'
+    names, when the caller read them already (else read here: one query)."""
     name = effective_model(model)
     if name.startswith(OFFLINE_PREFIX):
         return {
@@ -173,16 +215,35 @@ def model_info(model: str) -> dict[str, Any]:
             "label": "Offline demo model (deterministic, no LLM, no network)",
             "configured": True,
             "missing": [],
+            "problem": "",
         }
     missing = missing_variables(name)
+    problem = connection_problem(name, connections)
     return {
         "name": name,
         "provider": provider_of(name),
         "offline": False,
         "label": name,
-        "configured": not missing,
+        "configured": not missing and not problem,
         "missing": missing,
+        "problem": problem,
     }
+
+
+def connection_problem(name: str, connections: Collection[str] | None = None) -> str:
+    """Why `<prefix>/<model>` cannot run when its prefix is neither a provider
+    nor a stored connection (as the turn would fail); else ""."""
+    prefix = provider_of(name)
+    if not is_connection_name(name) or prefix in LITELLM_PROVIDERS:
+        return ""
+    if connections is None:
+        connections = connection_names()
+    if prefix in connections:
+        return ""
+    return (
+        f"No model connection is named {prefix}. "
+        "Staff add connections on the Models page."
+    )
 
 
 def missing_variables(name: str) -> list[str]:
@@ -296,7 +357,14 @@ def is_connection_name(name: str) -> bool:
 
 async def acall_kwargs(name: str) -> dict[str, Any]:
     """litellm_kwargs(), or for a stored connection's model, its LiteLLM model,
-    base URL and key as of the latest change (one query; none for other names)."""
+    provider, base URL and key as of the latest change (one query; none for other
+    names).
+
+    The provider is passed as LiteLLM's `custom_llm_provider` because ADK decides
+    by it, not by the connection's name, how to shape a request: an Ollama
+    connection's messages as `ollama_chat` wants them, a Gemma 4 model's tool
+    results in the role its server takes.
+    """
     kwargs = litellm_kwargs(name)
     if not is_connection_name(name):
         return kwargs
@@ -306,6 +374,7 @@ async def acall_kwargs(name: str) -> dict[str, Any]:
     return {
         **kwargs,
         "model": target.litellm_model,
+        "custom_llm_provider": target.provider,
         "api_base": target.api_base,
         "api_key": target.api_key,
     }

@@ -18,7 +18,12 @@ from agents.adk.builder import (
     toolset_source,
 )
 from agents.adk.offline_matching import describe_matching
-from agents.adk.providers import model_info
+from agents.adk.providers import (
+    OFFLINE_PREFIX,
+    connection_problem,
+    effective_model,
+    model_info,
+)
 from agents.adk.tool_selection import tool_names
 from agents.inputs import (
     HISTORY_MAX,
@@ -29,9 +34,12 @@ from agents.inputs import (
     parse_starters,
     parse_tool_choice,
 )
+from agents.model_table import connection_names
 from agents.models import DRAFT_SUFFIX, RETENTION_MAX_DAYS, AgentSpec, AgentVersion
 
 APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
+INSTRUCTION_MAX = 100_000
+DESCRIPTION_MAX = 2_000
 # Room for DRAFT_SUFFIX in AgentSpec.name's 100 characters.
 NAME_MAX = 100 - len(DRAFT_SUFFIX)
 TOOLS_MAX = 200
@@ -70,6 +78,10 @@ class ModelInfoSerializer(serializers.Serializer):
     missing = serializers.ListField(
         child=serializers.CharField(),
         help_text='Variables to set; alternatives read "A or B".',
+    )
+    problem = serializers.CharField(
+        help_text="Why the model cannot run, in words (e.g. no connection of "
+        "that name); empty when nothing is known to be wrong."
     )
 
 
@@ -260,6 +272,13 @@ class AgentSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = ["source", "updated_at"]
+        # validate_name says it in words, case-insensitively.
+        extra_kwargs = {
+            "name": {"validators": []},
+            # Sent with every model call: a pasted book is a mistake, and a cost.
+            "instruction": {"max_length": INSTRUCTION_MAX},
+            "description": {"max_length": DESCRIPTION_MAX},
+        }
 
     def to_representation(self, spec: AgentSpec) -> dict:
         data = super().to_representation(spec)
@@ -293,6 +312,8 @@ class AgentSerializer(serializers.ModelSerializer):
                 'does, e.g. "openai/gpt-4o-mini", "anthropic/claude-sonnet-4-5", '
                 '"gemini-2.5-flash", "ollama_chat/llama3.2" or "offline/demo".'
             ) from None
+        if problem := connection_problem(value):
+            raise serializers.ValidationError(problem)
         return value
 
     def validate_tools(self, value) -> list[dict[str, str]]:
@@ -311,11 +332,15 @@ class AgentSerializer(serializers.ModelSerializer):
         return entries
 
     def get_model_info(self, spec: AgentSpec) -> ModelInfoSerializer:
-        return model_info(spec.model)
+        # The connections' names are read once for a whole list of agents.
+        if "connection_names" not in self.context:
+            self.context["connection_names"] = connection_names()
+        return model_info(spec.model, connections=self.context["connection_names"])
 
     @extend_schema_field(OfflineSerializer(allow_null=True))
     def get_offline(self, spec: AgentSpec) -> dict | None:
-        return describe_matching() if model_info(spec.model)["offline"] else None
+        offline = effective_model(spec.model).startswith(OFFLINE_PREFIX)
+        return describe_matching() if offline else None
 
     def validate_starters(self, value) -> list[str]:
         try:
@@ -367,6 +392,13 @@ class AgentSerializer(serializers.ModelSerializer):
             )
         if value == "user":
             raise serializers.ValidationError("'user' is reserved by ADK.")
+        taken = AgentSpec.objects.filter(name__iexact=value)
+        if self.instance is not None:
+            taken = taken.exclude(pk=self.instance.pk)
+        if (other := taken.values_list("name", flat=True).first()) is not None:
+            raise serializers.ValidationError(
+                f"An agent is named {other} already: choose another name."
+            )
         return value
 
     def validate_toolsets(self, value):

@@ -221,15 +221,21 @@ class AgentViewSet(ActorFromRequest, viewsets.ModelViewSet):
     @extend_schema(
         methods=["PATCH"], request=AgentSerializer, responses=AgentSerializer
     )
-    @action(detail=True, methods=["get", "patch"])
+    @extend_schema(methods=["DELETE"], request=None, responses={204: None})
+    @action(detail=True, methods=["get", "patch", "delete"])
     def draft(self, request: Request, name: str) -> Response:
-        """The agent's unpublished draft; PATCH saves a draft version (staff).
+        """The agent's unpublished draft; PATCH saves a draft version, DELETE
+        discards the draft (staff).
 
         Staff try it in a session (`POST /api/sessions/` with `"draft": true`)
-        before publishing it; everyone else keeps the published agent.
+        before publishing it; everyone else keeps the published agent. A
+        discarded draft's sessions go on with the published agent.
         """
         edit = _fields_of(request.data) if request.method == "PATCH" else {}
         agent = self._row_agent()
+        if request.method == "DELETE":
+            agent_versions.discard_draft(agent=agent, user=request.user)
+            return Response(status=status.HTTP_204_NO_CONTENT)
         if request.method == "GET":
             draft = AgentSpec.objects.filter(draft_of=agent).first()
             if draft is None:

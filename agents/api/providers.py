@@ -131,6 +131,11 @@ class ConnectionSerializer(serializers.ModelSerializer):
         value = value.strip().lower()
         if value and not value.replace("_", "").isalnum():
             raise ValidationError("LiteLLM's provider prefix: letters, digits, _.")
+        if value and not connections.is_litellm_provider(value):
+            raise ValidationError(
+                f"LiteLLM has no provider named {value}: use its prefix as LiteLLM's "
+                "documentation gives it (groq, bedrock, mistral...)."
+            )
         return value
 
     def validate(self, attrs):

@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agents.adk.providers import connection_problem
 from agents.api.views import IsStaffOrReadOnly
 from agents.changes import ActorFromRequest
 from agents.models import Budget
@@ -162,6 +163,12 @@ class BudgetSerializer(serializers.ModelSerializer):
         extra_kwargs = {"daily_tokens": {"required": False, "allow_null": True}}
         # Uniqueness per owner and model is checked in validate(), in words.
         validators = []
+
+    def validate_model(self, value: str) -> str:
+        value = value.strip()
+        if value and (problem := connection_problem(value)):
+            raise ValidationError(problem)
+        return value
 
     def validate(self, attrs):
         user = attrs.get("user", getattr(self.instance, "user", None))

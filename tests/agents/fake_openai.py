@@ -3,7 +3,7 @@
 Real HTTP, in a thread: each POST /v1/chat/completions plays the next scripted
 reply, streamed as SSE chunks (with a usage chunk when the client asks for one) or
 as one JSON body; GET /v1/models lists `models`. It records every request it
-received; a wrong key is answered 401, as OpenAI does.
+received; a wrong key is answered 401 and an unknown message role 400, as OpenAI does.
 
     with FakeOpenAI([say("Hello there"), fail(500)]) as server:
         settings.TOOLCRIB_PROVIDER_ENV = server.env()
@@ -140,6 +140,11 @@ class FakeOpenAI:
                     server.requests.append(received)
                     self._error(401, "Incorrect API key provided.", "invalid_api_key")
                     return
+                role = _unknown_role(body)
+                if role is not None:
+                    server.requests.append(received)
+                    self._error(400, f"Invalid value: '{role}'.", "invalid_value")
+                    return
                 reply = server._next(received)
                 if reply.stall:
                     server._stop.wait(reply.stall)
@@ -181,6 +186,21 @@ class FakeOpenAI:
                 self.close_connection = True
 
         return Handler
+
+
+ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
+
+
+def _unknown_role(body: Mapping[str, Any]) -> str | None:
+    """A message role OpenAI refuses (400), as a strict server does; else None."""
+    return next(
+        (
+            m.get("role")
+            for m in body.get("messages") or []
+            if m.get("role") not in ROLES
+        ),
+        None,
+    )
 
 
 def _chunk(delta: Mapping[str, Any], finish: str | None = None) -> dict[str, Any]:

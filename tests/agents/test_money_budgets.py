@@ -84,7 +84,7 @@ def test_a_budget_for_one_model_holds_only_that_model(
     )
 
 
-def test_staff_set_a_money_budget_for_a_group_and_a_model(make_user, api_for):
+def test_staff_set_a_money_budget_for_a_group_and_a_model(make_user, api_for, lab):
     from django.contrib.auth.models import Group
 
     Group.objects.create(name="interns")
@@ -103,9 +103,14 @@ def test_staff_set_a_money_budget_for_a_group_and_a_model(make_user, api_for):
     other_model = api.post(
         "/api/budgets/", {"group": "interns", "daily_tokens": 10}, format="json"
     )
-    no_limit = api.post("/api/budgets/", {"group": "interns", "model": "x/y"})
+    no_limit = api.post("/api/budgets/", {"group": "interns", "model": "lab/y"})
     negative = api.post(
-        "/api/budgets/", {"group": "interns", "daily_cost": "-1", "model": "x/z"}
+        "/api/budgets/", {"group": "interns", "daily_cost": "-1", "model": "lab/z"}
+    )
+    no_connection = api.post(
+        "/api/budgets/",
+        {"group": "interns", "daily_tokens": 5, "model": "ghost/x"},
+        format="json",
     )
 
     assert made.status_code == 201, made.json()
@@ -118,3 +123,10 @@ def test_staff_set_a_money_budget_for_a_group_and_a_model(make_user, api_for):
     assert other_model.status_code == 201
     assert no_limit.status_code == 400 and "daily_tokens" in no_limit.json()
     assert negative.status_code == 400 and "daily_cost" in negative.json()
+    assert no_connection.status_code == 400
+    assert no_connection.json() == {
+        "model": [
+            "No model connection is named ghost. "
+            "Staff add connections on the Models page."
+        ]
+    }

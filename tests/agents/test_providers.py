@@ -2,6 +2,7 @@
 
 import threading
 
+import litellm
 import pytest
 from django.conf import settings as django_settings
 from google.adk.agents import LlmAgent
@@ -10,6 +11,7 @@ from google.adk.models.lite_llm import LiteLlm
 
 from agents.adk.offline import OfflineLlm
 from agents.adk.providers import (
+    LITELLM_PROVIDERS,
     NO_KEY,
     PROVIDERS,
     ModelNotConfigured,
@@ -213,3 +215,8 @@ def test_provider_failures_read_clearly(error, code, words):
 
 def test_other_failures_are_not_provider_failures():
     assert describe_model_error(ValueError("nope")) is None
+
+
+def test_every_litellm_prefix_toolcrib_reserves_is_a_litellm_provider():
+    known = {getattr(p, "value", p) for p in litellm.provider_list}
+    assert LITELLM_PROVIDERS <= known

@@ -114,6 +114,7 @@ def test_agents_api_shows_the_model_and_that_it_is_configured(
         "label": MODEL_NAME,
         "configured": True,
         "missing": [],
+        "problem": "",
     }
 
     settings.TOOLCRIB_PROVIDER_ENV = {}

@@ -1,7 +1,7 @@
 """The agent builder (staff), in the browser: create an agent (a refused field says
 why next to it; the instruction's Markdown previews), edit it, compare versions,
 roll back, limit it to a group, save a draft and try it in a session marked Draft,
-duplicate and archive it; a user who is not staff gets no builder."""
+duplicate it (a taken name refused next to the field) and archive it; a user who is not staff gets no builder."""
 
 import uuid
 
@@ -74,14 +74,46 @@ def test_staff_build_version_try_and_archive_an_agent(sign_in, api, shoot):
     )
 
     admin.goto("/staff/agents/")
-    admin.once("dialog", lambda dialog: dialog.accept(f"{name}-copy"))
     card.get_by_role("button", name="Duplicate").click()
+    admin.fill("#duplicate-name", name.upper())
+    admin.locator("#duplicate-form").get_by_role("button", name="Duplicate").click()
+    expect(admin.locator("#duplicate-name-error")).to_have_text(
+        f"An agent is named {name} already: choose another name."
+    )
+    admin.fill("#duplicate-name", f"{name}-copy")
+    admin.locator("#duplicate-form").get_by_role("button", name="Duplicate").click()
+    expect(admin.locator("#duplicate-form")).to_have_count(0)
     copy = admin.locator(f'.agent-card[data-agent="{name}-copy"]')
     expect(copy).to_contain_text("Answer briefly.")  # its instruction, rendered
     card.get_by_role("button", name="Archive").click()
     expect(card.locator(".badge", has_text="archived")).to_be_visible()
     listed = [a["name"] for a in api("alice").get("/api/agents/").json()]
     assert name not in listed
+
+
+def test_staff_discard_a_draft_from_the_page(sign_in, api):
+    name = f"qa-{uuid.uuid4().hex[:6]}"
+    body = {"name": name, "instruction": "Published words.", "model": "offline/demo"}
+    assert api("admin").post("/api/agents/", json=body).status_code == 201
+    admin = sign_in("admin")
+    admin.goto("/staff/agents/")
+    card = admin.locator(f'.agent-card[data-agent="{name}"]')
+    card.get_by_role("button", name="Edit draft").click()
+    admin.fill("#agent-instruction", "Draft words nobody wants.")
+    admin.get_by_role("button", name="Save draft").click()
+    expect(card.locator(".badge", has_text="draft")).to_be_visible()
+
+    admin.once("dialog", lambda dialog: dialog.accept())
+    card.get_by_role("button", name="Discard draft").click()
+
+    expect(admin.locator(".toast", has_text="Draft discarded.")).to_be_visible()
+    expect(card.locator(".badge", has_text="draft")).to_have_count(0)
+    expect(card.get_by_role("button", name="Discard draft")).to_have_count(0)
+    expect(card.get_by_role("button", name="Try draft")).to_have_count(0)
+    assert api("admin").get(f"/api/agents/{name}/draft/").status_code == 404
+    changes = api("admin").get("/api/changes/").json()["results"]
+    actions = [c["action"] for c in changes if c["object_repr"] == name]
+    assert "draft_discarded" in actions, changes[:3]
 
 
 def test_code_agent_says_what_may_change(sign_in):

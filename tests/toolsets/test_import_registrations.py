@@ -328,7 +328,7 @@ def test_only_staff_may_see_or_change_imports(pets, alice, api_for):
         ({"kind": "mcp", "name": "x", "command": ["a"], "url": "http://h/mcp"}, None),
         ({"kind": "mcp", "name": "Bad Name", "command": ["a"]}, "name"),
         ({"kind": "mcp", "name": "x", "spec": "{}"}, "spec"),
-        ({"kind": "mcp", "name": "x", "url": "ftp://h/"}, None),
+        ({"kind": "mcp", "name": "x", "url": "ftp://h/"}, "url"),
         ({"kind": "openapi", "name": "x", "spec": "{}", "path": "/x"}, None),
         ({"kind": "rest", "name": "x"}, "kind"),
         ({"kind": "mcp", "name": "x", "command": "not a list"}, "command"),

@@ -45,6 +45,15 @@ class McpOAuth(BaseModel):
         return self
 
 
+def _check_http_url(cls, value: str) -> str:
+    """A `url` field's rule, on the field: http:// or https:// (or none given)."""
+    if value and _scheme(value) not in ("http", "https"):
+        raise ValueError(
+            "a URL starting with http:// or https:// (e.g. http://localhost:8000/mcp)"
+        )
+    return value
+
+
 class McpServer(BaseModel):
     """An MCP server: a stdio `command` (program and arguments) or a `url` (with
     `headers`, or `oauth` client credentials)."""
@@ -68,9 +77,9 @@ class McpServer(BaseModel):
             raise ValueError("give either command (stdio) or url (streamable HTTP)")
         if self.oauth is not None and not self.url:
             raise ValueError("oauth is for a server at a url (streamable HTTP)")
-        if self.url and _scheme(self.url) not in ("http", "https"):
-            raise ValueError("url must be http:// or https://")
         return self
+
+    _http_url = field_validator("url")(_check_http_url)
 
     @property
     def source(self) -> str:
@@ -103,6 +112,8 @@ class OpenApiSpec(BaseModel):
         if sum(bool(v) for v in (self.spec, self.path, self.url)) != 1:
             raise ValueError("give exactly one of spec, path or url")
         return self
+
+    _http_url = field_validator("url")(_check_http_url)
 
     @property
     def source(self) -> str:

@@ -66,6 +66,8 @@ def create_invite(
 ) -> Issued:
     """A new invitation, valid for `days` days."""
     users.check_passwords_on()
+    users.check_email_free(email)
+    _check_no_pending(email)
     token = secrets.token_urlsafe(TOKEN_BYTES)
     with transaction.atomic():
         invite = Invite.objects.create(
@@ -83,9 +85,23 @@ def create_invite(
     return Issued(invite=invite, token=token)
 
 
+def _check_no_pending(email: str) -> None:
+    if email and pending_rows().filter(email__iexact=email).exists():
+        raise users.UserRefused(
+            "An invitation to this email is waiting already: withdraw it to send "
+            "a new one.",
+            field="email",
+        )
+
+
+def pending_rows():
+    """The invitations neither used nor expired, as a query."""
+    return Invite.objects.filter(used_at__isnull=True, expires_at__gt=timezone.now())
+
+
 def pending() -> list[Invite]:
     """Invitations neither used nor expired, newest first."""
-    rows = Invite.objects.filter(used_at__isnull=True, expires_at__gt=timezone.now())
+    rows = pending_rows()
     return list(rows.select_related("created_by").prefetch_related("groups"))
 
 

@@ -94,6 +94,7 @@ def create_user(
     users = get_user_model().objects
     if users.filter(username__iexact=username).exists():
         raise UserRefused("A user with that username already exists.", field="username")
+    check_email_free(email)
     user = users.create_user(
         username=username,
         password=password,
@@ -107,6 +108,19 @@ def create_user(
     return user
 
 
+def check_email_free(email: str, *, user: AbstractBaseUser | None = None) -> None:
+    """UserRefused (on `email`) when another user has `email`, in any case: one
+    address, one person, so an invitation or a sign-in finds her."""
+    if not email:
+        return
+    others = get_user_model().objects.filter(email__iexact=email)
+    if user is not None:
+        others = others.exclude(pk=user.pk)
+    holder = others.values_list("username", flat=True).first()
+    if holder is not None:
+        raise UserRefused(f"{holder} has this email already.", field="email")
+
+
 def change_user(
     *, actor: AbstractBaseUser, user: AbstractBaseUser, changes: Mapping[str, Any]
 ) -> AbstractBaseUser:
@@ -117,6 +131,8 @@ def change_user(
         user = get_user_model().objects.select_for_update().get(pk=user.pk)
         changed = [f for f, value in wanted.items() if getattr(user, f) != value]
         _check(actor=actor, user=user, wanted={f: wanted[f] for f in changed})
+        if "email" in changed:
+            check_email_free(wanted["email"], user=user)
         if not changed:
             return user
         for field in changed:

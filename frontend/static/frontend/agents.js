@@ -86,10 +86,47 @@ async function tryDraft(name) {
   }
 }
 
-async function duplicate(name) {
-  const copy = window.prompt(`Name of the copy of ${name}:`, `${name}-copy`);
-  if (!copy) return;
-  if (await act(`/api/agents/${encodeURIComponent(name)}/duplicate/`, { name: copy }, `Duplicated as ${copy}.`)) load();
+async function discardDraft(name) {
+  if (!window.confirm(`Discard the draft of ${name}? Its edits are lost; sessions that tried it go on with the published agent.`)) return;
+  try {
+    await api(`/api/agents/${encodeURIComponent(name)}/draft/`, { method: "DELETE" });
+    toast("Draft discarded.", "ok");
+  } catch (error) {
+    toast(error.message, "bad");
+  }
+  load();
+}
+
+/** The copy's name in a form of its own, so a refused name says why next to it. */
+function duplicate(name) {
+  const input = h("input", { id: "duplicate-name", name: "name", value: `${name}-copy`, maxlength: 92, required: true, autocomplete: "off", "aria-describedby": "duplicate-name-error" });
+  const error = h("p", { class: "field-error small", id: "duplicate-name-error", role: "alert" });
+  const form = h(
+    "form",
+    { id: "duplicate-form", class: "stack", novalidate: true },
+    h("h2", { class: "panel-title" }, `Duplicate ${name}`),
+    h("div", { class: "field" }, h("label", { for: "duplicate-name" }, "Name of the copy"), input, error),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "button primary small" }, "Duplicate"), h("button", { type: "button", class: "button ghost small", onclick: closePanel }, "Cancel")),
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    const copy = input.value.trim();
+    try {
+      await api(`/api/agents/${encodeURIComponent(name)}/duplicate/`, { method: "POST", body: { name: copy } });
+    } catch (refused) {
+      const body = refused.body && typeof refused.body === "object" ? refused.body : {};
+      error.textContent = [].concat(body.name || Object.values(body).flat()).join(" ") || refused.message;
+      input.focus();
+      return;
+    }
+    toast(`Duplicated as ${copy}.`, "ok");
+    closePanel();
+    load();
+  });
+  clear(panel, form);
+  showPanel();
+  input.select();
 }
 
 function actions(agent) {
@@ -104,6 +141,7 @@ function actions(agent) {
     button("Edit draft", () => edit(name, true)),
     agent.has_draft ? button("Try draft", () => tryDraft(name)) : null,
     agent.has_draft ? button("Publish draft", async () => (await act(`${path}publish/`, undefined, "Draft published.")) && load(), "primary") : null,
+    agent.has_draft ? button("Discard draft", () => discardDraft(name), "danger") : null,
     button("Versions", () => {
       showPanel();
       openVersions(panel, name, { close: closePanel, changed: () => (load(), openVersions(panel, name, { close: closePanel, changed: load })) });
@@ -130,7 +168,7 @@ function card(agent) {
       h("dd", {}, h("code", {}, model.name || agent.model || "default"), " ", model.offline ? badge("offline", "wait") : badge(model.provider || "unknown")),
       model.offline ? [h("dt", {}, ""), h("dd", { class: "muted small" }, model.label)] : null,
       model.configured === false
-        ? [h("dt", {}, ""), h("dd", { class: "state error compact" }, `Not configured: set ${(model.missing || []).join(", ") || "the provider's key"}.`)]
+        ? [h("dt", {}, ""), h("dd", { class: "state error compact" }, model.problem || `Not configured: set ${(model.missing || []).join(", ") || "the provider's key"}.`)]
         : null,
       h("dt", {}, "Toolsets"),
       h("dd", {}, agent.toolsets && agent.toolsets.length ? agent.toolsets.join(", ") : h("span", { class: "muted" }, "none whole")),

@@ -94,12 +94,61 @@ def test_duplicate_then_archive_keeps_old_sessions_readable(
         ({"tool_choice": "sometimes"}, "tool_choice"),
         ({"groups": ["no-such-group"]}, "groups"),
         ({"name": "x--draft"}, "name"),
+        ({"instruction": "x" * 100_001}, "instruction"),
+        ({"description": "d" * 2_001}, "description"),
     ],
 )
 def test_bad_agent_fields_are_400_with_field_errors(admin, body, field):
     response = admin.post("/api/agents/", {"name": "helper", **body}, format="json")
     assert response.status_code == 400
     assert field in response.json(), response.json()
+
+
+def test_a_name_taken_in_another_case_is_400_on_create_and_duplicate(admin):
+    create(admin)
+    create(admin, name="other")
+
+    clash = admin.post(
+        "/api/agents/", {"name": "Helper", "instruction": "x"}, format="json"
+    )
+    copy = admin.post("/api/agents/other/duplicate/", {"name": "HELPER"}, format="json")
+
+    said = {"name": ["An agent is named helper already: choose another name."]}
+    assert (clash.status_code, clash.json()) == (400, said)
+    assert (copy.status_code, copy.json()) == (400, said)
+    edited = admin.patch("/api/agents/helper/", {"description": "d"}, format="json")
+    assert edited.status_code == 200, edited.content
+
+
+def test_a_model_of_a_connection_not_made_is_400_and_so_is_rolling_back_to_it(
+    admin, staff
+):
+    refused = admin.post(
+        "/api/agents/",
+        {"name": "helper", "instruction": "x", "model": "ghost/llama3"},
+        format="json",
+    )
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "model": [
+            "No model connection is named ghost. "
+            "Staff add connections on the Models page."
+        ]
+    }
+    admin.post(
+        "/api/providers/",
+        {"name": "ghost", "kind": "ollama", "base_url": "http://127.0.0.1:9"},
+        format="json",
+    )
+    create(admin, model="ghost/llama3")
+    admin.patch("/api/agents/helper/", {"model": "offline/demo"}, format="json")
+    assert admin.delete("/api/providers/ghost/").status_code == 204
+
+    back = admin.post("/api/agents/helper/rollback/", {"version": 1}, format="json")
+
+    assert back.status_code == 400
+    assert "No model connection is named ghost" in back.json()["model"][0]
+    assert admin.get("/api/agents/helper/").json()["model"] == "offline/demo"
 
 
 def test_name_clash_and_sub_agent_cycle_are_400(admin):
@@ -159,6 +208,49 @@ def test_draft_is_tried_by_staff_and_published_for_everyone(
     assert published.json()["instruction"] == "Draft words."
     statuses = [v["status"] for v in admin.get("/api/agents/helper/versions/").json()]
     assert statuses == ["published", "draft", "published"]
+
+
+def test_a_discarded_draft_is_gone_and_its_sessions_use_the_published_agent(
+    admin, alice, api_for, say
+):
+    create(admin)
+    admin.patch("/api/agents/helper/draft/", {"instruction": "Draft."}, format="json")
+    tried = admin.post(
+        "/api/sessions/", {"agent": "helper", "draft": True}, format="json"
+    ).json()
+    assert api_for(alice).delete("/api/agents/helper/draft/").status_code == 403
+
+    discarded = admin.delete("/api/agents/helper/draft/")
+
+    assert discarded.status_code == 204
+    agent = admin.get("/api/agents/helper/").json()
+    assert agent["has_draft"] is False and agent["instruction"] == "Be brief."
+    assert admin.get("/api/agents/helper/draft/").status_code == 404
+    again = admin.delete("/api/agents/helper/draft/")
+    assert again.status_code == 404
+    assert again.json() == {"detail": "This agent has no draft."}
+    session = admin.get(f"/api/sessions/{tried['id']}/").json()
+    assert session["draft"] is False and session["agent"] == "helper"
+    helper = AgentSpec.objects.get(name="helper")
+    (change,) = Change.objects.filter(action="draft_discarded")
+    assert (change.object_id, change.changes) == (
+        str(helper.pk),
+        {"sessions_moved": 1},
+    )
+    assert change.actor.username == "root"
+    fresh = admin.patch(
+        "/api/agents/helper/draft/", {"description": "New."}, format="json"
+    )
+    assert fresh.status_code == 200, fresh.content
+    assert fresh.json()["instruction"] == "Be brief."
+
+
+def test_a_code_agent_has_no_draft_to_discard(admin, demo_agents):
+    answer = admin.delete("/api/agents/weather_sentiment/draft/")
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "detail": "Only agents made here have versions and drafts."
+    }
 
 
 def test_non_staff_have_no_builder(alice, api_for, admin):

@@ -1,7 +1,12 @@
 """Model connections over /api/providers/: staff add, change, test and remove
 them, and the very next turn uses them; keys are taken and never given back."""
 
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from google.adk.agents import LlmAgent
 
 from agents.adk.offline import OfflineLlm
@@ -278,3 +283,158 @@ def test_an_environment_providers_model_is_priced_too(
             "cost": "0.004000",
         }
     ]
+
+
+def test_a_gemma_4_tool_result_reaches_an_openai_compatible_server_as_tool(
+    staff, alice, demo_agents, api_for, start_session, say, server, settings
+):
+    """ADK sends Gemma 4's tool results as `tool_responses` unless it knows the
+    server is OpenAI-compatible: a connection tells it, so vLLM or LM Studio
+    serving Gemma 4 gets the role it takes."""
+    server.models = ["gemma-4-e4b"]
+    settings.TOOLCRIB_DEFAULT_MODEL = "lab/gemma-4-e4b"
+    LlmAgent.set_default_model("lab/gemma-4-e4b")
+    add_lab(api_for(staff), server)
+    server.play(
+        fake.call("get_weather_report", city="London"),
+        fake.say("Cloudy in London."),
+    )
+    session = start_session(alice, "weather_sentiment")
+
+    run = say(alice, session, "weather in london?")
+
+    assert run["status"] == "succeeded", run["error"]
+    assert server.requests[-1].messages[-1]["role"] == "tool"
+
+
+def test_an_agent_on_a_connection_not_made_yet_shows_not_configured(
+    staff, alice, demo_agents, api_for, server
+):
+    api = api_for(alice)
+    info = api.get("/api/agents/weather_sentiment/").json()["model_info"]
+    assert info["name"] == MODEL_NAME and info["configured"] is False
+    assert info["problem"] == (
+        "No model connection is named lab. Staff add connections on the Models page."
+    )
+
+    add_lab(api_for(staff), server)
+
+    listed = {a["name"]: a["model_info"] for a in api.get("/api/agents/").json()}
+    assert listed["weather_sentiment"]["configured"] is True
+    assert listed["weather_sentiment"]["problem"] == ""
+
+
+def test_the_agents_list_reads_the_connections_once(
+    staff, alice, demo_agents, api_for, server
+):
+    add_lab(api_for(staff), server)
+    api = api_for(alice)
+    api.get("/api/agents/")  # the snapshot is loaded
+    with CaptureQueriesContext(connection) as queries:
+        listed = api.get("/api/agents/").json()
+    stamps = [q for q in queries.captured_queries if "connectionsversion" in q["sql"]]
+    assert len(listed) > 3 and len(stamps) == 1
+
+
+def test_a_connection_agents_use_cannot_be_renamed_from_under_them(
+    staff, api_for, server
+):
+    api = api_for(staff)
+    add_lab(api, server)
+    api.post(
+        "/api/agents/",
+        {"name": "helper", "instruction": "x", "model": "lab/fake-gpt"},
+        format="json",
+    )
+
+    refused = api.patch("/api/providers/lab/", {"name": "lab2"}, format="json")
+
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "name": [
+            "Agents name this connection's models by its name (helper, the default "
+            "model): change their model first, or add a connection under the new "
+            "name."
+        ]
+    }
+    assert api.get("/api/providers/lab/").status_code == 200
+
+
+def test_a_connection_no_agent_uses_is_renamed_with_its_models(staff, api_for):
+    api = api_for(staff)
+    api.post(
+        "/api/providers/",
+        {"name": "spare", "kind": "ollama", "base_url": "http://127.0.0.1:9"},
+        format="json",
+    )
+    api.post("/api/providers/spare/models/", {"model": "m"}, format="json")
+
+    renamed = api.patch("/api/providers/spare/", {"name": "home"}, format="json")
+
+    assert renamed.status_code == 200, renamed.json()
+    assert [m["full_name"] for m in renamed.json()["models"]] == ["home/m"]
+
+
+def test_an_unknown_litellm_provider_is_400_on_its_field(staff, api_for):
+    answer = api_for(staff).post(
+        "/api/providers/",
+        {"name": "odd", "kind": "litellm", "litellm_provider": "zzz"},
+        format="json",
+    )
+    assert answer.status_code == 400
+    assert answer.json()["litellm_provider"] == [
+        "LiteLLM has no provider named zzz: use its prefix as LiteLLM's "
+        "documentation gives it (groq, bedrock, mistral...)."
+    ]
+    known = api_for(staff).post(
+        "/api/providers/",
+        {"name": "fast", "kind": "litellm", "litellm_provider": "groq", "api_key": "k"},
+        format="json",
+    )
+    assert known.status_code == 201, known.json()
+
+
+class WebPage(BaseHTTPRequestHandler):
+    """A web server's page where a model list was expected."""
+
+    def do_GET(self) -> None:
+        page = b"<html><body>Welcome</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def web_page():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), WebPage)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    port = server.server_address[1]
+    yield f"http://127.0.0.1:{port}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("kind", ["openai_compatible", "ollama"])
+def test_a_base_url_that_answers_no_model_list_is_said_in_words(
+    staff, api_for, web_page, kind
+):
+    api = api_for(staff)
+    api.post(
+        "/api/providers/",
+        {"name": "wrong", "kind": kind, "base_url": web_page},
+        format="json",
+    )
+
+    fetched = api.post("/api/providers/wrong/models/fetch/")
+
+    assert fetched.status_code == 400
+    assert fetched.json()["detail"].endswith(
+        "answered, but not with a list of models: check the base URL (an "
+        "OpenAI-compatible server's usually ends in /v1; Ollama's does not)."
+    )

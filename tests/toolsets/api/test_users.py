@@ -96,6 +96,29 @@ def test_a_taken_username_or_unknown_group_is_refused_by_field(client, make_user
     assert no_group.status_code == 400 and "groups" in no_group.json()
 
 
+def test_an_email_another_user_has_is_refused_on_create_and_change(client, make_user):
+    bob = make_user("bob")
+    bob.email = "bob@example.com"
+    bob.save()
+    make_user("amy")
+
+    made = client.post(
+        "/api/users/",
+        {"username": "bob2", "password": STRONG, "email": "BOB@example.com"},
+        format="json",
+    )
+    changed = client.patch(
+        "/api/users/amy/", {"email": "Bob@Example.com"}, format="json"
+    )
+    kept = client.patch("/api/users/bob/", {"email": "BOB@example.com"}, format="json")
+
+    said = {"email": ["bob has this email already."]}
+    assert (made.status_code, made.json()) == (400, said)
+    assert (changed.status_code, changed.json()) == (400, said)
+    assert kept.status_code == 200, kept.json()
+    assert not get_user_model().objects.filter(username="bob2").exists()
+
+
 def test_staff_switch_a_user_off_and_on(client, alice):
     off = client.patch("/api/users/alice/", {"is_active": False}, format="json")
     on = client.patch("/api/users/alice/", {"is_active": True}, format="json")
@@ -201,6 +224,33 @@ def test_bad_invite_input_is_a_400_by_field(client, body):
     assert answer.status_code == 400
     assert set(answer.json()) == set(body)
     assert not Invite.objects.exists()
+
+
+def test_inviting_an_email_that_has_an_account_or_a_waiting_invite_is_400(
+    client, make_user
+):
+    bob = make_user("bob")
+    bob.email = "bob@example.com"
+    bob.save()
+    has_account = client.post(
+        "/api/invites/", {"email": "Bob@Example.com"}, format="json"
+    )
+    first = client.post("/api/invites/", {"email": "new@example.com"}, format="json")
+    again = client.post("/api/invites/", {"email": "NEW@example.com"}, format="json")
+
+    assert has_account.status_code == 400
+    assert has_account.json() == {"email": ["bob has this email already."]}
+    assert first.status_code == 201
+    assert again.status_code == 400
+    assert again.json() == {
+        "email": [
+            "An invitation to this email is waiting already: withdraw it to send "
+            "a new one."
+        ]
+    }
+    assert client.delete(f"/api/invites/{first.json()['id']}/").status_code == 204
+    resent = client.post("/api/invites/", {"email": "new@example.com"}, format="json")
+    assert resent.status_code == 201
 
 
 def test_a_withdrawn_invite_leaves_the_list(client):

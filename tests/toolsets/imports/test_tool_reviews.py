@@ -273,7 +273,11 @@ def test_a_stdio_command_that_exits_is_refused_on_its_field(admin):
         format="json",
     )
     assert response.status_code == 400
-    assert "could not be listed" in response.json()["command_line"][0]
+    said = response.json()["command_line"][0]
+    assert said.startswith(
+        "The tools could not be listed: the command exited (or wrote something "
+        "else) before it answered as an MCP server on its standard output"
+    )
     assert nothing_stored()
 
 
@@ -310,4 +314,36 @@ def test_an_invalid_uploaded_spec_is_refused_on_its_field(admin, tmp_path):
         )
     assert response.status_code == 400
     assert "not an OpenAPI document" in response.json()["spec_file"][0]
+    assert nothing_stored()
+
+
+@pytest.mark.parametrize("kind", ["mcp", "openapi"])
+def test_a_url_without_its_scheme_is_refused_on_its_field(admin, kind):
+    response = admin.post(
+        "/api/imports/",
+        {"kind": kind, "name": "noscheme", "url": "localhost:8000/mcp"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json() == {
+        "url": [
+            "A URL starting with http:// or https:// (e.g. http://localhost:8000/mcp)."
+        ]
+    }
+    assert nothing_stored()
+
+
+def test_a_stdio_program_that_is_not_there_is_named_on_its_field(admin):
+    response = admin.post(
+        "/api/imports/",
+        {"kind": "mcp", "name": "gone", "command_line": "/no/such/mcp-server --x"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json() == {
+        "command_line": [
+            "The tools could not be listed: there is no program /no/such/mcp-server "
+            "on the server (give its full path?)."
+        ]
+    }
     assert nothing_stored()
