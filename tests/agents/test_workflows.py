@@ -43,14 +43,18 @@ def agents(db, settings):
 
 @pytest.fixture(scope="module")
 def adk_api_server(tmp_path_factory) -> Iterator[str]:
-    """ADK's own `adk api_server` on the same workflows (one app folder each, as
-    `adk` expects: `<app>/agent.py` with `root_agent`), on this machine."""
-    apps = tmp_path_factory.mktemp("adk_apps")
-    for name in APPS:
+    """ADK's own `adk api_server` on the same workflows, on this machine."""
+    yield from serve_under_adk(tmp_path_factory.mktemp("adk_apps"), MODULE, APPS)
+
+
+def serve_under_adk(apps, module: str, names: list[str]) -> Iterator[str]:
+    """`adk api_server` on `module`'s agents `names` (one app folder each, as `adk`
+    expects: `<app>/agent.py` with `root_agent`); yields its URL."""
+    for name in names:
         folder = apps / name
         folder.mkdir()
         (folder / "__init__.py").write_text("from . import agent\n")
-        (folder / "agent.py").write_text(f"from {MODULE} import {name} as root_agent\n")
+        (folder / "agent.py").write_text(f"from {module} import {name} as root_agent\n")
     port = free_port()
     command = [
         str(BIN / "adk"),

@@ -121,3 +121,57 @@ def test_a_denied_tool_inside_a_workflow_an_agent_calls_is_refused_and_audited(
     ]
     assert result["name"] == "weather_check"
     assert result["response"]["status"] == "error"
+
+
+SHAPES = "tests.agents.workflow_shapes"
+
+
+@pytest.fixture
+def shapes_catalog(db, toolcrib_settings):
+    toolcrib_settings.TOOLCRIB_AGENTS = [
+        *toolcrib_settings.TOOLCRIB_AGENTS,
+        f"{SHAPES}.dynamic",
+        f"{SHAPES}.concierge",
+    ]
+    sync_code_agents()
+    sync_catalog()
+
+
+def test_a_tool_a_node_runs_dynamically_is_governed_as_any_tool(
+    shapes_catalog, alice, start_session, say, events_of
+):
+    session = start_session(alice, "dynamic")
+
+    run = say(alice, session, "go")
+
+    frames = events_of(alice, session)
+    audit = list(ToolCall.objects.values_list("tool_name", "status", "user__username"))
+    assert (run["status"], audit) == ("succeeded", [("lookup_forecast", "ok", "alice")])
+    assert node_outputs(frames)["dynamic@1/fetch_both@1"] == "dynamic Lima: rain"
+
+
+def test_a_denied_tool_a_node_runs_dynamically_is_refused_and_audited(
+    shapes_catalog, alice, start_session, say, events_of
+):
+    # Met at its first call (no static walk finds it), then denied like any tool.
+    say(alice, start_session(alice, "dynamic"), "go")
+    grant, _ = grants.grant_tool(
+        target=tool("dynamic.lookup_forecast"), effect="deny", user=alice
+    )
+    session = start_session(alice, "dynamic")
+
+    say(alice, session, "go")
+
+    refused = node_outputs(events_of(alice, session))
+    answer = refused["dynamic@1/fetch_both@1/lookup_forecast@1"]
+    assert answer["status"] == "error"
+    assert f"grant #{grant.pk}" in answer["error_message"]
+    statuses = list(ToolCall.objects.order_by("pk").values_list("status", flat=True))
+    assert statuses == ["ok", "denied"]
+
+
+def test_an_agent_that_does_not_load_leaves_the_others_catalogued(shapes_catalog):
+    # `concierge` wraps a workflow in an AgentTool (it does not load); the sync
+    # goes on.
+    assert Tool.objects.filter(toolset__name="calculator").exists()
+    assert not Tool.objects.filter(toolset__name="concierge").exists()
