@@ -277,3 +277,26 @@ def test_a_node_asking_a_credential_waits_in_the_inbox_until_given(
         "vault opened with ****1234",
     )
     assert "vault-key-1234" not in str(frames)
+
+
+def test_the_trace_names_each_loop_round_and_each_worker(
+    agents, alice, start_session, say, api_for, events_of
+):
+    paths = {}
+    for agent, text in (("counter", "sheep"), ("fan_out", "ash birch")):
+        session = start_session(alice, agent)
+        run = say(alice, session, text)
+        trace = api_for(alice).get(f"/api/runs/{run['id']}/trace/").json()
+        paths[agent] = {
+            s["attributes"]["toolcrib.node.path"]: s["attributes"][
+                "toolcrib.node.output"
+            ]
+            for s in trace["spans"]
+            if "toolcrib.node.output" in s["attributes"]
+        }
+        timeline = {path for path, _ in node_events(events_of(alice, session))}
+        assert timeline <= set(paths[agent]), (agent, timeline, paths[agent])
+
+    counted = {p: o for p, o in paths["counter"].items() if "/count_up@" in p}
+    assert sorted(counted.values()) == ["1", "2", "3"]
+    assert paths["fan_out"]["fan_out@1/gather@1"] == '"ASH BIRCH"'

@@ -4,6 +4,7 @@ LlmAgent node's tools, and a tool node's (a BaseTool put in the graph)."""
 import pytest
 
 from agents.adk.builder import sync_code_agents
+from agents.models import Request
 from tests.toolsets.conftest import tool
 from toolsets import grants
 from toolsets.catalog import sync_catalog
@@ -175,3 +176,46 @@ def test_an_agent_that_does_not_load_leaves_the_others_catalogued(shapes_catalog
     # goes on.
     assert Tool.objects.filter(toolset__name="calculator").exists()
     assert not Tool.objects.filter(toolset__name="concierge").exists()
+
+
+@pytest.mark.parametrize(
+    ("approved", "weather"),
+    [(True, ["approved", "ok"]), (False, ["rejected"])],
+)
+def test_an_agent_nodes_tool_held_for_approval_resumes_the_workflow(
+    flow_catalog,
+    alice,
+    make_user,
+    api_for,
+    start_session,
+    say,
+    events_of,
+    approved,
+    weather,
+):
+    staff = make_user("root", is_staff=True)
+    marked = api_for(staff).patch(
+        "/api/tools/forecast_flow.lookup_weather/",
+        {"requires_approval": True},
+        format="json",
+    )
+    assert marked.status_code == 200, marked.content
+    session = start_session(alice, "forecast_flow")
+
+    run = say(alice, session, "weather please")
+
+    assert (run["status"], run["waiting_for"]) == ("waiting", "approval"), run
+    [approval] = Request.objects.filter(session_id=session, kind="approval")
+    decided = api_for(alice).post(
+        f"/api/approvals/{approval.id}/decide/?wait=1",
+        {"approved": approved},
+        format="json",
+    )
+    assert decided.status_code == 200, decided.content
+    assert decided.json()["status"] == "succeeded", decided.json()
+    outputs = node_outputs(events_of(alice, session))
+    # The workflow goes on from the agent node to its last node, once.
+    assert outputs["forecast_flow@1/shout@1"] == {"shout": "FORECAST DONE"}
+    rows = ToolCall.objects.order_by("pk").values_list("tool_name", "status")
+    assert [status for name, status in rows if name == "lookup_weather"] == weather
+    assert [status for name, status in rows if name == "shout"] == ["ok"]
