@@ -9,6 +9,7 @@ from asgiref.sync import sync_to_async as sync
 
 from agents.adk.builder import sync_code_agents
 from agents.models import Request, Run
+from tests.agents.requests.test_inbox_socket import open_inbox, ring, rings
 from tests.agents.test_consumers import auth, open_socket
 from tests.agents.test_workflows import (
     adk_nodes,
@@ -300,3 +301,51 @@ def test_the_trace_names_each_loop_round_and_each_worker(
     counted = {p: o for p, o in paths["counter"].items() if "/count_up@" in p}
     assert sorted(counted.values()) == ["1", "2", "3"]
     assert paths["fan_out"]["fan_out@1/gather@1"] == '"ASH BIRCH"'
+
+
+async def test_a_nodes_question_rings_the_inbox_and_is_answered_from_it(
+    agents, alice, bob, start_session, say, api_for
+):
+    inbox = await open_inbox(alice)
+    others = await open_inbox(bob)
+    session = await sync(start_session)(alice, "drafts")
+
+    run = await sync(say)(alice, session, "write")
+
+    assert (run["status"], run["waiting_for"]) == ("waiting", "result"), run
+    [asked] = await sync(list)(Request.objects.filter(session_id=session))
+    assert [f for f in await rings(inbox) if f["type"] == "request"] == [
+        ring("new", asked, "pending")
+    ]
+    listed = await sync(requests_of)(alice, api_for)
+    [card] = [r for r in listed if r["id"] == asked.pk]
+    # It reads as the workflow's question, not as a tool's result to post.
+    assert (card["title"], card["description"]) == (
+        "Answer the workflow's question",
+        "Approve draft 1?",
+    )
+    assert card["reason"] == (
+        "The workflow waits for a person's answer, and goes on with it."
+    )
+    bobs, alices = await sync(api_for)(bob), await sync(api_for)(alice)
+    refused = await sync(bobs.post)(
+        f"/api/requests/{asked.pk}/answer/",
+        {"response": {"approved": True}},
+        format="json",
+    )
+    answered = await sync(alices.post)(
+        f"/api/requests/{asked.pk}/answer/?wait=1",
+        {"response": {"approved": True}},
+        format="json",
+    )
+    assert refused.status_code == 404, refused.content
+    assert answered.status_code == 200, answered.content
+    assert answered.json()["run"]["status"] == "succeeded", answered.json()
+    assert ring("answered", asked, "answered") in await rings(inbox)
+    assert [f for f in await rings(others) if f["type"] == "request"] == []
+    await inbox.disconnect()
+    await others.disconnect()
+
+
+def requests_of(user, api_for) -> list[dict]:
+    return api_for(user).get("/api/requests/").json()
