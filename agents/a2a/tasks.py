@@ -21,6 +21,7 @@ from django.utils import timezone
 from agents.events.log import record_and_publish
 from agents.events.wire import run_out
 from agents.models import A2ATask, AgentSpec, Event, Request, Run, Session
+from agents.requests import wording
 from agents.requests.closing import expire_stopped
 from agents.sessions import create_session
 from agents.turns import cancel, start
@@ -185,13 +186,16 @@ def _waiting_on(run: Run) -> list[str]:
 
 
 def _wording(request: Request) -> str:
+    """The request as the inbox shows it (agents.requests.wording): what it asks,
+    the question a workflow asks, who answers."""
     who = f"the group {request.answer_group}" if request.answer_group else "its owner"
-    what = (
-        f"{request.kind} of {request.tool_name}" if request.tool_name else request.kind
-    )
+    asked = f" ({request.description})" if request.description else ""
+    what = wording.title(request)
+    what = what[:1].lower() + what[1:]
     return (
-        f"Waiting for a person: the {what} (request {request.pk}) is answered by "
-        f"{who} in Toolcrib's inbox; the task goes on once it is."
+        f"Waiting for a person: {what}{asked}, request "
+        f"{request.pk}, is answered by {who} in Toolcrib's inbox; the task goes on "
+        "once it is."
     )
 
 

@@ -8,7 +8,10 @@ import pytest
 from asgiref.sync import sync_to_async as sync
 
 from agents.adk.builder import sync_code_agents
-from agents.models import Request, Run
+from agents.models import AgentSpec, Request, Run
+from agents.tokens import issue_token
+from project.asgi import application
+from tests.agents.a2a.conftest import rpc, text_message
 from tests.agents.requests.test_inbox_socket import open_inbox, ring, rings
 from tests.agents.test_consumers import auth, open_socket
 from tests.agents.test_workflows import (
@@ -349,3 +352,36 @@ async def test_a_nodes_question_rings_the_inbox_and_is_answered_from_it(
 
 def requests_of(user, api_for) -> list[dict]:
     return api_for(user).get("/api/requests/").json()
+
+
+async def test_a_workflow_served_over_a2a_asks_its_question_as_input_required(
+    agents, alice, api_for
+):
+    await sync(AgentSpec.objects.filter(name="drafts").update)(a2a=True)
+    token = await sync(issue_token)(user=alice)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=application),
+        base_url="http://testserver",
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    ) as client:
+        sent = await client.post(
+            "/a2a/drafts/", json=rpc("message/send", text_message("write"))
+        )
+        task = sent.json()["result"]
+        [asked] = await sync(list)(Request.objects.filter(session_id=task["contextId"]))
+        alices = await sync(api_for)(alice)
+        await sync(alices.post)(
+            f"/api/requests/{asked.pk}/answer/?wait=1",
+            {"response": {"approved": True}},
+            format="json",
+        )
+        done = await client.post(
+            "/a2a/drafts/", json=rpc("tasks/get", {"id": task["id"]})
+        )
+
+    assert task["status"]["state"] == "input-required", task
+    said = task["status"]["message"]["parts"][0]["text"]
+    assert "Approve draft 1?" in said and f"request {asked.pk}" in said, said
+    assert "adk_request_input" not in said
+    assert done.json()["result"]["status"]["state"] == "completed", done.text

@@ -16,6 +16,7 @@ from asgiref.sync import sync_to_async as sync
 
 from agents.adk.builder import load_code_agent, sync_code_agents
 from agents.models import AgentSpec, Request, Run
+from project.asgi import application
 from tests.agents import workflow_agents
 from tests.agents.test_consumers import ack_and_turn, auth, open_socket
 from tests.live.server import BIN, ROOT, free_port, stop, wait_for_port
@@ -410,3 +411,16 @@ def test_the_agents_api_describes_a_workflow_and_its_nodes(agents, alice, api_fo
     assert list(nodes) == ["forecaster", "to_shout", "shout"]
     assert nodes["forecaster"]["tools"] == [{"name": "lookup_weather"}]
     assert nodes["shout"]["tools"] == [{"name": "shout"}]
+
+
+async def test_a_workflow_served_over_a2a_has_a_card_with_its_nodes_tools(agents):
+    # The A2A edge is in front of Django's ASGI app (agents/a2a/server.py).
+    await sync(AgentSpec.objects.filter(name="forecast_flow").update)(a2a=True)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=application), base_url="http://testserver"
+    ) as client:
+        card = await client.get("/a2a/forecast_flow/.well-known/agent-card.json")
+
+    assert card.status_code == 200, card.text
+    skills = [skill["id"] for skill in card.json()["skills"]]
+    assert skills == ["forecast_flow", "lookup_weather", "shout"]
