@@ -16,8 +16,10 @@ from asgiref.sync import sync_to_async as sync
 
 from agents.adk.builder import load_code_agent, sync_code_agents
 from agents.models import AgentSpec, Request, Run
+from agents.tokens import issue_token
 from project.asgi import application
 from tests.agents import workflow_agents
+from tests.agents.a2a.conftest import rpc, text_message
 from tests.agents.test_consumers import ack_and_turn, auth, open_socket
 from tests.live.server import BIN, ROOT, free_port, stop, wait_for_port
 
@@ -424,3 +426,34 @@ async def test_a_workflow_served_over_a2a_has_a_card_with_its_nodes_tools(agents
     assert card.status_code == 200, card.text
     skills = [skill["id"] for skill in card.json()["skills"]]
     assert skills == ["forecast_flow", "lookup_weather", "shout"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "text", "reply"),
+    [
+        ("triage", "my bill is wrong", "summary of checks: account ok, history ok"),
+        (
+            "forecast_flow",
+            "weather please",
+            'Sunny in Paris. {"shout": "FORECAST DONE"}',
+        ),
+    ],
+)
+async def test_a_workflows_output_is_its_a2a_tasks_reply(
+    agents, alice, agent, text, reply
+):
+    await sync(AgentSpec.objects.filter(name=agent).update)(a2a=True)
+    token = await sync(issue_token)(user=alice)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=application),
+        base_url="http://testserver",
+        headers={"Authorization": f"Bearer {token}"},
+    ) as client:
+        sent = await client.post(
+            f"/a2a/{agent}/", json=rpc("message/send", text_message(text))
+        )
+
+    task = sent.json()["result"]
+    assert task["status"]["state"] == "completed", task
+    [artifact] = task["artifacts"]
+    assert " ".join(part["text"] for part in artifact["parts"]) == reply
