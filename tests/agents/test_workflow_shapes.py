@@ -1,6 +1,7 @@
 """More ADK 2.x Workflow shapes (tests/agents/workflow_shapes.py) in Toolcrib,
 each compared with what ADK's own `adk api_server` does with the same agent."""
 
+import asyncio
 from collections.abc import Iterator
 
 import httpx
@@ -11,6 +12,7 @@ from agents.adk.builder import sync_code_agents
 from agents.models import AgentSpec, Request, Run
 from agents.tokens import issue_token
 from project.asgi import application
+from tests.agents import workflow_shapes
 from tests.agents.a2a.conftest import rpc, text_message
 from tests.agents.requests.test_inbox_socket import open_inbox, ring, rings
 from tests.agents.test_consumers import auth, open_socket
@@ -36,6 +38,7 @@ APPS = [
     "dynamic",
     "slow",
     "vault",
+    "sleepy",
 ]
 
 
@@ -385,3 +388,34 @@ async def test_a_workflow_served_over_a2a_asks_its_question_as_input_required(
     assert "Approve draft 1?" in said and f"request {asked.pk}" in said, said
     assert "adk_request_input" not in said
     assert done.json()["result"]["status"]["state"] == "completed", done.text
+
+
+async def test_a_cancel_stops_a_running_workflow_and_its_branches(
+    agents, alice, start_session, events_of
+):
+    workflow_shapes.NAPPING.clear()
+    workflow_shapes.WOKE.clear()
+    session = await sync(start_session)(alice, "sleepy")
+    socket = await open_socket(f"/ws/sessions/{session}/", await sync(auth)(alice))
+    await socket.send_json_to({"type": "message", "text": "go"})
+    ack = await socket.receive_json_from(timeout=10)
+    assert ack["type"] == "ack", ack
+    # Waited off the sync thread, which the turn's own database calls need.
+    napping = sync(workflow_shapes.NAPPING.wait, thread_sensitive=False)
+    assert await napping(10)
+
+    await socket.send_json_to({"type": "cancel"})
+    finished = None
+    while finished is None:
+        frame = await socket.receive_json_from(timeout=10)
+        if frame["type"] == "event" and frame["event"]["kind"] == "run_finished":
+            finished = frame["event"]["run"]
+    await socket.disconnect()
+
+    assert finished["status"] == "cancelled", finished
+    await asyncio.sleep(0.5)
+    assert workflow_shapes.WOKE == []
+    run = await sync(Run.objects.get)(session_id=session)
+    assert run.status == Run.Status.CANCELLED
+    paths = [p for p, _ in node_events(await sync(events_of)(alice, session))]
+    assert not any(p.endswith("/after_nap@1") for p in paths), paths

@@ -13,6 +13,7 @@ them, for tests/agents/test_workflow_shapes.py (each also run by `adk api_server
 """
 
 import asyncio
+import threading
 from collections.abc import AsyncGenerator
 
 from fastapi.openapi.models import APIKey, APIKeyIn
@@ -238,3 +239,24 @@ def open_vault(ctx: Context, node_input) -> str:
 
 
 vault = Workflow(name="vault", edges=[("START", open_vault)])
+
+
+NAPPING = threading.Event()
+WOKE: list[str] = []
+
+
+async def nap(node_input) -> str:
+    """A long node: a person stops the turn while it runs."""
+    NAPPING.set()
+    await asyncio.sleep(30)
+    WOKE.append("nap")
+    return "rested"
+
+
+def after_nap(node_input) -> str:
+    WOKE.append("after_nap")
+    return f"after {node_input}"
+
+
+# Two branches: one naps, the other is quick; a cancel stops the whole graph.
+sleepy = Workflow(name="sleepy", edges=[("START", (nap, help_desk)), (nap, after_nap)])
