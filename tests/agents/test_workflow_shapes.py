@@ -39,6 +39,7 @@ APPS = [
     "slow",
     "vault",
     "sleepy",
+    "counting",
 ]
 
 
@@ -419,3 +420,40 @@ async def test_a_cancel_stops_a_running_workflow_and_its_branches(
     assert run.status == Run.Status.CANCELLED
     paths = [p for p, _ in node_events(await sync(events_of)(alice, session))]
     assert not any(p.endswith("/after_nap@1") for p in paths), paths
+
+
+def test_an_answer_that_does_not_fit_the_questions_schema_is_refused(
+    adk_server, agents, alice, start_session, say, api_for, events_of
+):
+    # ADK fails the resumed turn on such an answer, and every answer after it.
+    adk_id = adk_session(adk_server, "counting")
+    adk_run(adk_server, "counting", adk_id, {"role": "user", "parts": [{"text": "go"}]})
+    right = {
+        "role": "user",
+        "parts": [
+            {
+                "functionResponse": {
+                    "id": "how_many",
+                    "name": "adk_request_input",
+                    "response": {"result": 4},
+                }
+            }
+        ],
+    }
+    reference = adk_nodes(adk_run(adk_server, "counting", adk_id, right))
+    session = start_session(alice, "counting")
+    say(alice, session, "go")
+    [asked] = Request.objects.filter(session_id=session)
+    url = f"/api/requests/{asked.pk}/answer/?wait=1"
+
+    wrong = api_for(alice).post(url, {"response": {"result": "many"}}, format="json")
+    asked.refresh_from_db()
+    right = api_for(alice).post(url, {"response": {"result": 4}}, format="json")
+
+    assert wrong.status_code == 400, wrong.content
+    assert "response" in wrong.json()
+    assert asked.status == "pending"
+    assert right.status_code == 200, right.content
+    assert right.json()["run"]["status"] == "succeeded"
+    ours = node_events(events_of(alice, session))
+    assert ours[-1] == reference[-1] == ("counting@1/doubled@1", 8)

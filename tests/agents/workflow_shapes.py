@@ -260,3 +260,18 @@ def after_nap(node_input) -> str:
 
 # Two branches: one naps, the other is quick; a cancel stops the whole graph.
 sleepy = Workflow(name="sleepy", edges=[("START", (nap, help_desk)), (nap, after_nap)])
+
+
+@node
+async def how_many(ctx: Context, node_input):
+    """Asks a person for a number: the question's schema is an integer."""
+    yield RequestInput(
+        interrupt_id="how_many", message="How many?", response_schema=int
+    )
+
+
+def doubled(node_input: int) -> int:
+    return node_input * 2
+
+
+counting = Workflow(name="counting", edges=[("START", how_many, doubled)])
