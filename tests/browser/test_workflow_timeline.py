@@ -51,3 +51,19 @@ def test_a_node_asking_a_person_waits_and_its_answer_resumes_the_workflow(sign_i
     assert answered.status_code in (200, 202), answered.text
     welcome = page.locator(NODE).filter(has_text="greeter › welcome")
     expect(welcome).to_contain_text("Welcome, Ada!")
+
+
+def test_a_nodes_output_shows_with_the_state_it_changed(sign_in):
+    # count_up returns Event(output=n, state={"count": n}): a state change that is
+    # also the node's output, each round of the loop.
+    page = sign_in("alice")
+    start_session(page, "counter")
+
+    send(page, "sheep")
+
+    expect(finished_runs(page)).to_have_count(1)
+    rounds = page.locator(NODE).filter(has_text="counter › count_up")
+    expect(rounds).to_have_count(3)
+    assert [text.split()[-1] for text in rounds.all_inner_texts()] == ["1", "2", "3"]
+    told = page.locator(NODE).filter(has_text="counter › tell_count")
+    expect(told).to_contain_text("sheep: counted to 3")
