@@ -1,6 +1,8 @@
 """An agent's A2A card: who it is, what it can do, and how a caller proves who
 she is (docs/a2a.md)."""
 
+from typing import Any
+
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -11,10 +13,11 @@ from a2a.types import (
     SecurityScheme,
 )
 from django.conf import settings
-from google.adk.agents import BaseAgent
 from google.adk.tools.base_toolset import BaseToolset
+from google.adk.workflow import BaseNode
 
 from agents.adk.builder import AgentBuildError, agent_for
+from agents.adk.nodes import node_tools, walk
 from agents.models import AgentSpec
 
 PROTOCOL_VERSION = "0.3.0"
@@ -86,27 +89,32 @@ def skills(*, spec: AgentSpec, description: str) -> list[AgentSkill]:
     return [main, *_tool_skills(root, seen={spec.name})]
 
 
-def _tool_skills(agent: BaseAgent, *, seen: set[str]) -> list[AgentSkill]:
+def _tool_skills(root: BaseNode, *, seen: set[str]) -> list[AgentSkill]:
+    """One skill per tool and toolset of every node of the tree: sub-agents, and
+    the nodes of its workflows (a Workflow root has no `sub_agents`)."""
     found = []
-    for tool in getattr(agent, "tools", None) or []:
-        if isinstance(tool, BaseToolset):
-            name, kind, text = type(tool).__name__, "toolset", ""
-        else:
-            name = getattr(tool, "name", None) or getattr(tool, "__name__", "")
-            kind = "tool"
-            text = getattr(tool, "description", None) or getattr(tool, "__doc__", "")
-        if not name or name in seen:
-            continue
-        seen.add(name)
-        first = (text or "").strip().split("\n\n")[0].strip()
-        found.append(
-            AgentSkill(
-                id=name,
-                name=name,
-                description=first or f"The {kind} {name} of {agent.name}.",
-                tags=[kind],
-            )
-        )
-    for sub in agent.sub_agents:
-        found.extend(_tool_skills(sub, seen=seen))
+    for node in walk(root):
+        for tool in node_tools(node):
+            skill = _skill(tool, owner=node.name, seen=seen)
+            if skill is not None:
+                found.append(skill)
     return found
+
+
+def _skill(tool: Any, *, owner: str, seen: set[str]) -> AgentSkill | None:
+    if isinstance(tool, BaseToolset):
+        name, kind, text = type(tool).__name__, "toolset", ""
+    else:
+        name = getattr(tool, "name", None) or getattr(tool, "__name__", "")
+        kind = "tool"
+        text = getattr(tool, "description", None) or getattr(tool, "__doc__", "")
+    if not name or name in seen:
+        return None
+    seen.add(name)
+    first = (text or "").strip().split("\n\n")[0].strip()
+    return AgentSkill(
+        id=name,
+        name=name,
+        description=first or f"The {kind} {name} of {owner}.",
+        tags=[kind],
+    )

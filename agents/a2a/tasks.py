@@ -12,15 +12,18 @@ Every read is scoped to the caller and the agent: another principal's task or
 context is "unknown", as one that never existed (staff included).
 """
 
+import json
 from dataclasses import dataclass, field
 from uuid import UUID
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from agents.events.log import record_and_publish
 from agents.events.wire import run_out
 from agents.models import A2ATask, AgentSpec, Event, Request, Run, Session
+from agents.requests import wording
 from agents.requests.closing import expire_stopped
 from agents.sessions import create_session
 from agents.turns import cancel, start
@@ -158,12 +161,17 @@ def view_task(task: A2ATask) -> TaskView:
 
 
 def _replies(*, session_id: str, invocations: set[str]) -> list[str]:
+    """What the agent said: its texts, and a workflow's output (a Workflow's root
+    output is its answer, written as no text: JSON unless it is a string)."""
     if not invocations:
         return []
     rows = Event.objects.filter(
-        session_id=session_id, invocation_id__in=invocations, kind="text", is_adk=True
+        Q(kind="text") | Q(data__has_key="output"),
+        session_id=session_id,
+        invocation_id__in=invocations,
+        is_adk=True,
     ).order_by("seq")
-    return [text for row in rows if (text := _text(row.data))]
+    return [text for row in rows if (text := _text(row.data) or _output(row.data))]
 
 
 def _text(data: dict) -> str:
@@ -177,6 +185,16 @@ def _text(data: dict) -> str:
     )
 
 
+def _output(data: dict) -> str:
+    """The root workflow's output an event carries, as text; "" for any other."""
+    info = data.get("node_info") or {}
+    roots = [path for path in info.get("output_for") or [] if "/" not in path]
+    output = data.get("output")
+    if not roots or output is None or data.get("partial"):
+        return ""
+    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+
+
 def _waiting_on(run: Run) -> list[str]:
     if run.status != Run.Status.WAITING:
         return []
@@ -185,13 +203,16 @@ def _waiting_on(run: Run) -> list[str]:
 
 
 def _wording(request: Request) -> str:
+    """The request as the inbox shows it (agents.requests.wording): what it asks,
+    the question a workflow asks, who answers."""
     who = f"the group {request.answer_group}" if request.answer_group else "its owner"
-    what = (
-        f"{request.kind} of {request.tool_name}" if request.tool_name else request.kind
-    )
+    asked = f" ({request.description})" if request.description else ""
+    what = wording.title(request)
+    what = what[:1].lower() + what[1:]
     return (
-        f"Waiting for a person: the {what} (request {request.pk}) is answered by "
-        f"{who} in Toolcrib's inbox; the task goes on once it is."
+        f"Waiting for a person: {what}{asked}, request "
+        f"{request.pk}, is answered by {who} in Toolcrib's inbox; the task goes on "
+        "once it is."
     )
 
 

@@ -40,6 +40,14 @@ MAX_DEPTH = 8
 TOOL_MODES = ("single_turn", "task")
 
 
+# ADK 2.13's AgentTool reads its agent's `sub_agents`, which a Workflow (a node,
+# no agent) has not: ADK fails the first call, and any listing of its declaration.
+_NOT_AN_AGENT = (
+    "agent {0}: the AgentTool {1!r} wraps a workflow, which ADK's AgentTool cannot "
+    "run; put the Workflow itself in the agent's tools (ADK calls it as a tool)"
+)
+
+
 class AgentToolError(ValueError):
     """An AgentTool's agent cannot join the tree (its name is taken, or it loops)."""
 
@@ -58,7 +66,8 @@ def adopt_agent_tools(root: BaseNode, *, depth: int = 0) -> None:
     """Make every AgentTool of the tree run its agent in the session; idempotent.
 
     Raises:
-        AgentToolError: An AgentTool's agent is named as an agent of the tree already,
+        AgentToolError: An AgentTool's agent is no agent (a Workflow), or is named as
+            an agent of the tree already,
             AgentTools nest deeper than MAX_DEPTH, or an agent run as a tool has a
             sub-agent it could transfer to.
     """
@@ -72,6 +81,8 @@ def adopt_agent_tools(root: BaseNode, *, depth: int = 0) -> None:
                 continue
             if isinstance(tool, SessionAgentTool):  # copied along with a clone
                 agent.tools[index] = _readopt(agent, tool)
+            elif isinstance(tool, AgentTool) and not isinstance(tool.agent, BaseAgent):
+                raise AgentToolError(_NOT_AN_AGENT.format(agent.name, tool.name))
             elif type(tool) is AgentTool and isinstance(tool.agent, LlmAgent):
                 agent.tools[index] = _adopt(agent, tool)
                 adopt_agent_tools(agent.tools[index].agent, depth=depth + 1)

@@ -23,7 +23,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from google.adk.agents import BaseAgent, LlmAgent
 from google.adk.models import BaseLlm, LLMRegistry
-from google.adk.workflow import BaseNode
+from google.adk.workflow import BaseNode, NodeTimeoutError
 
 from agents.adk.nodes import walk_agents
 from agents.model_table import connection_names, target_for
@@ -416,6 +416,8 @@ def describe_model_error(exc: BaseException) -> tuple[str, str] | None:
     Recognizes LiteLLM's and the openai SDK's exceptions by what they carry (an
     HTTP status, a provider) rather than by importing either library.
     """
+    if isinstance(exc, NodeTimeoutError):  # a workflow node's own limit, no model's
+        return None
     provider = getattr(exc, "llm_provider", None)
     status = getattr(exc, "status_code", None)
     timed_out = "Timeout" in type(exc).__name__ or status == 408

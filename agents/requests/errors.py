@@ -24,6 +24,17 @@ class UnknownCall(DomainError):
         super().__init__("No long-running call with this id in this session.")
 
 
+class AnswerDoesNotFit(DomainError):
+    """A workflow's question (`RequestInput(response_schema=...)`) takes answers of
+    its schema only: ADK would fail the resumed turn, and every later answer."""
+
+    field = "response"
+    code = "invalid_answer"
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(f"The answer does not fit the question's schema: {problem}")
+
+
 class AlreadyAnswered(DomainError):
     """The request is answered (or decided, or expired): it is answered once."""
 

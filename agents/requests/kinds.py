@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import jsonschema
 from django.utils import timezone
 from google.adk.agents import BaseAgent
 from google.adk.auth.auth_tool import AuthToolArguments
@@ -64,6 +65,7 @@ from agents.redaction import redact_secrets
 from agents.requests import edits, quorum, rules
 from agents.requests.errors import (
     AlreadyAnswered,
+    AnswerDoesNotFit,
     CannotRemember,
     RequestNotFound,
     UnknownCall,
@@ -184,6 +186,7 @@ class CallKind(RequestKind):
 
     def reply(self, request, answer, *, session, user) -> Reply:
         result = dict(answer)
+        _check_asked_schema(request, result)
         response = types.FunctionResponse(
             id=adk_call_id(request), name=request.tool_name, response=result
         )
@@ -414,6 +417,25 @@ def _asked_approval(call: types.FunctionCall) -> tuple[dict, dict, str]:
     }
     hint = (call.args or {}).get("message") or ""
     return original, {"hint": hint, "payload": payload}, call.id or ""
+
+
+
+def _check_asked_schema(request: Request, answer: Mapping[str, Any]) -> None:
+    """Refuse an answer to a workflow's question that its `response_schema` (JSON
+    Schema, as ADK sends it) does not take: ADK reads `{"result": x}` as x, and
+    any other object whole."""
+    if request.tool_name != REQUEST_INPUT_CALL:
+        return
+    schema = (request.args or {}).get("response_schema")
+    if not isinstance(schema, dict) or not schema:
+        return
+    value = answer["result"] if set(answer) == {"result"} else dict(answer)
+    try:
+        jsonschema.validate(value, schema)
+    except jsonschema.ValidationError as exc:
+        raise AnswerDoesNotFit(exc.message) from None
+    except jsonschema.SchemaError:  # ADK's schema, not the person's answer
+        logger.warning("a workflow question's schema is invalid request=%s", request.pk)
 
 
 def kind_of(request: Request) -> RequestKind:

@@ -1,11 +1,14 @@
 """How a request reads to a person: what it asks, why it waits, who may answer it.
 
 One wording for every kind, from what the request recorded (its tool, its answer
-group, its hint, its scheme). ADK's own hint for a tool built with
+group, its hint, its scheme). A workflow's question (ADK 2.x's `adk_request_input`:
+a node's `RequestInput` or `require_confirmation`) reads as a question, never as a
+tool's result to post. ADK's own hint for a tool built with
 `require_confirmation=True` is written for developers ("...by responding with a
 FunctionResponse..."): it is never shown.
 """
 
+from agents.adk.long_running import REQUEST_INPUT_CALL
 from agents.models import Request
 
 APPROVAL = Request.Kind.APPROVAL
@@ -25,6 +28,8 @@ def title(request: Request) -> str:
     tool = request.tool_name or "a tool"
     if request.kind == APPROVAL:
         return f"Approve a call of {tool}"
+    if request.kind == CALL and request.tool_name == REQUEST_INPUT_CALL:
+        return "Answer the workflow's question"  # the question is the description
     if request.kind == CALL:
         return f"Post the result of {tool}"
     return f"Give a credential for {tool}"
@@ -37,6 +42,8 @@ def reason(request: Request) -> str:
         if hint and ADK_HINT_MARK not in hint:
             return hint
         return "The tool asks for a person's approval before each call."
+    if request.kind == CALL and request.tool_name == REQUEST_INPUT_CALL:
+        return "The workflow waits for a person's answer, and goes on with it."
     if request.kind == CALL:
         if request.answer_group:
             return (

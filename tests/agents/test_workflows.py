@@ -16,7 +16,10 @@ from asgiref.sync import sync_to_async as sync
 
 from agents.adk.builder import load_code_agent, sync_code_agents
 from agents.models import AgentSpec, Request, Run
+from agents.tokens import issue_token
+from project.asgi import application
 from tests.agents import workflow_agents
+from tests.agents.a2a.conftest import rpc, text_message
 from tests.agents.test_consumers import ack_and_turn, auth, open_socket
 from tests.live.server import BIN, ROOT, free_port, stop, wait_for_port
 
@@ -43,14 +46,18 @@ def agents(db, settings):
 
 @pytest.fixture(scope="module")
 def adk_api_server(tmp_path_factory) -> Iterator[str]:
-    """ADK's own `adk api_server` on the same workflows (one app folder each, as
-    `adk` expects: `<app>/agent.py` with `root_agent`), on this machine."""
-    apps = tmp_path_factory.mktemp("adk_apps")
-    for name in APPS:
+    """ADK's own `adk api_server` on the same workflows, on this machine."""
+    yield from serve_under_adk(tmp_path_factory.mktemp("adk_apps"), MODULE, APPS)
+
+
+def serve_under_adk(apps, module: str, names: list[str]) -> Iterator[str]:
+    """`adk api_server` on `module`'s agents `names` (one app folder each, as `adk`
+    expects: `<app>/agent.py` with `root_agent`); yields its URL."""
+    for name in names:
         folder = apps / name
         folder.mkdir()
         (folder / "__init__.py").write_text("from . import agent\n")
-        (folder / "agent.py").write_text(f"from {MODULE} import {name} as root_agent\n")
+        (folder / "agent.py").write_text(f"from {module} import {name} as root_agent\n")
     port = free_port()
     command = [
         str(BIN / "adk"),
@@ -406,3 +413,47 @@ def test_the_agents_api_describes_a_workflow_and_its_nodes(agents, alice, api_fo
     assert list(nodes) == ["forecaster", "to_shout", "shout"]
     assert nodes["forecaster"]["tools"] == [{"name": "lookup_weather"}]
     assert nodes["shout"]["tools"] == [{"name": "shout"}]
+
+
+async def test_a_workflow_served_over_a2a_has_a_card_with_its_nodes_tools(agents):
+    # The A2A edge is in front of Django's ASGI app (agents/a2a/server.py).
+    await sync(AgentSpec.objects.filter(name="forecast_flow").update)(a2a=True)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=application), base_url="http://testserver"
+    ) as client:
+        card = await client.get("/a2a/forecast_flow/.well-known/agent-card.json")
+
+    assert card.status_code == 200, card.text
+    skills = [skill["id"] for skill in card.json()["skills"]]
+    assert skills == ["forecast_flow", "lookup_weather", "shout"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "text", "reply"),
+    [
+        ("triage", "my bill is wrong", "summary of checks: account ok, history ok"),
+        (
+            "forecast_flow",
+            "weather please",
+            'Sunny in Paris. {"shout": "FORECAST DONE"}',
+        ),
+    ],
+)
+async def test_a_workflows_output_is_its_a2a_tasks_reply(
+    agents, alice, agent, text, reply
+):
+    await sync(AgentSpec.objects.filter(name=agent).update)(a2a=True)
+    token = await sync(issue_token)(user=alice)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=application),
+        base_url="http://testserver",
+        headers={"Authorization": f"Bearer {token}"},
+    ) as client:
+        sent = await client.post(
+            f"/a2a/{agent}/", json=rpc("message/send", text_message(text))
+        )
+
+    task = sent.json()["result"]
+    assert task["status"]["state"] == "completed", task
+    [artifact] = task["artifacts"]
+    assert " ".join(part["text"] for part in artifact["parts"]) == reply

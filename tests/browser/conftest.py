@@ -58,6 +58,7 @@ def live_env(tmp_path_factory) -> dict[str, str]:
                     "tests.agents.workflow_agents.triage",
                     "tests.agents.workflow_agents.greeter",
                     "tests.agents.workflow_agents.forecast_flow",
+                    "tests.agents.workflow_shapes.counter",
                 ]
             ),
         }

@@ -4,6 +4,8 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.test_accessibility import violations
+
 pytestmark = pytest.mark.browser
 
 
@@ -19,7 +21,9 @@ def test_staff_serve_an_agent_over_a2a_from_the_agents_page(sign_in, server, api
 
     expect(admin.locator(".toast")).to_contain_text("quotes is served over A2A.")
     card = admin.locator('.agent-card[data-agent="quotes"]')
-    expect(card.get_by_role("link", name="agent card")).to_be_visible()
+    expect(card.get_by_role("link", name="Agent card of quotes")).to_be_visible()
+    # The toggle and its card's link, shown, pass axe (a11y of the card's link).
+    assert violations(admin) == []
     assert httpx.get(card_url).json()["name"] == "quotes"
     assert api("admin").get("/api/agents/quotes/").json()["a2a"] is True
     admin.reload()

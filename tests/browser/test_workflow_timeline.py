@@ -87,3 +87,20 @@ def test_a_tool_node_needing_approval_is_approved_in_its_card_and_runs(
     shouted = page.locator(NODE).filter(has_text="forecast_flow › shout")
     expect(shouted).to_contain_text("FORECAST DONE")
     expect(request).to_have_attribute("data-status", "approved")
+
+
+
+def test_a_nodes_output_shows_with_the_state_it_changed(sign_in):
+    # count_up returns Event(output=n, state={"count": n}): a state change that is
+    # also the node's output, each round of the loop.
+    page = sign_in("alice")
+    start_session(page, "counter")
+
+    send(page, "sheep")
+
+    expect(finished_runs(page)).to_have_count(1)
+    rounds = page.locator(NODE).filter(has_text="counter › count_up")
+    expect(rounds).to_have_count(3)
+    assert [text.split()[-1] for text in rounds.all_inner_texts()] == ["1", "2", "3"]
+    told = page.locator(NODE).filter(has_text="counter › tell_count")
+    expect(told).to_contain_text("sheep: counted to 3")

@@ -191,7 +191,9 @@ function card(agent) {
 // Served over A2A (docs/a2a.md): staff switch it on; its card's address shows when on.
 function a2aToggle(agent) {
   const cardUrl = `${location.origin}/a2a/${agent.name}/.well-known/agent-card.json`;
-  const link = h("a", { href: cardUrl, class: "small", hidden: !agent.a2a }, "agent card");
+  // Named for its agent (a page lists many), and outside the label: a link inside
+  // a label is interactive content in the checkbox's label.
+  const link = h("a", { href: cardUrl, class: "small", hidden: !agent.a2a, "aria-label": `Agent card of ${agent.name}` }, "agent card");
   const box = h("input", { type: "checkbox", checked: Boolean(agent.a2a), "aria-label": `Serve ${agent.name} over A2A` });
   box.addEventListener("change", async () => {
     box.disabled = true;
@@ -206,7 +208,7 @@ function a2aToggle(agent) {
       box.disabled = false;
     }
   });
-  return h("label", { class: "a2a-toggle" }, box, " served over A2A ", link);
+  return h("span", { class: "a2a-toggle" }, h("label", {}, box, " served over A2A"), " ", link);
 }
 
 // An agent whose code does not load: users never see it; every other agent works.

@@ -200,6 +200,11 @@ export class Timeline {
     if (event.artifact_delta) blocks.push(artifactChips(event.artifact_delta));
     const chips = event.state_delta ? stateChips(event.state_delta) : null;
     if (chips) blocks.push(chips);
+    // A node's output on an event that shows more (a state change, a tool's answer):
+    // shown too, unless it is the event's own text (an agent node's answer).
+    if (event.node && event.node.output !== null && event.node.output !== undefined && !event.text) {
+      blocks.push(nodeOutput(event.node));
+    }
   }
 
   /**

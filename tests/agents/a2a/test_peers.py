@@ -11,7 +11,13 @@ from uuid import uuid4
 
 import httpx
 import pytest
-from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+from a2a.client import (
+    A2ACardResolver,
+    A2AClientHTTPError,
+    ClientConfig,
+    ClientFactory,
+)
+from a2a.client.errors import A2AClientJSONRPCError
 from a2a.types import (
     Message,
     Part,
@@ -186,3 +192,67 @@ async def test_adks_remote_a2a_agent_delegates_to_a_toolcrib_agent(server):
     sessions = httpx.get(f"{server.url}/api/sessions/", headers=alice).json()
     listed = sessions["results"] if isinstance(sessions, dict) else sessions
     assert any(s["agent"] == "calculator" for s in listed)
+
+
+async def rpc_error_code(call) -> int:
+    """The JSON-RPC error code an a2a-sdk client call raised."""
+    with pytest.raises(A2AClientJSONRPCError) as raised:
+        await call
+    return raised.value.error.code
+
+
+async def test_the_sdk_client_reads_the_protocols_errors_for_another_callers_task(
+    server,
+):
+    async with bearer(server, "bob") as http:
+        _, client = await sdk_client(http, server.url, "calculator", streaming=False)
+        [(bobs, _)] = [
+            event async for event in client.send_message(user_message("Add 4 and 4"))
+        ]
+    async with bearer(server, "alice") as http:
+        _, client = await sdk_client(http, server.url, "calculator", streaming=False)
+        codes = [
+            await rpc_error_code(client.get_task(TaskQueryParams(id=bobs.id))),
+            await rpc_error_code(client.cancel_task(TaskIdParams(id=bobs.id))),
+            await rpc_error_code(client.get_task(TaskQueryParams(id=str(uuid4())))),
+        ]
+        into_his = user_message("Add 1 and 1")
+        into_his.context_id = bobs.context_id
+        with pytest.raises(A2AClientJSONRPCError) as raised:
+            [event async for event in client.send_message(into_his)]
+    assert codes == [-32001, -32001, -32001]
+    assert raised.value.error.code == -32602
+    assert bobs.context_id not in raised.value.error.message
+
+
+async def test_a_refused_token_is_401_to_both_peers_and_starts_nothing(server):
+    bad = httpx.AsyncClient(headers={"Authorization": "Bearer 0123abcd"}, timeout=60)
+    async with bad as http:
+        # The card is public; the endpoint is not.
+        _, client = await sdk_client(http, server.url, "calculator", streaming=False)
+        with pytest.raises(A2AClientHTTPError) as raised:
+            [event async for event in client.send_message(user_message("Add 2 and 3"))]
+        remote = RemoteA2aAgent(
+            name="toolcrib_calculator",
+            agent_card=f"{server.url}/a2a/calculator/.well-known/agent-card.json",
+            httpx_client=http,
+        )
+        runner = InMemoryRunner(agent=remote, app_name="peer")
+        session = await runner.session_service.create_session(
+            app_name="peer", user_id="someone"
+        )
+        message = types.Content(role="user", parts=[types.Part(text="Add 2 and 3")])
+        events = [
+            event
+            async for event in runner.run_async(
+                user_id="someone", session_id=session.id, new_message=message
+            )
+        ]
+    assert raised.value.status_code == 401
+    # ADK's agent ends its turn with the refusal as an error, never hanging.
+    said = " ".join(
+        f"{event.error_code} {event.error_message}"
+        for event in events
+        if event.error_code or event.error_message
+    )
+    assert "401" in said, [event.model_dump() for event in events]
