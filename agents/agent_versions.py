@@ -31,6 +31,7 @@ VERSIONED_FIELDS = (
     "kind",
     "instruction",
     "model",
+    "model_choices",
     "toolsets",
     "tools",
     "sub_agents",

@@ -16,8 +16,15 @@ from uuid import uuid4
 import httpx
 from django.conf import settings
 from django.db import transaction
+from google.adk.models import LLMRegistry
 
-from agents.adk.providers import PROVIDERS, litellm_kwargs, missing_variables
+from agents.adk.providers import (
+    PROVIDERS,
+    is_connection_name,
+    litellm_kwargs,
+    missing_variables,
+    provider_of,
+)
 from agents.model_table import SEALING_PURPOSE, Target, target_of
 from agents.models import ConnectionsVersion, ModelConnection, ServedModel
 from project.errors import DomainError
@@ -51,6 +58,8 @@ RESERVED_NAMES = frozenset(
         "sambanova",
     }
 )
+# What a grant writes for every model of a connection or provider: `lab/*`.
+EVERY_MODEL = "/*"
 LISTABLE = (ModelConnection.Kind.OPENAI_COMPATIBLE, ModelConnection.Kind.OLLAMA)
 
 
@@ -336,3 +345,33 @@ def _status_words(status: int, model: str) -> str:
     if status >= 500:
         return f"The provider failed (HTTP {status}): try again later."
     return f"The provider refused the request (HTTP {status})."
+
+
+def unknown_model(name: str) -> str | None:
+    """Why `name` names no model agents can run (or, as `<prefix>/*`, no connection
+    or provider); None when it does. A `<connection>/<model>` needs the connection
+    saved; a provider's prefix (`openai/...`) is known as ADK's registry knows it."""
+    if name.endswith(EVERY_MODEL):
+        prefix = name[: -len(EVERY_MODEL)]
+        if not prefix or "/" in prefix:
+            return "Name a model, or every model of a connection as <connection>/*."
+        if prefix in RESERVED_NAMES or _is_connection(prefix):
+            return None
+        return f"No model connection or provider is named {prefix!r}."
+    try:
+        LLMRegistry.resolve(name)
+    except ValueError:
+        return (
+            f"No provider serves the model {name!r}: name it as agents do, e.g. "
+            '"openai/gpt-4o-mini", "lab/llama3" or "gemini-2.5-flash".'
+        )
+    prefix = provider_of(name)
+    if not is_connection_name(name) or prefix in RESERVED_NAMES:
+        return None
+    if _is_connection(prefix) or ServedModel.objects.filter(full_name=name).exists():
+        return None
+    return f"No model connection is named {prefix!r}: add it on the Models page."
+
+
+def _is_connection(name: str) -> bool:
+    return ModelConnection.objects.filter(name=name).exists()
