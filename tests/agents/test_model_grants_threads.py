@@ -4,6 +4,7 @@ after a change decides only by the new grants."""
 
 import pytest
 from django.contrib.auth.models import Group
+from django.db import connection
 
 from agents import model_grants
 from agents.model_grants import explain, grant_model, revoke_grant
@@ -29,7 +30,10 @@ def test_many_threads_decide_by_the_change_and_never_by_stale_grants(make_user):
     deny, _ = grant_model(model=GPT, effect="deny", group=team)
 
     def allowed(i: int) -> bool:
-        return explain(user_id=users[i].pk, model=GPT).allowed
+        try:
+            return explain(user_id=users[i].pk, model=GPT).allowed
+        finally:
+            connection.close()  # each thread's own, back to the pool
 
     assert at_once(allowed, threads=8) == [i % 2 == 1 for i in range(8)]
 
@@ -50,6 +54,12 @@ def test_many_threads_deciding_while_another_changes_grants_see_a_whole_answer(
     alice,
 ):
     def decide_or_change(i: int) -> str:
+        try:
+            return change_or_decide(i)
+        finally:
+            connection.close()
+
+    def change_or_decide(i: int) -> str:
         if i == 0:
             for _ in range(20):
                 grant, _ = grant_model(model=GPT, effect="deny", user=alice)
