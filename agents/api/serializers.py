@@ -107,7 +107,6 @@ class SessionSerializer(serializers.ModelSerializer):
         return session_status(session)
 
 
-@extend_schema_serializer(many=False)  # a page: one object, though the list's
 class ModelOptionSerializer(serializers.Serializer):
     name = serializers.CharField(help_text="As agents name it.")
     default = serializers.BooleanField(help_text="The agent's own model.")
@@ -126,6 +125,7 @@ class SessionModelsSerializer(serializers.Serializer):
     options = ModelOptionSerializer(many=True)
 
 
+@extend_schema_serializer(many=False)  # a page: one object, though the list's
 class SessionPageSerializer(serializers.Serializer):
     """A page of my sessions; `next` is the next page's URL (by `cursor`, or a
     search's by `page`), null on the last."""

@@ -170,8 +170,8 @@ class SessionViewSet(
         return Response(SessionSerializer(session).data)
 
     @extend_schema(responses=SessionModelsSerializer)
-    @action(detail=True, methods=["get"])
-    def models(self, request: Request, pk: str) -> Response:
+    @action(detail=True, methods=["get"], url_path="models")
+    def model_options(self, request: Request, pk: str) -> Response:
         """The models the session's owner may pick for it: offered by its agent and
         granted to her (the agent's own first); `picker` false when there is no
         choice to make."""
