@@ -272,3 +272,12 @@ def test_non_staff_get_403(api_for, alice):
         format="json",
     )
     assert response.status_code == 403
+
+
+def test_a_group_deleted_with_its_deny_no_longer_refuses(alice, interns):
+    grant_model(model=GPT, effect="deny", group=interns)
+    assert not explain(user_id=alice.pk, model=GPT).allowed
+
+    interns.delete()  # its grants go with it, and the version with them
+
+    assert explain(user_id=alice.pk, model=GPT).allowed
