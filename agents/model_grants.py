@@ -24,7 +24,7 @@ groups are put in it whole, under the lock (tests/agents/test_model_grants_threa
 
 import threading
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -221,18 +221,6 @@ def decide(*, grants: Iterable[_GrantRow], model: str) -> ModelDecision:
     return ModelDecision(True, "models are open to everyone unless a grant denies one")
 
 
-def check(*, user_id: int, model: str) -> None:
-    """Raise ModelNotGranted, naming the rule, unless the user may use `model`."""
-    decision = explain(user_id=user_id, model=model)
-    if not decision.allowed:
-        raise ModelNotGranted(decision.refusal(model))
-
-
-async def acheck(*, user_id: int, model: str) -> None:
-    """See check()."""
-    await sync_to_async(check)(user_id=user_id, model=model)
-
-
 def grant_model(
     *,
     model: str,
@@ -275,11 +263,6 @@ def revoke_grant(*, grant: ModelGrant) -> None:
     with transaction.atomic():
         grant.delete()
         bump_version()
-
-
-def allowed_models(*, user_id: int, models: Sequence[str]) -> list[str]:
-    """Those of `models` the user may use now, in their order."""
-    return [m for m in models if explain(user_id=user_id, model=m).allowed]
 
 
 def _bump(**kwargs) -> None:
