@@ -7,6 +7,7 @@ from agents.models import (
     Budget,
     Event,
     MemoryEntry,
+    ModelGrant,
     Request,
     Run,
     Session,
@@ -133,3 +134,15 @@ class BudgetAdmin(admin.ModelAdmin):
     list_filter = ["group"]
     search_fields = ["user__username", "group__name"]
     autocomplete_fields = ["user", "group"]
+
+
+@admin.register(ModelGrant)
+class ModelGrantAdmin(admin.ModelAdmin):
+    """Model grants: allow or deny a model to a user or a group (docs/models.md).
+    A save or delete here bumps the grants' version too (agents.model_grants)."""
+
+    list_display = ["__str__", "user", "group", "model", "effect", "expires_at"]
+    list_filter = ["effect", "group"]
+    search_fields = ["user__username", "group__name", "model"]
+    autocomplete_fields = ["user", "group"]
+    readonly_fields = ["created_by"]

@@ -32,6 +32,7 @@ VERSIONED_FIELDS = (
     "kind",
     "instruction",
     "model",
+    "model_choices",
     "toolsets",
     "tools",
     "sub_agents",

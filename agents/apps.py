@@ -42,10 +42,20 @@ class AgentsConfig(AppConfig):
         get_channel_layer()
         # Who changed an agent, a budget or a model connection, and when
         # (agents.changes); a connection's key never shows.
-        from agents import changes
-        from agents.models import AgentSpec, Budget, ModelConnection, ServedModel
+        from agents import changes, model_grants
+        from agents.models import (
+            AgentSpec,
+            Budget,
+            ModelConnection,
+            ModelGrant,
+            ServedModel,
+        )
 
         changes.track(AgentSpec)
         changes.track(Budget)
+        changes.track(ModelGrant)
+        # Grants saved by hand or deleted with their subject, and memberships,
+        # reach every process's kept model grants.
+        model_grants.connect()
         changes.track(ModelConnection, exclude_fields=("sealed_key",))
         changes.track(ServedModel)

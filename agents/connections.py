@@ -16,10 +16,12 @@ from uuid import uuid4
 import httpx
 from django.conf import settings
 from django.db import transaction
+from google.adk.models import LLMRegistry
 
 from agents.adk.providers import (
     LITELLM_PROVIDERS,
     PROVIDERS,
+    connection_problem,
     litellm_kwargs,
     missing_variables,
 )
@@ -31,6 +33,8 @@ from project.sealing import seal
 # Names a connection may not take: the prefixes agents already use for the
 # environment's providers and LiteLLM's, and the offline model's.
 RESERVED_NAMES = frozenset({*PROVIDERS, *LITELLM_PROVIDERS, "offline", "env"})
+# What a grant writes for every model of a connection or provider: `lab/*`.
+EVERY_MODEL = "/*"
 LISTABLE = (ModelConnection.Kind.OPENAI_COMPATIBLE, ModelConnection.Kind.OLLAMA)
 
 
@@ -366,3 +370,29 @@ def _status_words(status: int, model: str) -> str:
     if status >= 500:
         return f"The provider failed (HTTP {status}): try again later."
     return f"The provider refused the request (HTTP {status})."
+
+
+def unknown_model(name: str) -> str | None:
+    """Why `name` names no model agents can run (or, as `<prefix>/*`, no connection
+    or provider); None when it does. A `<connection>/<model>` needs the connection
+    saved; a provider's prefix (`openai/...`) is known as ADK's registry knows it."""
+    if name.endswith(EVERY_MODEL):
+        prefix = name[: -len(EVERY_MODEL)]
+        if not prefix or "/" in prefix:
+            return "Name a model, or every model of a connection as <connection>/*."
+        if prefix in RESERVED_NAMES or _is_connection(prefix):
+            return None
+        return f"No model connection or provider is named {prefix!r}."
+    try:
+        LLMRegistry.resolve(name)
+    except ValueError:
+        return (
+            f"No provider serves the model {name!r}: name it as agents do, e.g. "
+            '"openai/gpt-4o-mini", "lab/llama3" or "gemini-2.5-flash".'
+        )
+    # The one rule the builder, budgets and the Agents page's cards share.
+    return connection_problem(name) or None
+
+
+def _is_connection(name: str) -> bool:
+    return ModelConnection.objects.filter(name=name).exists()

@@ -25,6 +25,7 @@ from agents.adk.providers import (
     model_info,
 )
 from agents.adk.tool_selection import tool_names
+from agents.connections import unknown_model
 from agents.inputs import (
     HISTORY_MAX,
     STARTER_MAX_CHARS,
@@ -43,6 +44,7 @@ DESCRIPTION_MAX = 2_000
 # Room for DRAFT_SUFFIX in AgentSpec.name's 100 characters.
 NAME_MAX = 100 - len(DRAFT_SUFFIX)
 TOOLS_MAX = 200
+MODEL_CHOICES_MAX = 20
 # What an administrator may change on an agent defined in code.
 CODE_AGENT_FIELDS = frozenset({"tool_choice", "retention_days", "groups", "a2a"})
 # What staff may change on a row agent (its name is kept: its sessions use it).
@@ -52,6 +54,7 @@ EDITABLE_FIELDS = frozenset(
         "kind",
         "instruction",
         "model",
+        "model_choices",
         "toolsets",
         "tools",
         "sub_agents",
@@ -132,6 +135,39 @@ class ToolsField(serializers.JSONField):
     """Single tools of toolsets, read whole and checked by parse_tools."""
 
 
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1, "maxLength": 260},
+        "maxItems": MODEL_CHOICES_MAX,
+    }
+)
+class ModelChoicesField(serializers.JSONField):
+    """The models an agent's users may pick, read whole and checked by
+    parse_model_choices."""
+
+
+def parse_model_choices(value) -> list[str]:
+    """Known model names, without repeats, else ValidationError (each one's why)."""
+    shape = f"A list of at most {MODEL_CHOICES_MAX} model names."
+    if not isinstance(value, list) or len(value) > MODEL_CHOICES_MAX:
+        raise serializers.ValidationError(shape)
+    names: list[str] = []
+    errors: list[str] = []
+    for item in value:
+        if not isinstance(item, str) or not 0 < len(item.strip()) <= 260:
+            raise serializers.ValidationError(shape)
+        name = item.strip()
+        why = unknown_model(name) if not name.endswith("/*") else "Name one model."
+        if why:
+            errors.append(why)
+        elif name not in names:
+            names.append(name)
+    if errors:
+        raise serializers.ValidationError(errors)
+    return names
+
+
 def parse_tools(value) -> list[dict[str, str]]:
     """A list of {"toolset", "tool"} names, without repeats, else ValidationError."""
     shape = 'A list of {"toolset": ..., "tool": ...} names.'
@@ -199,6 +235,12 @@ class AgentSerializer(serializers.ModelSerializer):
         queryset=AgentSpec.objects.filter(draft_of__isnull=True),
         required=False,
     )
+    model_choices = ModelChoicesField(
+        required=False,
+        help_text="Models its users may pick among in a session, besides its own "
+        "`model` (a picker shows those granted to them); []: no picker. An agent "
+        "of rows that calls a model (kind llm) only.",
+    )
     tools = ToolsField(
         required=False,
         help_text="Single tools of toolsets the agent does not take whole: "
@@ -251,6 +293,7 @@ class AgentSerializer(serializers.ModelSerializer):
             "kind",
             "instruction",
             "model",
+            "model_choices",
             "model_info",
             "offline",
             "starters",
@@ -315,6 +358,9 @@ class AgentSerializer(serializers.ModelSerializer):
         if problem := connection_problem(value):
             raise serializers.ValidationError(problem)
         return value
+
+    def validate_model_choices(self, value) -> list[str]:
+        return parse_model_choices(value)
 
     def validate_tools(self, value) -> list[dict[str, str]]:
         entries = parse_tools(value)

@@ -68,6 +68,7 @@ class SessionSerializer(serializers.ModelSerializer):
             "last_run",
             "closed_at",
             "archived_at",
+            "model",
             "draft",
             "snippet",
         ]
@@ -104,6 +105,24 @@ class SessionSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.ChoiceField(choices=Status.ALL))
     def get_status(self, session: Session) -> str:
         return session_status(session)
+
+
+class ModelOptionSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="As agents name it.")
+    default = serializers.BooleanField(help_text="The agent's own model.")
+
+
+class SessionModelsSerializer(serializers.Serializer):
+    """What GET /api/sessions/{id}/models/ answers (agents.model_picks)."""
+
+    model = serializers.CharField(
+        allow_null=True, help_text="The model picked; null: the agent's own."
+    )
+    picker = serializers.BooleanField(
+        help_text="Whether to show a picker: the agent offers a choice, the user "
+        "is granted more than one model, and the session is hers."
+    )
+    options = ModelOptionSerializer(many=True)
 
 
 @extend_schema_serializer(many=False)  # a page: one object, though the list's

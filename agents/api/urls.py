@@ -6,6 +6,7 @@ from agents.api.approvals import ApprovalViewSet
 from agents.api.auth import ObtainTokenView
 from agents.api.changes import ChangeListView
 from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
+from agents.api.model_grants import ModelGrantViewSet
 from agents.api.notices import DeliveryViewSet, DestinationViewSet, PreferencesView
 from agents.api.oauth2 import oauth2_callback
 from agents.api.providers import ProviderViewSet
@@ -36,6 +37,7 @@ router.register("agents", AgentViewSet, basename="agent")
 router.register("sessions", SessionViewSet, basename="session")
 router.register("budgets", BudgetViewSet, basename="budget")
 router.register("providers", ProviderViewSet, basename="provider")
+router.register("model-grants", ModelGrantViewSet, basename="model-grant")
 router.register("auth-requests", AuthRequestViewSet, basename="auth-request")
 router.register("credentials", CredentialViewSet, basename="credential")
 router.register("requests", RequestViewSet, basename="request")

@@ -31,6 +31,7 @@ from agents.api.serializers import (
     MemorySearchSerializer,
     RunSerializer,
     SessionCreateSerializer,
+    SessionModelsSerializer,
     SessionPageSerializer,
     SessionSerializer,
     StateSerializer,
@@ -48,6 +49,7 @@ from agents.inputs import (
     SessionChange,
     SessionQuery,
 )
+from agents.model_picks import options_for, pick_model
 from agents.models import Artifact, Run
 from agents.params import (
     NAME_CONVERTER,
@@ -153,9 +155,12 @@ class SessionViewSet(
 
     @extend_schema(request=SessionChange, responses=SessionSerializer)
     def partial_update(self, request: Request, pk: str) -> Response:
-        """Rename the session, or archive it or bring it back (owner or staff)."""
+        """Rename the session, or archive it or bring it back (owner or staff); pick
+        the model its next turns run on (its owner: GET .../models/ lists them)."""
         session = self.get_object()
         change = validated(SessionChange, request.data)
+        if change.model is not None:
+            pick_model(session=session, user=request.user, model=change.model)
         if change.title is not None:
             rename_session(session=session, title=change.title)
         if change.archived is True:
@@ -163,6 +168,21 @@ class SessionViewSet(
         elif change.archived is False:
             session_list.unarchive_session(session=session)
         return Response(SessionSerializer(session).data)
+
+    @extend_schema(responses=SessionModelsSerializer)
+    @action(detail=True, methods=["get"], url_path="models")
+    def model_options(self, request: Request, pk: str) -> Response:
+        """The models the session's owner may pick for it: offered by its agent and
+        granted to her (the agent's own first); `picker` false when there is no
+        choice to make."""
+        session = self.get_object()
+        options = options_for(session=session, user_id=session.owner_id or 0)
+        body = {
+            "model": session.model,
+            "picker": len(options) > 1 and session.owner_id == request.user.pk,
+            "options": [{"name": o.name, "default": o.default} for o in options],
+        }
+        return Response(body)
 
     @extend_schema(request=SessionCreateSerializer, responses={201: SessionSerializer})
     def create(self, request: Request) -> Response:

@@ -1,4 +1,4 @@
-"""A change to a session (its title; archived or not), and the query of a user's
+"""A change to a session (its title; archived or not; its model), and the query of a user's
 list of sessions.
 """
 
@@ -20,6 +20,7 @@ from agents.cursors import Cursor, decode_cursor
 from agents.inputs.rule import ClientInput, StoredText, check_text
 
 TITLE_MAX_CHARS = 120
+MODEL_MAX_CHARS = 260
 SEARCH_MAX_CHARS = 200
 # A title is one line a person reads: no control character, line or paragraph
 # separator, nor the bidirectional overrides that make a text read otherwise.
@@ -44,16 +45,20 @@ SessionTitle = Annotated[str, AfterValidator(check_text), AfterValidator(_title)
 
 
 class SessionChange(ClientInput):
-    """Rename a session, or archive it (true) or bring it back (false)."""
+    """Rename a session, archive it (true) or bring it back (false), or pick the
+    model its next turns run on ("": the agent's own; agents.model_picks)."""
 
     # Left out when unchanged (a default, never validated): null is no title.
     title: SessionTitle = None  # type: ignore[assignment]
     archived: Annotated[bool, Field(strict=True)] = None  # type: ignore[assignment]
+    model: Annotated[  # type: ignore[assignment]
+        str, Field(strict=True, max_length=MODEL_MAX_CHARS), AfterValidator(str.strip)
+    ] = None
 
     @model_validator(mode="after")
     def _something(self) -> "SessionChange":
-        if self.title is None and self.archived is None:
-            raise ValueError("give a title, or archived: true or false")
+        if self.title is None and self.archived is None and self.model is None:
+            raise ValueError("give a title, archived: true or false, or a model")
         return self
 
 

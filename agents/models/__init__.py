@@ -14,7 +14,8 @@ import Run`):
 - leases.py: Lease, a job one process at a time may run;
 - changes.py: Change, who changed which object staff govern (the change audit);
 - a2a_tasks.py: A2ATask, a task of a caller over A2A (agents.a2a);
-- connections.py: ModelConnection, ServedModel (prices), ConnectionsVersion.
+- connections.py: ModelConnection, ServedModel (prices), ConnectionsVersion;
+- model_grants.py: ModelGrant (who may use which model), ModelGrantsVersion.
 
 The imports keep the order the models were always registered in (and Django
 lists them in).
@@ -47,6 +48,7 @@ from agents.models.connections import (
     ModelConnection,
     ServedModel,
 )
+from agents.models.model_grants import ModelGrant, ModelGrantsVersion
 # isort: on
 
 __all__ = [
@@ -67,6 +69,8 @@ __all__ = [
     "Lease",
     "MemoryEntry",
     "ModelConnection",
+    "ModelGrant",
+    "ModelGrantsVersion",
     "NoticeLink",
     "NoticePreference",
     "Request",

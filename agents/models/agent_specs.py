@@ -38,6 +38,12 @@ class AgentSpec(models.Model):
     model = models.CharField(
         max_length=200, blank=True, help_text="Blank: TOOLCRIB_DEFAULT_MODEL."
     )
+    model_choices = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Models its users may pick among in a session, besides its own "
+        "(agents.model_picks); empty: no picker.",
+    )
     toolsets = models.JSONField(
         default=list, blank=True, help_text="Names of code toolsets this agent uses."
     )

@@ -56,6 +56,15 @@ class Session(models.Model):
     archived_at = models.DateTimeField(
         null=True, blank=True, help_text="Archived: left out of the sessions list."
     )
+    # Null, not blank: SQLite adds a nullable column in place, where a column
+    # with a default would remake agents_session and drop its search triggers.
+    model = models.CharField(  # noqa: DJ001
+        max_length=260,
+        null=True,
+        blank=True,
+        help_text="The model its owner picked among the agent's (agents.model_picks); "
+        "null: the agent's own.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

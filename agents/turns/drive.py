@@ -33,6 +33,8 @@ from agents.events.wire import (
     wire_from_adk,
 )
 from agents.metrics import observe_run
+from agents.model_grants import ModelNotGranted
+from agents.model_picks import ModelNotOffered
 from agents.models import Event, Request, Run
 from agents.observability.spans import TurnTrace, publishing
 from agents.redaction import turn_secrets
@@ -238,7 +240,12 @@ async def _run_claimed(run: Run, turn: TurnTrace, started: Event) -> None:
             "TIMEOUT",
             "The turn took longer than the turn timeout and was stopped.",
         )
-    except (providers.ModelNotConfigured, BudgetExceeded) as exc:
+    except (
+        providers.ModelNotConfigured,
+        BudgetExceeded,
+        ModelNotGranted,
+        ModelNotOffered,
+    ) as exc:
         logger.info("turn refused run=%s code=%s", run.id, exc.code)
         await _fail(run, turn, exc.code, str(exc))
     except AgentBuildError as exc:

@@ -4,8 +4,10 @@ turn runs with. drive.py runs what assemble() returns and owns the turn's end.
 
 What the turn reads as it is assembled, in order: the session's window (what the
 model is sent, adk/history.py); the agent tree, the user's budgets and the session
-read ahead for the Runner, in one thread hop; the models prepared (an unconfigured
-one refuses the turn before anything is stored or any model is called).
+read ahead for the Runner, in one thread hop (a model the session's owner picked
+replaces the root agent's, checked again: agents.model_picks); the models prepared
+(an unconfigured one refuses the turn before anything is stored or any model is
+called). Model grants are checked before each model step (ModelGrantPlugin).
 """
 
 from collections.abc import Callable
@@ -30,6 +32,7 @@ from agents.adk.memory import DjangoMemoryService
 from agents.adk.sessions import DjangoSessionService
 from agents.adk.telemetry import turn_telemetry
 from agents.events.wire import Sender, sender_of
+from agents.model_picks import turn_model
 from agents.models import Budget, Run
 from agents.plugins import plugins_for
 from agents.usage import acheck_budget, budgets_of
@@ -124,16 +127,22 @@ def turn_sender(run: Run) -> Sender | None:
 def _set_up(
     run: Run, service: DjangoSessionService, window: GetSessionConfig | None
 ) -> tuple[BaseAgent, list[Budget]]:
-    """The session's agent tree and the user's budgets, and the session read
-    ahead for ADK's Runner (the turn's window of it): one thread hop for all."""
+    """The session's agent tree (on the model its owner picked, checked again:
+    agents.model_picks), the user's budgets, and the session read ahead for ADK's
+    Runner (the turn's window of it): one thread hop for all."""
     session = run.session
+    picked = turn_model(session=session, user_id=run.user_id)
     service.read_ahead(
         app_name=session.app_name,
         user_id=session.user_id,
         session_id=session.adk_id,
         config=window or GetSessionConfig(),
     )
-    return agent_for(session.agent), budgets_of(user_id=run.user_id)
+    root = agent_for(session.agent)
+    if picked and isinstance(root, LlmAgent):
+        # A copy: the built tree is every session's of this agent.
+        root = root.clone(update={"model": picked})
+    return root, budgets_of(user_id=run.user_id)
 
 
 def _model_name(agent: BaseAgent) -> str:

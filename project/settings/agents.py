@@ -6,7 +6,7 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
-from project.settings.base import TOOLCRIB_DEMO, env, env_list
+from project.settings.base import TOOLCRIB_DEMO, env, env_bool, env_list
 from project.settings.realtime import CELERY_BROKER_URL
 
 # Retention (docs/retention.md), in days: 0 keeps forever; past a hundred years
@@ -60,6 +60,9 @@ if CELERY_BROKER_URL and TOOLCRIB_RETENTION_SECONDS > 0:
 
 # Agents and models.
 TOOLCRIB_DEFAULT_MODEL = env("TOOLCRIB_DEFAULT_MODEL", "offline/demo")
+# Off: a model no grant names is open to everyone (a deny takes it away); on: a
+# model needs an allow for the user or one of her groups (docs/models.md).
+TOOLCRIB_MODELS_NEED_GRANT = env_bool("TOOLCRIB_MODELS_NEED_GRANT", False)
 # Model providers' keys and base URLs, under the names each provider's own library
 # reads (google-genai, LiteLLM). agents/adk/providers.py says which provider needs
 # which, and passes them to the model explicitly; only the variables that are set.

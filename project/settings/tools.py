@@ -45,6 +45,8 @@ TOOLCRIB_PLUGINS: list[str] = [
     # First, so no answer skips it: the turn's secret values, masked in the text
     # that leaves it (traces, logs, the audit; agents/redaction.py).
     "agents.adk.secret_values.SecretValuesPlugin",
+    # A model the user may not use is refused before the budget is counted.
+    "agents.adk.model_grant_plugin.ModelGrantPlugin",
     "agents.adk.budget_plugin.BudgetPlugin",
     "agents.adk.handoffs.HandoffPlugin",
     # Access, activation, availability, approval gate, policy: in the order of

@@ -44,7 +44,7 @@ EVENTS_OF_A_TURN = 6  # run_started … run_finished, as tests/agents/api/test_t
 REQUEST_THREAD = "MainThread"
 TURN_THREAD = "toolcrib-turns"  # the process's own turn loop: no socket bound one
 
-# A turn, read in order, is the request's 9 and the turn's 37:
+# A turn, read in order, is the request's 9 and the turn's 39:
 # - request: the token (2), the session, BEGIN IMMEDIATE, the user, the session
 #   again (one UPDATE that locks it and, on the first message, names it: no query
 #   of its own for the title), the session's and the user's unfinished runs
@@ -55,7 +55,9 @@ TURN_THREAD = "toolcrib-turns"  # the process's own turn loop: no socket bound o
 #   that takes the seq, INSERT); load the agent, the session, its events and its
 #   app's and user's state (4: both states in one UNION ALL); the budgets, once a
 #   turn, handed to the budget plugin (1: a user with no budget costs nothing more
-#   per model call); store each of ADK's 4
+#   per model call); model grants' version, once a model step (2: ModelGrantPlugin
+#   asks agents.model_grants, which keeps the grants while the stamp is unchanged,
+#   and reads a user's groups only when a group grant exists); store each of ADK's 4
 #   events (3 each: BEGIN, one UPDATE ... RETURNING that checks the session is
 #   fresh and takes the seq and revision, INSERT); the Run's invocation id (1: the
 #   token counts are written with the Run's end when no budget applies); access's
@@ -83,14 +85,14 @@ TURN_THREAD = "toolcrib-turns"  # the process's own turn loop: no socket bound o
 # claimed and its run_started stored (1); the agent tree, the budgets and the
 # session read ahead for ADK's Runner (1); each of ADK's 4 events (4; the Run's
 # invocation id is stored in the first one's, DjangoSessionService's on_stored);
-# access: each model step's versions (2; the first step's, cold here, with the
-# catalog and the user's grants), the session's toolset choices (1; none once
-# warm); the audit row (1); the end, with its spans and run_finished, in one
-# transaction (1).
-TURN_HOPS = 11
+# model grants: each model step's version (2); access: each model step's versions
+# (2; the first step's, cold here, with the catalog and the user's grants), the
+# session's toolset choices (1; none once warm); the audit row (1); the end, with
+# its spans and run_finished, in one transaction (1).
+TURN_HOPS = 13
 TURN_QUERIES = {
-    "sqlite": {"request": 9, "turn": 37},
-    "postgresql": {"request": 8, "turn": 24},
+    "sqlite": {"request": 9, "turn": 39},
+    "postgresql": {"request": 8, "turn": 26},
 }[connection.vendor]
 REST_REPLAY_QUERIES = 4  # the token (2), the session, its events after seq
 REST_PAGE_QUERIES = 4  # the token (2), the session, its events before seq (?before=)

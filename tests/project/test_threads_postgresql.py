@@ -15,6 +15,7 @@ FILES = [
     TESTS / "agents" / "notices" / "test_sending_threads.py",
     TESTS / "agents" / "turns" / "test_executors_threads.py",
     TESTS / "agents" / "test_usage_totals_threads.py",
+    TESTS / "agents" / "test_model_grants_threads.py",
     TESTS / "toolsets" / "test_call_totals_threads.py",
     TESTS / "toolsets" / "test_access_threads.py",
     TESTS / "toolsets" / "test_activation_threads.py",

@@ -91,6 +91,7 @@ export function openBuilder(box, agent, options, done) {
     field("kind", "Kind", h("select", { id: "agent-kind", name: "kind" }, [["llm", "LLM agent"], ["sequential", "Sequential"], ["loop", "Loop"]].map(([v, t]) => h("option", { value: v, selected: a.kind === v }, t)))),
     field("instruction", "Instruction (Markdown)", h("div", { class: "instruction-edit" }, instruction, h("div", {}, h("div", { class: "label small" }, "Preview"), preview))),
     field("model", "Model", h("input", { id: "agent-model", name: "model", list: "agent-models", value: a.model || "", placeholder: "blank: the default model", autocomplete: "off" }), "Any model a provider serves, as the provider names it."),
+    field("model_choices", "Models users may pick (one a line)", h("textarea", { id: "agent-model_choices", name: "model_choices", rows: "2", placeholder: "blank: no picker" }, (a.model_choices || []).join("\n")), "Besides its own model: a session offers a picker of those granted to its user."),
     field("toolsets", "Whole toolsets", checkList("toolsets", toolsetNames, a.toolsets), "", true),
     toolBoxes.length ? field("tools", "Single tools (of toolsets not taken whole)", h("div", { id: "agent-tools" }, toolBoxes), "", true) : null,
     field("sub_agents", "Sub-agents", checkList("sub_agents", others, a.sub_agents), "", true),
@@ -155,6 +156,7 @@ function values(form, code, editable) {
   body.kind = get("kind").value;
   body.instruction = get("instruction").value;
   body.model = get("model").value.trim();
+  body.model_choices = get("model_choices").value.split("\n").map((m) => m.trim()).filter(Boolean);
   body.toolsets = checked(form, "toolsets");
   body.tools = checked(form, "tools")
     .filter((t) => !body.toolsets.includes(t.split(".")[0]))

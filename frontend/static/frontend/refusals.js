@@ -64,9 +64,12 @@ export function restCode(error) {
 }
 
 // A failed turn's title, by its error's code; the server's message below it says
-// which budget, model or key (agents/usage.py, agents/adk/providers.py).
+// which budget, model, grant or key (agents/usage.py, agents/adk/providers.py,
+// agents/model_grants.py, agents/model_picks.py).
 const TURN_ERRORS = {
   BUDGET_EXCEEDED: "Stopped by a budget",
+  MODEL_NOT_GRANTED: "Stopped: the model is not granted to you",
+  MODEL_NOT_OFFERED: "Stopped: the agent no longer offers the model picked",
   MODEL_NOT_CONFIGURED: "The model is not set up",
   MODEL_AUTH_FAILED: "The model's provider refused the key",
   MODEL_TIMEOUT: "The model did not answer in time",

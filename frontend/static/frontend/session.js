@@ -8,6 +8,7 @@ import { clear, debounce, empty, failure, h, loading, toast } from "./dom.js";
 import { History } from "./history.js";
 import { onRequestFrame } from "./inboxfeed.js";
 import { bindInspector } from "./inspector.js";
+import { showModelPicker } from "./modelpicker.js";
 import { showArtifacts, showState, showTools } from "./panels.js";
 import { bindArtifactChips } from "./preview.js";
 import { listRequests, requestKey, requestPart } from "./requests.js";
@@ -83,6 +84,7 @@ async function init() {
   const draft = takeDraft(sessionId); // a closed session's unsent message
   if (draft) input.value = draft;
   showClosed();
+  showModelPicker({ sessionId, box: el("model-picker") });
   loadTools();
   loadState();
   loadArtifacts();
