@@ -188,7 +188,7 @@ def test_staff_create_list_change_and_delete_a_grant(api_for, staff, alice, inte
         (
             {"user": "alice", "model": "nolab/llama3", "effect": "deny"},
             "model",
-            "No model connection is named 'nolab': add it on the Models page.",
+            "No model connection is named nolab. Staff add connections on the Models page.",
         ),
         (
             {"user": "alice", "model": "nolab/*", "effect": "deny"},

@@ -40,7 +40,7 @@ def test_model_choices_are_versioned_and_rolled_back(admin):
     [
         (
             ["nolab/llama3"],
-            "No model connection is named 'nolab': add it on the Models page.",
+            "No model connection is named nolab. Staff add connections on the Models page.",
         ),
         (["openai/*"], "Name one model."),
         ("openai/gpt-4o", "A list of at most 20 model names."),
