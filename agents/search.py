@@ -14,14 +14,15 @@ rest of the team uses every day costs it nothing.
 - PostgreSQL: `agents_search_doc` and `agents_search_title_doc` (migration 0032),
   one narrow row per stored message and per titled session: the session's owner
   and the text's `tsvector`,
-  kept by triggers on `agents_event` and `agents_session`, and GIN indexes on
-  (owner, vector) (`btree_gin`; the messages' also on each row's window of event
-  ids, migration 0040), so a search reads one user's rows holding a word and
-  ranks by the stored vector; within them, as on SQLite, a word's newest MAX_HITS
-  messages (and MAX_HITS of the owner's titles) are ranked. Her newest messages
-  are read first (`agents_search_newest`: her latest windows, widened only while
-  they hold fewer than MAX_HITS), so a word she writes daily reads about MAX_HITS
-  rows, not all of hers that hold it.
+  kept by triggers on `agents_event` and `agents_session`, and GIN indexes
+  (`btree_gin`): the titles' on (owner, vector), the messages' on (the owner and
+  the row's window of 1,024 event ids as one number, vector) (migration 0040), so
+  a search reads one user's rows holding a word and ranks by the stored vector;
+  within them, as on SQLite, a word's newest MAX_HITS messages (and MAX_HITS of
+  the owner's titles) are ranked. Her newest messages are read first
+  (`agents_search_newest`: her latest windows, widened only while they hold fewer
+  than MAX_HITS), so a word she writes daily reads about MAX_HITS rows, not all of
+  hers that hold it.
 
 A search is words, in any order: a session matches when each word (or a word it
 begins) is in its title or in one of its messages, and sessions rank by how well
@@ -201,7 +202,7 @@ def _sqlite(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
 def _postgresql(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
     # ts_rank() is higher for a better match; a stop word makes no query and no term.
     # Per term, the owner's newest MAX_HITS messages holding it (PG_NEWEST reads
-    # her recent windows first, by the GIN index on (owner, window, vector)) and
+    # her recent windows first, by the GIN index on (owner window, vector)) and
     # MAX_HITS of her titles, ranked by the stored vectors after the cut. The owner
     # is cast to the column's type: compared as another integer type, it is no key
     # of the GIN index. Hits are summed by session before they meet `mine`, each
