@@ -2,6 +2,7 @@
 PostgreSQL, that its query reads one owner's rows by the GIN index of migration 0032."""
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
 
 from agents.models import AgentSpec, Event, Session
@@ -195,6 +196,15 @@ def test_the_newest_messages_holding_a_word_are_read_first_and_are_the_same(alic
         for limit in (1, 3, 20, 57, 199, 200, 2000):
             assert newest(alice, word, limit) == every(alice, word, limit)
     assert newest(bob, "kayak", 50) == every(bob, "kayak", 50)
+    # An owner past what the owner-and-event key holds (2**23): the same rows.
+    zed = get_user_model().objects.create(id=2**23 + 7, username="zed")
+    _spread_messages(
+        create_session(user=zed, agent=agent),
+        [200 * n + 50 for n in range(1, 201)],
+        said,
+    )
+    for limit in (1, 20, 200):
+        assert newest(zed, "budget", limit) == every(zed, "budget", limit) != []
 
     # A word in one of ten of her messages: about the newest 20 of them read, not
     # her 200 (by the indexes, as on a team's months, not this test's few rows).
