@@ -14,11 +14,15 @@ rest of the team uses every day costs it nothing.
 - PostgreSQL: `agents_search_doc` and `agents_search_title_doc` (migration 0032),
   one narrow row per stored message and per titled session: the session's owner
   and the text's `tsvector`,
-  kept by triggers on `agents_event` and `agents_session`, and GIN indexes on
-  (owner, vector) (`btree_gin`), so a search reads
-  one user's rows holding a word
-  and ranks by the stored vector; within them, as on SQLite, a word's newest
-  MAX_HITS messages (and MAX_HITS of the owner's titles) are ranked.
+  kept by triggers on `agents_event` and `agents_session`, and GIN indexes
+  (`btree_gin`): the titles' on (owner, vector), the messages' on (the owner and
+  the row's window of 1,024 event ids as one number, vector) (migration 0040), so
+  a search reads one user's rows holding a word and ranks by the stored vector;
+  within them, as on SQLite, a word's newest MAX_HITS messages (and MAX_HITS of
+  the owner's titles) are ranked. Her newest messages are read first
+  (`agents_search_newest`: her latest windows, widened only while they hold fewer
+  than MAX_HITS), so a word she writes daily reads about MAX_HITS rows, not all of
+  hers that hold it.
 
 A search is words, in any order: a session matches when each word (or a word it
 begins) is in its title or in one of its messages, and sessions rank by how well
@@ -44,7 +48,7 @@ from django.db.models import QuerySet
 from agents.models import Session
 
 MAX_TERMS = 8
-MAX_HITS = 5000  # SQLite: a word's newest rows of one user's, per table, ranked
+MAX_HITS = 5000  # a word's newest rows of one user's, per table, ranked
 OWNER_SPAN = 2**36  # SQLite rowids: owner * OWNER_SPAN + id (migration 0027)
 SNIPPET_WORDS = 16
 # Where a snippet's found words start and end: private-use characters, split off
@@ -61,6 +65,10 @@ SQLITE_TEXT = "agents_search_text"
 SQLITE_TITLE = "agents_search_title"
 PG_DOCS = "agents_search_doc"  # migration 0032: messages
 PG_TITLES = "agents_search_title_doc"  # and titles
+# Migration 0040: an owner's newest `limit` messages holding a query, read from her
+# newest windows of event ids first, widened only while they hold fewer; each with
+# its session, event and ts_rank().
+PG_NEWEST = "agents_search_newest"
 
 
 def search_terms(text: str) -> list[str]:
@@ -193,32 +201,30 @@ def _sqlite(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
 
 def _postgresql(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
     # ts_rank() is higher for a better match; a stop word makes no query and no term.
-    # Per term, the owner's newest MAX_HITS messages holding it (the GIN index on
-    # (owner, vector) finds them) and MAX_HITS of her titles, ranked by the stored
-    # vectors after the cut. The owner is cast to the column's type: compared as
-    # another integer type, it is no key of the GIN index. `event_id + 0`: never
-    # read down the event index, newest first, for the owner's rows holding a word
-    # (a rare word would read the whole table); always the GIN index's, then sorted.
+    # Per term, the owner's newest MAX_HITS messages holding it (PG_NEWEST reads
+    # her recent windows first, by the GIN index on (owner window, vector)) and
+    # MAX_HITS of her titles, ranked by the stored vectors after the cut. The owner
+    # is cast to the column's type: compared as another integer type, it is no key
+    # of the GIN index. Hits are summed by session before they meet `mine`, each
+    # term a bit of `found` (a hash, where count(DISTINCT) sorted them all).
     owner = owner_id or 0
     sql = (
         "terms AS (SELECT n, q FROM (SELECT n, to_tsquery('english', w || ':*') AS q"
         " FROM unnest(%s::text[]) WITH ORDINALITY AS t(w, n)) AS words"
         " WHERE numnode(q) > 0), "
         "hits AS ("
-        "SELECT d.session_id, t.n, d.event_id, ts_rank(d.vector, t.q) AS score"
-        " FROM terms t CROSS JOIN LATERAL (SELECT session_id, event_id, vector"
-        f" FROM {PG_DOCS} WHERE owner_id = %s::integer AND vector @@ t.q"
-        " ORDER BY event_id + 0 DESC LIMIT %s) d"
+        "SELECT d.session_id, t.n, d.event_id, d.score"
+        f" FROM terms t CROSS JOIN LATERAL {PG_NEWEST}(%s::integer, t.q, %s::integer) d"
         " UNION ALL "
         f"SELECT d.session_id, t.n, NULL, {TITLE_WEIGHT} * ts_rank(d.vector, t.q)"
         " FROM terms t CROSS JOIN LATERAL (SELECT session_id, vector"
         f" FROM {PG_TITLES} WHERE owner_id = %s::integer AND vector @@ t.q"
         " LIMIT %s) d) "
-        "SELECT h.session_id, max(h.event_id) FROM hits h"
-        " JOIN mine m ON m.id = h.session_id "
-        "GROUP BY h.session_id, m.updated_at "
-        "HAVING count(DISTINCT h.n) = (SELECT count(*) FROM terms) "
-        "ORDER BY sum(h.score) DESC, m.updated_at DESC, h.session_id"
+        "SELECT h.session_id, h.row FROM (SELECT session_id, max(event_id) AS row,"
+        " sum(score) AS score, bit_or(1 << n::integer) AS found"
+        " FROM hits GROUP BY session_id) h JOIN mine m ON m.id = h.session_id"
+        " WHERE h.found = (SELECT bit_or(1 << n::integer) FROM terms)"
+        " ORDER BY h.score DESC, m.updated_at DESC, h.session_id"
     )
     return sql, [list(terms), owner, MAX_HITS, owner, MAX_HITS]
 

@@ -2,6 +2,7 @@
 PostgreSQL, that its query reads one owner's rows by the GIN index of migration 0032."""
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
 
 from agents.models import AgentSpec, Event, Session
@@ -101,10 +102,121 @@ def test_the_search_reads_its_owners_rows_by_the_gin_index_on_postgresql(alice, 
         plan = "\n".join(row[0] for row in cursor.fetchall())
         cursor.execute("RESET enable_seqscan")
 
-    assert "agents_search_doc_words" in plan, plan
+    assert "Function Scan on agents_search_newest" in plan, plan  # messages
     assert "agents_search_title_doc_words" in plan, plan
     assert f"Index Cond: ((owner_id = {alice.pk}) AND" in plan, plan  # a key
     assert "agents_event" not in plan, plan  # ranked by the stored vectors
+
+    # Inside agents_search_newest: her newest windows' rows holding a word, and
+    # all her windows' (migration 0040's owner_window).
+    first = alice.pk << 32
+    window = (
+        "SELECT d FROM agents_search_doc AS d WHERE"
+        " ((owner_id::bigint << 32) + event_id / 1024) BETWEEN %s AND %s"
+        " AND d.vector @@ to_tsquery('london:*')"
+        " ORDER BY d.event_id + 0 DESC LIMIT 5000"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off")
+        for since in (first + 2, first):
+            cursor.execute(f"EXPLAIN {window}", [since, first + 2**32 - 1])
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            assert "agents_search_doc_window_words" in plan, plan
+            assert f">= '{since}'::bigint" in plan.split("Index Cond")[1], plan
+            assert "agents_event" not in plan, plan
+        cursor.execute("RESET enable_seqscan")
+
+
+def _spread_messages(session: Session, ids: list[int], text) -> None:
+    # Messages with the given event ids (far apart: many windows of 1,024 ids).
+    Event.objects.bulk_create(
+        Event(
+            id=pk,
+            session=session,
+            seq=pk,
+            event_id=f"e{pk}",
+            author="user",
+            kind="user_message",
+            timestamp=float(pk),
+            data={"content": {"parts": [{"text": text(pk)}]}},
+        )
+        for pk in ids
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="PostgreSQL's search rows: tests/agents/test_session_search_postgresql.py",
+)
+def test_the_newest_messages_holding_a_word_are_read_first_and_are_the_same(alice, bob):
+    # alice's 2,000 messages spread over 400,000 event ids (bob's between them): a
+    # word in one of ten, one in seventy, one in 970, and bob's own.
+    agent = AgentSpec.objects.create(name="helper", instruction="Help.")
+    hers = create_session(user=alice, agent=agent)
+    his = create_session(user=bob, agent=agent)
+
+    def said(pk: int) -> str:
+        n = pk // 200
+        words = ["note"]
+        words += ["budget"] if n % 10 == 0 else []
+        words += ["invoice"] if n % 70 == 0 else []
+        words += ["zeppelin"] if n % 970 == 0 else []
+        return " ".join(words)
+
+    _spread_messages(hers, [200 * n for n in range(1, 2001)], said)
+    _spread_messages(his, [200 * n + 100 for n in range(1, 2001)], lambda _: "kayak")
+
+    def newest(owner, word: str, limit: int) -> list[int]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT event_id FROM agents_search_newest(%s, to_tsquery(%s), %s)"
+                " ORDER BY event_id DESC",
+                [owner.pk, f"{word}:*", limit],
+            )
+            return [row[0] for row in cursor.fetchall()]
+
+    def every(owner, word: str, limit: int) -> list[int]:  # 0032's query
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT event_id FROM agents_search_doc WHERE owner_id = %s"
+                " AND vector @@ to_tsquery(%s) ORDER BY event_id DESC LIMIT %s",
+                [owner.pk, f"{word}:*", limit],
+            )
+            return [row[0] for row in cursor.fetchall()]
+
+    def fetched() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_stat_get_xact_tuples_fetched('agents_search_doc'::regclass)"
+            )
+            return cursor.fetchone()[0]
+
+    for word in ("note", "budget", "invoice", "zeppelin", "kayak", "nothing"):
+        for limit in (1, 3, 20, 57, 199, 200, 2000):
+            assert newest(alice, word, limit) == every(alice, word, limit)
+    assert newest(bob, "kayak", 50) == every(bob, "kayak", 50)
+    # An owner past what the owner-and-event key holds (2**23): the same rows.
+    zed = get_user_model().objects.create(id=2**23 + 7, username="zed")
+    _spread_messages(
+        create_session(user=zed, agent=agent),
+        [200 * n + 50 for n in range(1, 201)],
+        said,
+    )
+    for limit in (1, 20, 200):
+        assert newest(zed, "budget", limit) == every(zed, "budget", limit) != []
+
+    # A word in one of ten of her messages: about the newest 20 of them read, not
+    # her 200 (by the indexes, as on a team's months, not this test's few rows).
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE agents_search_doc")
+        cursor.execute("SET enable_seqscan = off")
+    before = fetched()
+    assert len(newest(alice, "budget", 20)) == 20
+    assert fetched() - before < 100
+    assert len(every(alice, "budget", 2000)) == 200
+    with connection.cursor() as cursor:
+        cursor.execute("RESET enable_seqscan")
 
 
 def _said(session: Session, seq: int, text: str) -> Event:

@@ -4,6 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import Group
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agents.models import Budget, Run, RunTotal, Session
@@ -348,3 +350,26 @@ def test_usage_days_are_cut_in_the_time_zone(alice, api_for, spent, settings):
         ("2026-03-10", 7),
     ]
     assert tenth["total"]["total_tokens"] == 7
+
+
+def test_a_month_by_day_fetches_a_row_a_day_on_postgresql(
+    alice, make_user, api_for, spent
+):
+    # Staff's month by day: one row a day from the database on PostgreSQL (its
+    # hours summed by their day in TIME_ZONE there), not one an hour for Python.
+    for hours_ago in (0, 1, 2, 3, 50, 51):
+        spent(alice, 10, at=timezone.now() - timedelta(hours=hours_ago))
+    client = api_for(make_user(is_staff=True))
+    since = (timezone.localdate() - timedelta(days=30)).isoformat()
+
+    with CaptureQueriesContext(connection) as queries:
+        days = client.get(f"/api/usage/?group_by=day&since={since}").json()
+
+    assert days["total"]["runs"] == 6
+    (totals,) = [q["sql"] for q in queries if "agents_runtotal" in q["sql"]]
+    if connection.vendor != "postgresql":
+        return  # SQLite: a date function per row would be a Python call
+    assert "AT TIME ZONE" in totals, totals
+    with connection.cursor() as cursor:
+        cursor.execute(totals)
+        assert len(cursor.fetchall()) == len(days["rows"]) <= 4
