@@ -16,7 +16,7 @@ rest of the team uses every day costs it nothing.
   and the text's `tsvector`,
   kept by triggers on `agents_event` and `agents_session`, and GIN indexes
   (`btree_gin`): the titles' on (owner, vector), the messages' on (the owner and
-  the row's window of 1,024 event ids as one number, vector) (migration 0040), so
+  the row's window of 1,024 event ids as one number, vector) (migration 0042), so
   a search reads one user's rows holding a word and ranks by the stored vector;
   within them, as on SQLite, a word's newest MAX_HITS messages (and MAX_HITS of
   the owner's titles) are ranked. Her newest messages are read first
@@ -65,7 +65,7 @@ SQLITE_TEXT = "agents_search_text"
 SQLITE_TITLE = "agents_search_title"
 PG_DOCS = "agents_search_doc"  # migration 0032: messages
 PG_TITLES = "agents_search_title_doc"  # and titles
-# Migration 0040: an owner's newest `limit` messages holding a query, read from her
+# Migration 0042: an owner's newest `limit` messages holding a query, read from her
 # newest windows of event ids first, widened only while they hold fewer; each with
 # its session, event and ts_rank().
 PG_NEWEST = "agents_search_newest"

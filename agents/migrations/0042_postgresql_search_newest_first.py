@@ -118,6 +118,6 @@ def unmake(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("agents", "0039_run_totals_everyone_by_hour")]
+    dependencies = [("agents", "0041_model_grants_and_picks")]
 
     operations = [migrations.RunPython(make, unmake)]
