@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from google.adk.models import LLMRegistry
 
+from agents import model_grants
 from agents.adk.providers import (
     LITELLM_PROVIDERS,
     PROVIDERS,
@@ -130,6 +131,8 @@ def save_connection(
                 served.full_name = f"{connection.name}/{served.model}"
                 served.save(update_fields=["full_name"])
         bump_version()
+        # Who may use its models may have changed (granted only, or its name).
+        model_grants.bump_version()
     return connection
 
 
@@ -159,6 +162,7 @@ def remove_connection(connection: ModelConnection) -> None:
     with transaction.atomic():
         connection.delete()
         bump_version()
+        model_grants.bump_version()
 
 
 def full_name(*, owner: ModelConnection | EnvConnection, model: str) -> str:
@@ -382,7 +386,7 @@ def unknown_model(name: str) -> str | None:
             return "Name a model, or every model of a connection as <connection>/*."
         if prefix in RESERVED_NAMES or _is_connection(prefix):
             return None
-        return f"No model connection or provider is named {prefix!r}."
+        return f"No model connection or provider is named {prefix}."
     try:
         LLMRegistry.resolve(name)
     except ValueError:

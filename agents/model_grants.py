@@ -8,12 +8,15 @@ docs/permissions.md), a connection standing where a toolset does:
 1. any live deny, on the user or one of her groups, for the model or its
    connection: no (a connection-wide deny is not punched through by an allow);
 2. else any live allow on the same: yes;
-3. else the default: yes, unless TOOLCRIB_MODELS_NEED_GRANT is set.
+3. else the default: yes, unless the model's connection is "granted only" (set
+   on the Models page, as a toolset's policy is) or TOOLCRIB_MODELS_NEED_GRANT is
+   set for every model.
 
 The rule named is the most specific grant: the model before its connection, the
 user before a group. An expired grant is as if it did not exist.
 
-Every change (a grant saved or deleted, a user joining or leaving a group) writes a
+Every change (a grant saved or deleted, a user joining or leaving a group, a
+connection's "granted only" switched: agents.connections) writes a
 new stamp into the one ModelGrantsVersion row in its transaction. A reader keeps
 the grants it loaded while the stamp is unchanged (one query a decision), and a
 user's groups once per stamp (one query more, once), so a change holds from the
@@ -36,7 +39,7 @@ from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.utils import timezone
 
-from agents.models import ModelGrant, ModelGrantsVersion
+from agents.models import ModelConnection, ModelGrant, ModelGrantsVersion
 from project.errors import DomainError
 
 VERSION_ROW = 1
@@ -92,6 +95,8 @@ class _Snapshot:
     stamp: object
     by_user: dict[int, tuple[_GrantRow, ...]]
     by_group: dict[int, tuple[_GrantRow, ...]]
+    # The connections whose models need an allow (ModelConnection.granted_only).
+    granted_only: frozenset[str] = frozenset()
     # A user's group ids as of `stamp`, filled as users are first decided for.
     groups: dict[int, frozenset[int]] = field(default_factory=dict)
 
@@ -169,6 +174,11 @@ def _load(stamp: object) -> _Snapshot:
         stamp=stamp,
         by_user={k: tuple(v) for k, v in by_user.items()},
         by_group={k: tuple(v) for k, v in by_group.items()},
+        granted_only=frozenset(
+            ModelConnection.objects.filter(granted_only=True).values_list(
+                "name", flat=True
+            )
+        ),
     )
 
 
@@ -190,7 +200,12 @@ def explain(*, user_id: int, model: str) -> ModelDecision:
     grants = list(snapshot.by_user.get(user_id, ()))
     for group_id in _groups_of(snapshot, user_id):
         grants += snapshot.by_group.get(group_id, ())
-    return decide(grants=grants, model=model)
+    connection = model.split("/", 1)[0] if "/" in model else ""
+    return decide(
+        grants=grants,
+        model=model,
+        granted_only=connection in snapshot.granted_only,
+    )
 
 
 async def aexplain(*, user_id: int, model: str) -> ModelDecision:
@@ -198,8 +213,11 @@ async def aexplain(*, user_id: int, model: str) -> ModelDecision:
     return await sync_to_async(explain)(user_id=user_id, model=model)
 
 
-def decide(*, grants: Iterable[_GrantRow], model: str) -> ModelDecision:
-    """The decision of the live grants that match `model`, else the default."""
+def decide(
+    *, grants: Iterable[_GrantRow], model: str, granted_only: bool = False
+) -> ModelDecision:
+    """The decision of the live grants that match `model`, else the default:
+    refused when its connection is `granted_only` or every model needs a grant."""
     now = timezone.now()
     live = sorted(
         (g for g in grants if g.matches(model) and g.live(now)),
@@ -213,6 +231,12 @@ def decide(*, grants: Iterable[_GrantRow], model: str) -> ModelDecision:
     if live:  # every live grant left is an allow
         first = live[0]
         return ModelDecision(True, f"allowed by {first.label}", first.id, first.subject)
+    if granted_only:
+        return ModelDecision(
+            False,
+            f"its connection {model.split('/', 1)[0]} is granted only, "
+            "and no grant allows it to you or your groups",
+        )
     if settings.TOOLCRIB_MODELS_NEED_GRANT:
         return ModelDecision(
             False,

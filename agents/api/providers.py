@@ -90,6 +90,7 @@ class ConnectionSerializer(serializers.ModelSerializer):
             "kind",
             "base_url",
             "litellm_provider",
+            "granted_only",
             "api_key",
             "has_key",
             "read_only",

@@ -38,6 +38,12 @@ class ModelConnection(models.Model):
     )
     # project.sealing, purpose "model-connection": never read back by the API.
     sealed_key = models.TextField(blank=True)
+    # As a toolset's "granted only" policy: its models need a model grant's allow
+    # (agents.model_grants); off, they are open unless a grant denies one.
+    granted_only = models.BooleanField(
+        default=False,
+        help_text="Only users and groups a model grant allows may use its models.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -193,7 +193,7 @@ def test_staff_create_list_change_and_delete_a_grant(api_for, staff, alice, inte
         (
             {"user": "alice", "model": "nolab/*", "effect": "deny"},
             "model",
-            "No model connection or provider is named 'nolab'.",
+            "No model connection or provider is named nolab.",
         ),
         (
             {

@@ -45,7 +45,7 @@ def test_staff_grant_models_and_alice_picks_among_those_granted(sign_in, api, sh
         admin.fill("#grant-model", "nolab/x")
         admin.get_by_role("button", name="Add grant").click()
         expect(admin.locator("#grant-model-error")).to_contain_text(
-            "No model connection is named 'nolab'"
+            "No model connection is named nolab"
         )
         admin.fill("#grant-model", second)
         admin.select_option("#grant-effect", "deny")
@@ -97,3 +97,37 @@ def test_staff_grant_models_and_alice_picks_among_those_granted(sign_in, api, sh
         for grant in staff.get("/api/model-grants/").json():
             staff.delete(f"/api/model-grants/{grant['id']}/")
         staff.post(f"/api/agents/{name}/archive/")
+
+
+def test_staff_make_a_connection_granted_only_and_its_models_need_a_grant(
+    sign_in, api, shoot
+):
+    tag = uuid.uuid4().hex[:6]
+    name = f"gated-{tag}"
+    staff = api("admin")
+    added = staff.post(
+        "/api/providers/",
+        json={
+            "name": name,
+            "kind": "openai_compatible",
+            "base_url": "http://127.0.0.1:9/v1",
+        },
+    )
+    assert added.status_code == 201, added.text
+    try:
+        admin = sign_in("admin")
+        admin.goto("/staff/models/")
+        admin.get_by_role("button", name=name).click()
+        expect(admin.locator("#connection-detail")).to_contain_text(
+            "Open to everyone unless a model grant denies them."
+        )
+        admin.get_by_role("button", name="Edit").click()
+        admin.get_by_label("Granted only").check()
+        admin.get_by_role("button", name="Save").click()
+        expect(admin.locator("#connection-detail")).to_contain_text(
+            "Granted only: its models need a model grant."
+        )
+        shoot(admin, "connection-granted-only")
+        assert staff.get(f"/api/providers/{name}/").json()["granted_only"] is True
+    finally:
+        staff.delete(f"/api/providers/{name}/")

@@ -40,6 +40,7 @@ function item(connection) {
       { type: "button", class: "pick", "aria-current": connection.name === selected ? "true" : null, dataset: { connection: connection.name }, onclick: () => select(connection.name) },
       h("span", { class: "pick-name" }, connection.name),
       connection.read_only ? badge("read-only", "muted") : null,
+      connection.granted_only ? badge("granted only", "muted") : null,
       h("span", { class: "count", title: "Models" }, String(connection.models.length)),
     ),
   );
@@ -72,6 +73,7 @@ function editor(connection) {
   const kind = h("select", { id: "connection-kind", name: "kind" }, ...KINDS.map(([value, label]) => h("option", { value, selected: connection && connection.kind === value ? true : null }, label)));
   const base = h("input", { id: "connection-base-url", name: "base_url", value: connection ? connection.base_url : "", placeholder: "http://localhost:8000/v1", autocomplete: "off" });
   const provider = h("input", { id: "connection-litellm-provider", name: "litellm_provider", value: connection ? connection.litellm_provider : "", placeholder: "groq, mistral, bedrock…", autocomplete: "off" });
+  const grantedOnly = h("input", { id: "connection-granted-only", name: "granted_only", type: "checkbox", checked: connection && connection.granted_only ? true : null });
   const key = h("input", { id: "connection-api-key", name: "api_key", type: "password", autocomplete: "new-password", placeholder: connection && connection.has_key ? "Stored: leave empty to keep it" : "" });
   const fields = {
     name: field("Name (agents use name/model)", name),
@@ -79,6 +81,7 @@ function editor(connection) {
     base_url: field("Base URL", base, "The server's address: needed for OpenAI-compatible servers and Ollama."),
     litellm_provider: field("LiteLLM provider", provider, "For “Any LiteLLM provider”: its prefix."),
     api_key: field("API key", key, "Write-only: kept encrypted, never shown again."),
+    granted_only: field("Granted only", grantedOnly, "Only the users and groups a model grant below allows may use its models. Off: everyone may, unless a grant denies them."),
   };
   const general = h("p", { class: "field-error", id: "connection-error", role: "alert" });
   const form = h(
@@ -93,7 +96,7 @@ function editor(connection) {
     event.preventDefault();
     for (const f of Object.values(fields)) f.error.textContent = "";
     general.textContent = "";
-    const body = { name: name.value.trim(), kind: kind.value, base_url: base.value.trim(), litellm_provider: provider.value.trim() };
+    const body = { name: name.value.trim(), kind: kind.value, base_url: base.value.trim(), litellm_provider: provider.value.trim(), granted_only: grantedOnly.checked };
     if (key.value || !connection) body.api_key = key.value;
     try {
       const path = connection ? `/api/providers/${encodeURIComponent(connection.name)}/` : "/api/providers/";
@@ -154,7 +157,7 @@ function view(connection) {
     h("h2", { class: "panel-title", id: "connection-title" }, connection.name, connection.read_only ? badge("read-only", "muted") : null),
     connection.read_only
       ? h("p", { class: "muted" }, `From the server's environment (${connection.variables.join(", ")}): change those variables and restart to change it. Its models and prices can be listed here.`)
-      : h("p", { class: "muted" }, `${kindLabel(connection.kind)}${connection.base_url ? ` at ${connection.base_url}` : ""}. Key: ${connection.has_key ? "stored" : "none"}.`),
+      : h("p", { class: "muted" }, `${kindLabel(connection.kind)}${connection.base_url ? ` at ${connection.base_url}` : ""}. Key: ${connection.has_key ? "stored" : "none"}. ${connection.granted_only ? "Granted only: its models need a model grant." : "Open to everyone unless a model grant denies them."}`),
     h(
       "div",
       { class: "actions" },
