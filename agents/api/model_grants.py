@@ -10,6 +10,8 @@ from django.contrib.auth.models import Group
 from django.utils import timezone
 from rest_framework import permissions, serializers, viewsets
 from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from agents import model_grants
 from agents.api.providers import IsStaff
@@ -126,6 +128,10 @@ class ModelGrantViewSet(ActorFromRequest, viewsets.ModelViewSet):
             created_by=self.request.user,
         )
         serializer.instance = grant
+
+    def update(self, request: Request, *args, **kwargs) -> Response:
+        request.data  # noqa: B018 - the body first: a bad one is a 400, whatever the id
+        return super().update(request, *args, **kwargs)
 
     def perform_update(self, serializer) -> None:
         serializer.instance = model_grants.update_grant(
