@@ -26,6 +26,7 @@ from agents.adk.providers import (
     litellm_kwargs,
     missing_variables,
 )
+from agents.model_grants import EVERY_MODEL
 from agents.model_table import SEALING_PURPOSE, Target, target_of
 from agents.models import AgentSpec, ConnectionsVersion, ModelConnection, ServedModel
 from project.errors import DomainError
@@ -34,8 +35,6 @@ from project.sealing import seal
 # Names a connection may not take: the prefixes agents already use for the
 # environment's providers and LiteLLM's, and the offline model's.
 RESERVED_NAMES = frozenset({*PROVIDERS, *LITELLM_PROVIDERS, "offline", "env"})
-# What a grant writes for every model of a connection or provider: `lab/*`.
-EVERY_MODEL = "/*"
 LISTABLE = (ModelConnection.Kind.OPENAI_COMPATIBLE, ModelConnection.Kind.OLLAMA)
 
 
