@@ -58,6 +58,8 @@ INSTALLED_APPS = [
     "channels",
     "agents",
     "toolsets",
+    # Eval sets and their runs (docs/evals.md), above governance.
+    "evals",
     "frontend",
 ]
 # The demo agents and users (demo/, `manage.py demo_setup`): `make run` and the
