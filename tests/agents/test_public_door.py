@@ -16,7 +16,7 @@ DOOR = {
     "client_input",
     "changes",
 }
-CONTRACT = "toolsets and demo enter agents by its public door"
+CONTRACT = "toolsets, evals and demo enter agents by its public door"
 
 
 def _contract() -> dict:
