@@ -37,7 +37,7 @@ def test_every_module_of_agents_but_the_door_is_forbidden_to_the_apps_above():
         name.removeprefix("agents.") for name in _contract()["forbidden_modules"]
     }
     assert forbidden == _children_of_agents() - DOOR
-    assert _contract()["source_modules"] == ["toolsets", "demo"]
+    assert _contract()["source_modules"] == ["toolsets", "evals", "demo"]
 
 
 def test_each_facade_of_the_door_declares_what_it_opens():
