@@ -9,6 +9,7 @@ from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
 from agents.api.model_grants import ModelGrantViewSet
 from agents.api.notices import DeliveryViewSet, DestinationViewSet, PreferencesView
 from agents.api.oauth2 import oauth2_callback
+from agents.api.prompts import PromptViewSet
 from agents.api.providers import ProviderViewSet
 from agents.api.requests import RequestViewSet
 from agents.api.retention import RetentionView
@@ -41,6 +42,7 @@ router.register("model-grants", ModelGrantViewSet, basename="model-grant")
 router.register("auth-requests", AuthRequestViewSet, basename="auth-request")
 router.register("credentials", CredentialViewSet, basename="credential")
 router.register("requests", RequestViewSet, basename="request")
+router.register("prompts", PromptViewSet, basename="prompt")
 router.register("notices/webhooks", DestinationViewSet, basename="notice-webhook")
 router.register("notices/deliveries", DeliveryViewSet, basename="notice-delivery")
 # Approvals are served here since they are requests (agents.requests), and kept out

@@ -13,7 +13,8 @@ modules, imported one way (rule.py below the others):
 - answers.py: a person's answers to a pause: a call's result, a credential, a
   decision;
 - sessions.py: a change to a session, and the query of the list of sessions;
-- changes.py: the query of the change audit.
+- changes.py: the query of the change audit;
+- prompts.py: a prompt of the library, and its variables.
 """
 
 from agents.inputs.agent_settings import (
@@ -46,6 +47,7 @@ from agents.inputs.answers import (
     Secret,
 )
 from agents.inputs.changes import ChangeQuery
+from agents.inputs.prompts import PromptInput, variables_of
 from agents.inputs.rule import (
     NOT_FINITE,
     REPLACEMENT,
@@ -99,6 +101,7 @@ __all__ = [
     "NOT_FINITE",
     "NOT_IN_A_TITLE",
     "OptionalSecret",
+    "PromptInput",
     "Path",
     "REPLACEMENT",
     "RESPONSE_MAX_CHARS",
@@ -128,4 +131,5 @@ __all__ = [
     "replace_surrogates",
     "text_problem",
     "text_problems",
+    "variables_of",
 ]
