@@ -26,6 +26,7 @@ def _patterns(session: views.View) -> list:
         path("logout/", auth_views.LogoutView.as_view(), name="logout"),
         path("sessions/<name:session_id>/", session, name="session"),
         path("inbox/", views.inbox, name="inbox"),
+        path("prompts/", views.prompts, name="prompts"),
         path("overview/", views.overview, name="overview"),
         path("tokens/", views.tokens, name="tokens"),
         path("staff/access/", views.access, name="access"),

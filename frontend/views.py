@@ -44,6 +44,7 @@ def _page(template: str, nav: str, **context) -> Callable[..., HttpResponse]:
 
 home = login_required(_page("frontend/home.html", "home"))
 inbox = login_required(_page("frontend/inbox.html", "inbox"))
+prompts = login_required(_page("frontend/prompts.html", "prompts"))
 overview = login_required(_page("frontend/overview.html", "overview"))
 audit = staff_required(_page("frontend/audit.html", "audit"))
 firehose = staff_required(_page("frontend/firehose.html", "firehose"))

@@ -6,30 +6,63 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agents', '0043_connection_granted_only'),
-        ('auth', '0012_alter_user_first_name_max_length'),
+        ("agents", "0043_connection_granted_only"),
+        ("auth", "0012_alter_user_first_name_max_length"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Prompt',
+            name="Prompt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('command', models.CharField(help_text='What follows `/` in the composer: a-z, 0-9 and -.', max_length=64)),
-                ('title', models.CharField(max_length=200)),
-                ('description', models.CharField(blank=True, max_length=500)),
-                ('body', models.TextField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('groups', models.ManyToManyField(blank=True, help_text='Groups whose members may use the prompt (only its owner and staff change it).', related_name='prompts', to='auth.group')),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='prompts', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                (
+                    "command",
+                    models.CharField(
+                        help_text="What follows `/` in the composer: a-z, 0-9 and -.",
+                        max_length=64,
+                    ),
+                ),
+                ("title", models.CharField(max_length=200)),
+                ("description", models.CharField(blank=True, max_length=500)),
+                ("body", models.TextField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "groups",
+                    models.ManyToManyField(
+                        blank=True,
+                        help_text="Groups whose members may use the prompt (only its owner and staff change it).",
+                        related_name="prompts",
+                        to="auth.group",
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="prompts",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['command', 'id'],
-                'constraints': [models.UniqueConstraint(fields=('owner', 'command'), name='agents_prompt_command_per_owner')],
+                "ordering": ["command", "id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("owner", "command"),
+                        name="agents_prompt_command_per_owner",
+                    )
+                ],
             },
         ),
     ]

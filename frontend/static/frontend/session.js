@@ -10,6 +10,7 @@ import { onRequestFrame } from "./inboxfeed.js";
 import { bindInspector } from "./inspector.js";
 import { showModelPicker } from "./modelpicker.js";
 import { showArtifacts, showState, showTools } from "./panels.js";
+import { PromptPicker } from "./promptpicker.js";
 import { bindArtifactChips } from "./preview.js";
 import { listRequests, requestKey, requestPart } from "./requests.js";
 import { refusalText, restCode } from "./refusals.js";
@@ -240,6 +241,7 @@ function renderRunStatus() {
 const form = el("composer");
 const input = el("message");
 const attachments = new Attachments(form, input, sessionId);
+new PromptPicker(form, input); // `/` finds a prompt of the library (promptpicker.js)
 bindArtifactChips(el("timeline"), sessionId);
 bindInspector(el("timeline"), sessionId); // each event's seq opens it (inspector.js)
 bindTraces(el("timeline")); // a run's line opens its spans (trace.js)

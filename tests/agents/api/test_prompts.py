@@ -88,9 +88,9 @@ def test_a_prompt_shared_to_a_group_is_usable_by_its_members_not_changed(
     assert made["groups"] == ["research"]
 
     seen_by_bob = api_for(bob).get("/api/prompts/").json()
-    assert [(p["command"], p["owner"], p["mine"], p["can_change"]) for p in seen_by_bob] == [
-        ("summarize", "alice", False, False)
-    ]
+    assert [
+        (p["command"], p["owner"], p["mine"], p["can_change"]) for p in seen_by_bob
+    ] == [("summarize", "alice", False, False)]
     assert api_for(bob).get(f"/api/prompts/{made['id']}/").status_code == 200
     change = api_for(bob).put(
         f"/api/prompts/{made['id']}/",
@@ -121,7 +121,9 @@ def test_she_shares_only_to_her_own_groups_staff_to_any(alice, make_user, api_fo
     refused = _new(api_for(alice), groups=["research", "finance"])
     assert refused.status_code == 400
     assert refused.json() == {
-        "groups": ["You may share a prompt only to your own groups: finance is not one."]
+        "groups": [
+            "You may share a prompt only to your own groups: finance is not one."
+        ]
     }
     assert [g["name"] for g in api_for(alice).get("/api/prompts/groups/").json()] == [
         "research"
@@ -153,16 +155,16 @@ def test_q_narrows_to_a_command_or_title(alice, api_for):
     _new(client, command="summarize", title="Summarize a text")
     _new(client, command="review", title="Code review")
     _new(client, command="translate", title="Into German")
-    assert [p["command"] for p in client.get("/api/prompts/?q=rev").json()] == ["review"]
+    assert [p["command"] for p in client.get("/api/prompts/?q=rev").json()] == [
+        "review"
+    ]
     assert [p["command"] for p in client.get("/api/prompts/?q=GERMAN").json()] == [
         "translate"
     ]
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_saves_of_one_command_at_once_keep_one_and_refuse_the_other(
-    alice, api_for
-):
+def test_two_saves_of_one_command_at_once_keep_one_and_refuse_the_other(alice, api_for):
     client_one, client_two = api_for(alice), api_for(alice)
     barrier = threading.Barrier(2)
     codes = []
@@ -174,7 +176,9 @@ def test_two_saves_of_one_command_at_once_keep_one_and_refuse_the_other(
         finally:
             close_old_connections()
 
-    threads = [threading.Thread(target=save, args=(c,)) for c in (client_one, client_two)]
+    threads = [
+        threading.Thread(target=save, args=(c,)) for c in (client_one, client_two)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
