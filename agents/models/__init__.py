@@ -15,7 +15,8 @@ import Run`):
 - changes.py: Change, who changed which object staff govern (the change audit);
 - a2a_tasks.py: A2ATask, a task of a caller over A2A (agents.a2a);
 - connections.py: ModelConnection, ServedModel (prices), ConnectionsVersion;
-- model_grants.py: ModelGrant (who may use which model), ModelGrantsVersion.
+- model_grants.py: ModelGrant (who may use which model), ModelGrantsVersion;
+- shares.py: Share (a session's read-only link), ShareView, ShareSettings.
 
 The imports keep the order the models were always registered in (and Django
 lists them in).
@@ -49,6 +50,7 @@ from agents.models.connections import (
     ServedModel,
 )
 from agents.models.model_grants import ModelGrant, ModelGrantsVersion
+from agents.models.shares import Share, ShareSettings, ShareView
 # isort: on
 
 __all__ = [
@@ -80,6 +82,9 @@ __all__ = [
     "RunTotal",
     "ServedModel",
     "Session",
+    "Share",
+    "ShareSettings",
+    "ShareView",
     "StandingApproval",
     "UserState",
     "WebhookDestination",
