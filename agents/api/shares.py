@@ -232,7 +232,9 @@ class SharedEventsView(SharedView):
         operation_id="shared_events_list",
         responses={200: EventFrameList, 410: OpenApiResponse(description=GONE)},
         parameters=[
-            OpenApiParameter("after", int, description="Only events with a greater seq."),
+            OpenApiParameter(
+                "after", int, description="Only events with a greater seq."
+            ),
             OpenApiParameter(
                 "limit", int, description=f"At most this many (max {EVENTS_BATCH})."
             ),

@@ -67,7 +67,9 @@ urlpatterns = [
         RegenerateView.as_view(),
         name="session-regenerate",
     ),
-    path("sessions/<name:pk>/shares/", SessionSharesView.as_view(), name="session-shares"),
+    path(
+        "sessions/<name:pk>/shares/", SessionSharesView.as_view(), name="session-shares"
+    ),
     path(
         "sessions/<name:pk>/shares/<id:share_id>/",
         SessionShareView.as_view(),
@@ -80,7 +82,9 @@ urlpatterns = [
     ),
     path("share-settings/", ShareSettingsView.as_view(), name="share-settings"),
     path("shared/<str:token>/", SharedSessionView.as_view(), name="shared"),
-    path("shared/<str:token>/events/", SharedEventsView.as_view(), name="shared-events"),
+    path(
+        "shared/<str:token>/events/", SharedEventsView.as_view(), name="shared-events"
+    ),
     path("shared/<str:token>/fork/", SharedForkView.as_view(), name="shared-fork"),
     path("events/schema/", EventSchemaView.as_view(), name="event-schema"),
     path("usage/", UsageView.as_view(), name="usage"),

@@ -14,7 +14,9 @@ from agents.models.sessions import Session
 class Share(models.Model):
     """A read-only link to a session, as of when it was made; revocable, may expire."""
 
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="shares")
+    session = models.ForeignKey(
+        Session, on_delete=models.CASCADE, related_name="shares"
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
     )
@@ -66,8 +68,9 @@ class ShareView(models.Model):
     viewer_name = models.CharField(max_length=150, blank=True)
     ip = models.GenericIPAddressField(null=True, blank=True)
     kind = models.CharField(
-        max_length=8, default=VIEW, help_text='"view", or "fork": continued in a new '
-        "session."
+        max_length=8,
+        default=VIEW,
+        help_text='"view", or "fork": continued in a new session.',
     )
     at = models.DateTimeField(auto_now_add=True)
 

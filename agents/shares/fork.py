@@ -1,4 +1,4 @@
-""""Continue in a new session": a shared session's conversation, copied for its viewer.
+"""Continue in a new session: a shared session's conversation, copied for its viewer.
 
 The copy is a new session of the viewer's own, with the same agent (one she may
 use), holding the shared events (ADK's, up to the share's seq) appended through

@@ -126,7 +126,7 @@ def views_of(*, share: Share) -> QuerySet[ShareView]:
 
 
 def status_of(share: Share) -> str:
-    """"active", "revoked" or "expired"."""
+    """The link's status: "active", "revoked" or "expired"."""
     if share.revoked_at is not None:
         return "revoked"
     if share.expires_at is not None and share.expires_at <= timezone.now():

@@ -110,7 +110,9 @@ def test_staff_may_revoke_but_not_share_someone_elses_session(
     assert APIClient().get(f"/api/shared/{link['token']}/events/").status_code == 410
 
 
-def test_the_token_is_stored_only_as_a_digest(alice, demo_agents, start_session, api_for):
+def test_the_token_is_stored_only_as_a_digest(
+    alice, demo_agents, start_session, api_for
+):
     link = share(api_for, alice, start_session(alice, AGENT))
 
     row = Share.objects.values().get()
@@ -189,9 +191,7 @@ def test_anyone_cannot_open_a_link_unless_staff_allow_it(
     assert again.status_code == 401
 
 
-def test_the_shared_events_and_page_leak_no_secret(
-    secret_session, alice, bob, api_for
-):
+def test_the_shared_events_and_page_leak_no_secret(secret_session, alice, bob, api_for):
     link = share(api_for, alice, secret_session)
     client = Client()
     client.force_login(bob)

@@ -75,7 +75,7 @@ class ShareDialog {
       h("label", { for: "share-expiry" }, gettext("Expires")),
       this.expiry,
       this.anyoneRow,
-      h("p", { class: "muted small" }, gettext("Without that, only people signed in here can open the link.")),
+      h("p", { class: "muted small" }, gettext("People signed in here can open the link.")),
       h("div", { class: "answer-buttons" }, submit),
     );
     form.addEventListener("submit", async (event) => {
