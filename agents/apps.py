@@ -49,6 +49,7 @@ class AgentsConfig(AppConfig):
             ModelConnection,
             ModelGrant,
             ServedModel,
+            ShareSettings,
         )
 
         changes.track(AgentSpec)
@@ -59,3 +60,5 @@ class AgentsConfig(AppConfig):
         model_grants.connect()
         changes.track(ModelConnection, exclude_fields=("sealed_key",))
         changes.track(ServedModel)
+        # Staff allowing links anyone may open (agents.shares).
+        changes.track(ShareSettings)

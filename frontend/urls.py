@@ -14,17 +14,24 @@ from frontend import views
 app_name = "frontend"
 
 
-def pages(*, session_access: views.SessionAccess) -> tuple[list, str]:
-    """The pages, for include(); `session_access` decides who sees a session page."""
-    return _patterns(views.session_page(session_access)), app_name
+def pages(
+    *, session_access: views.SessionAccess, share_access: views.ShareAccess
+) -> tuple[list, str]:
+    """The pages, for include(); `session_access` decides who sees a session page,
+    `share_access` who opens a shared link."""
+    patterns = _patterns(
+        views.session_page(session_access), views.shared_page(share_access)
+    )
+    return patterns, app_name
 
 
-def _patterns(session: views.View) -> list:
+def _patterns(session: views.View, shared: views.View) -> list:
     return [
         path("", views.home, name="home"),
         path("login/", views.LoginView.as_view(), name="login"),
         path("logout/", auth_views.LogoutView.as_view(), name="logout"),
         path("sessions/<name:session_id>/", session, name="session"),
+        path("shared/<str:token>/", shared, name="shared"),
         path("inbox/", views.inbox, name="inbox"),
         path("prompts/", views.prompts, name="prompts"),
         path("overview/", views.overview, name="overview"),

@@ -12,14 +12,19 @@ from functools import wraps
 from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 
-from project.errors import NotFoundError, PasswordSignInOff
+from project.errors import DomainError, NotFoundError, PasswordSignInOff
 
 View = Callable[..., HttpResponse]
 # The session if `user` may see it; else raises NotFoundError.
 SessionAccess = Callable[..., object]
+# Checks that `user` (maybe anonymous) may open the link `token`; else raises a
+# DomainError: 404 no such link, 410 revoked or expired, 401 sign in first.
+ShareAccess = Callable[..., object]
 
 
 def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -111,6 +116,25 @@ def session_page(access: SessionAccess) -> View:
         )
 
     return session
+
+
+def shared_page(access: ShareAccess) -> View:
+    """A shared session's read-only page (agents.shares): for whoever `access` lets
+    open the link; anyone else reads why not, or is sent to sign in first."""
+
+    def shared(request: HttpRequest, token: str) -> HttpResponse:
+        try:
+            access(user=request.user, token=token)
+        except DomainError as refusal:
+            if refusal.status_code == 401:
+                return redirect_to_login(request.get_full_path())
+            status = 410 if refusal.status_code == 410 else 404
+            title = _("This link has ended") if status == 410 else _("No such link")
+            context = {"title": title, "reason": str(refusal)}
+            return render(request, "frontend/share_gone.html", context, status=status)
+        return render(request, "frontend/shared.html", {"nav": "", "token": token})
+
+    return shared
 
 
 @staff_required

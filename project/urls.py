@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from agents.sessions import access_session
+from agents.shares.links import check_share
 from frontend.urls import pages
 from project.health import healthz
 
@@ -25,8 +26,12 @@ urlpatterns = [
     path("invite/", include("toolsets.people.urls")),
     # A notice's approve / reject links (agents/notices/, docs/notices.md).
     path("notices/", include("agents.notices.urls")),
-    # The composition root: the pages get the runtime's session access check.
-    path("", include(pages(session_access=access_session))),
+    # The composition root: the pages get the runtime's session access check, and
+    # the shared page its link check.
+    path(
+        "",
+        include(pages(session_access=access_session, share_access=check_share)),
+    ),
 ]
 # Errors under /api/ answer JSON, like every other API error (agents/api/errors.py).
 handler400 = "agents.api.errors.bad_request"

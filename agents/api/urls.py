@@ -14,6 +14,15 @@ from agents.api.providers import ProviderViewSet
 from agents.api.requests import RequestViewSet
 from agents.api.retention import RetentionView
 from agents.api.runs import RegenerateView, RunCancelView
+from agents.api.shares import (
+    SessionSharesView,
+    SessionShareView,
+    SessionShareViewsView,
+    SharedEventsView,
+    SharedForkView,
+    SharedSessionView,
+    ShareSettingsView,
+)
 from agents.api.traces import RunTraceView
 from agents.api.usage import BudgetViewSet, UsageView
 from agents.api.views import (
@@ -60,6 +69,25 @@ urlpatterns = [
         RegenerateView.as_view(),
         name="session-regenerate",
     ),
+    path(
+        "sessions/<name:pk>/shares/", SessionSharesView.as_view(), name="session-shares"
+    ),
+    path(
+        "sessions/<name:pk>/shares/<id:share_id>/",
+        SessionShareView.as_view(),
+        name="session-share",
+    ),
+    path(
+        "sessions/<name:pk>/shares/<id:share_id>/views/",
+        SessionShareViewsView.as_view(),
+        name="session-share-views",
+    ),
+    path("share-settings/", ShareSettingsView.as_view(), name="share-settings"),
+    path("shared/<str:token>/", SharedSessionView.as_view(), name="shared"),
+    path(
+        "shared/<str:token>/events/", SharedEventsView.as_view(), name="shared-events"
+    ),
+    path("shared/<str:token>/fork/", SharedForkView.as_view(), name="shared-fork"),
     path("events/schema/", EventSchemaView.as_view(), name="event-schema"),
     path("usage/", UsageView.as_view(), name="usage"),
     path("notices/preferences/", PreferencesView.as_view(), name="notice-preferences"),

@@ -16,7 +16,8 @@ import Run`):
 - a2a_tasks.py: A2ATask, a task of a caller over A2A (agents.a2a);
 - connections.py: ModelConnection, ServedModel (prices), ConnectionsVersion;
 - model_grants.py: ModelGrant (who may use which model), ModelGrantsVersion;
-- prompts.py: Prompt, a person's reusable text, shared to groups.
+- prompts.py: Prompt, a person's reusable text, shared to groups;
+- shares.py: Share (a session's read-only link), ShareView, ShareSettings.
 
 The imports keep the order the models were always registered in (and Django
 lists them in).
@@ -51,6 +52,7 @@ from agents.models.connections import (
 )
 from agents.models.model_grants import ModelGrant, ModelGrantsVersion
 from agents.models.prompts import Prompt
+from agents.models.shares import Share, ShareSettings, ShareView
 # isort: on
 
 __all__ = [
@@ -83,6 +85,9 @@ __all__ = [
     "RunTotal",
     "ServedModel",
     "Session",
+    "Share",
+    "ShareSettings",
+    "ShareView",
     "StandingApproval",
     "UserState",
     "WebhookDestination",

@@ -14,9 +14,11 @@ export class History {
    * @param {import("./timeline.js").Timeline} timeline
    * @param {string} sessionId
    */
-  constructor(timeline, sessionId, { pageSize = PAGE_SIZE } = {}) {
+  constructor(timeline, sessionId, { pageSize = PAGE_SIZE, path = null } = {}) {
     this.timeline = timeline;
     this.sessionId = sessionId;
+    // Where the events are read: the session's own, or a shared link's (shared.js).
+    this.path = path || `/api/sessions/${sessionId}/events/`;
     this.pageSize = pageSize;
     this.complete = false; // the session's first event is shown
     this.loading = null; // the page being read, a promise
@@ -79,7 +81,7 @@ export class History {
     let frames = [];
     for (let pages = 0; pages <= REACH_PAGES; pages += 1) {
       const bound = frames.length ? String(frames[0].seq) : before;
-      const page = await api(`/api/sessions/${this.sessionId}/events/`, { query: { before: bound, limit: this.pageSize } });
+      const page = await api(this.path, { query: { before: bound, limit: this.pageSize } });
       frames = [...page, ...frames];
       if (page.length < this.pageSize) {
         this.complete = true;

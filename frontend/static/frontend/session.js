@@ -16,6 +16,7 @@ import { listRequests, requestKey, requestPart } from "./requests.js";
 import { refusalText, restCode } from "./refusals.js";
 import { showOwnerBanner, ownerName } from "./senders.js";
 import { showSessionTitle } from "./sessiontitle.js";
+import { bindShare } from "./share.js";
 import { showIntro } from "./starters.js";
 import { bindIndicator, Stream } from "./stream.js";
 import { Timeline } from "./timeline.js";
@@ -35,6 +36,8 @@ const slots = new Map();
 let session = null;
 let stream = null;
 let live = false; // the backlog is drawn: events now happen as they arrive
+
+bindShare(sessionId);
 
 const timeline = new Timeline(el("timeline"), el("timeline-scroll"), {
   onState: debounce(() => loadState(), 250),
