@@ -15,7 +15,8 @@ import Run`):
 - changes.py: Change, who changed which object staff govern (the change audit);
 - a2a_tasks.py: A2ATask, a task of a caller over A2A (agents.a2a);
 - connections.py: ModelConnection, ServedModel (prices), ConnectionsVersion;
-- model_grants.py: ModelGrant (who may use which model), ModelGrantsVersion.
+- model_grants.py: ModelGrant (who may use which model), ModelGrantsVersion;
+- preferences.py: UserPreference, a person's theme and language.
 
 The imports keep the order the models were always registered in (and Django
 lists them in).
@@ -49,6 +50,7 @@ from agents.models.connections import (
     ServedModel,
 )
 from agents.models.model_grants import ModelGrant, ModelGrantsVersion
+from agents.models.preferences import UserPreference
 # isort: on
 
 __all__ = [
@@ -81,6 +83,7 @@ __all__ = [
     "ServedModel",
     "Session",
     "StandingApproval",
+    "UserPreference",
     "UserState",
     "WebhookDestination",
     "new_session_id",
