@@ -6,20 +6,46 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agents', '0043_connection_granted_only'),
-        ('auth', '0012_alter_user_first_name_max_length'),
+        ("agents", "0043_connection_granted_only"),
+        ("auth", "0012_alter_user_first_name_max_length"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='UserPreference',
+            name="UserPreference",
             fields=[
-                ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='+', serialize=False, to=settings.AUTH_USER_MODEL)),
-                ('theme', models.CharField(choices=[('system', 'System'), ('light', 'Light'), ('dark', 'Dark')], default='system', max_length=8)),
-                ('language', models.CharField(default='auto', help_text="A code of settings.LANGUAGES; auto: the browser's.", max_length=16)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="+",
+                        serialize=False,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "theme",
+                    models.CharField(
+                        choices=[
+                            ("system", "System"),
+                            ("light", "Light"),
+                            ("dark", "Dark"),
+                        ],
+                        default="system",
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "language",
+                    models.CharField(
+                        default="auto",
+                        help_text="A code of settings.LANGUAGES; auto: the browser's.",
+                        max_length=16,
+                    ),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
         ),
     ]
