@@ -44,7 +44,7 @@ class Preferences:
 DEFAULTS = Preferences()
 
 
-class PreferencesInput(ClientInput):
+class DisplayPreferencesInput(ClientInput):
     """A change of her preferences: the fields given change, the others stay."""
 
     theme: Theme | None = None

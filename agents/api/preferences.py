@@ -13,22 +13,24 @@ from rest_framework.views import APIView
 
 from agents.api.inputs import JSONParser, validated
 from agents.preferences import (
+    DisplayPreferencesInput,
     Preferences,
-    PreferencesInput,
     preferences_of,
     set_preferences,
 )
 
 
-class LanguageSerializer(serializers.Serializer):
+class PreferenceLanguageSerializer(serializers.Serializer):
     code = serializers.CharField()
     name = serializers.CharField(help_text="The language's name in itself.")
 
 
-class PreferencesSerializer(serializers.Serializer):
+class DisplayPreferencesSerializer(serializers.Serializer):
     theme = serializers.ChoiceField(choices=["system", "light", "dark"])
     language = serializers.CharField(help_text="auto (the browser's), or a code.")
-    languages = LanguageSerializer(many=True, help_text="The languages to choose.")
+    languages = PreferenceLanguageSerializer(
+        many=True, help_text="The languages to choose."
+    )
 
 
 class MyPreferencesView(APIView):
@@ -36,19 +38,21 @@ class MyPreferencesView(APIView):
 
     parser_classes = [JSONParser]
 
-    @extend_schema(responses=PreferencesSerializer, operation_id="me_preferences_get")
+    @extend_schema(
+        responses=DisplayPreferencesSerializer, operation_id="me_preferences_get"
+    )
     def get(self, request: Request) -> Response:
         """My theme and language (the defaults until I choose)."""
         return Response(_preferences(preferences_of(user=request.user)))
 
     @extend_schema(
-        request=PreferencesInput,
-        responses=PreferencesSerializer,
+        request=DisplayPreferencesInput,
+        responses=DisplayPreferencesSerializer,
         operation_id="me_preferences_update",
     )
     def patch(self, request: Request) -> Response:
         """Change my theme, my language or both; what is left out stays."""
-        body = validated(PreferencesInput, request.data)
+        body = validated(DisplayPreferencesInput, request.data)
         stored = set_preferences(
             user=request.user, theme=body.theme, language=body.language
         )
