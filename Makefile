@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 HOST ?= 127.0.0.1
 
-.PHONY: install run test test-browser lint format
+.PHONY: install run test test-browser lint format messages
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -14,6 +14,20 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 	scripts/ensure-frontend.sh
+	$(PY) scripts/compile-messages.py
+
+# The translation catalogs (docs/i18n.md): every marked string of the Python code and
+# templates (domain django) and of the pages' modules (djangojs) into each language's
+# .po, then compiled. Needs GNU gettext's xgettext (Debian: gettext).
+LOCALES ?= de
+MESSAGE_IGNORES := -i .venv -i var -i node_modules -i tests -i bench -i "frontend/static/vendor"
+messages: install
+	cd $(CURDIR) && for lang in $(LOCALES); do \
+		$(PY) manage.py makemessages -d django -l $$lang --add-location=file $(MESSAGE_IGNORES) -i frontend/static && \
+		$(PY) manage.py makemessages -d djangojs -l $$lang --add-location=file $(MESSAGE_IGNORES) -i "*.min.js" \
+			|| exit 1; \
+	done
+	$(PY) scripts/compile-messages.py
 
 # The demo agents and users (demo/): on for `make run` and the tests, never in production.
 run test test-browser: export TOOLCRIB_DEMO = 1

@@ -21,6 +21,7 @@ from typing import Any
 from django.contrib.auth.models import Group
 from django.db import transaction
 from django.db.models import Max
+from django.utils.translation import gettext as _
 
 from agents.changes import record
 from agents.models import DRAFT_SUFFIX, AgentSpec, AgentVersion
@@ -99,7 +100,10 @@ def get_version(*, agent: AgentSpec, number: int) -> AgentVersion:
     """Version `number` of `agent`, else NotFoundError."""
     version = agent.versions.filter(number=number).first()
     if version is None:
-        raise NotFoundError(f"No version {number} of {agent.name}.")
+        raise NotFoundError(
+            _("No version %(number)s of %(agent_name)s.")
+            % {"number": number, "agent_name": agent.name}
+        )
     return version
 
 
@@ -133,7 +137,7 @@ def discard_draft(*, agent: AgentSpec, user) -> int:
     with transaction.atomic():
         draft = AgentSpec.objects.select_for_update().filter(draft_of=agent).first()
         if draft is None:
-            raise NotFoundError("This agent has no draft.")
+            raise NotFoundError(_("This agent has no draft."))
         moved = draft.sessions.update(agent=agent)
         record(user, agent, "draft_discarded", {"sessions_moved": moved})
         draft.delete()

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext as _
 from google.genai import types
 
 from agents.adk.artifacts import (
@@ -98,7 +99,7 @@ def download_artifact(
         version=row.version,
     )
     if part is None:
-        raise NotFoundError("No such artifact.")
+        raise NotFoundError(_("No such artifact."))
     if part.inline_data is not None:
         blob = part.inline_data
         content_type = blob.mime_type or "application/octet-stream"
@@ -107,8 +108,10 @@ def download_artifact(
         content = part.text.encode("utf-8")
         return Download(filename, row.version, content, "text/plain; charset=utf-8")
     raise NotStoredHere(
-        f"This version points to {part.file_data.file_uri}; its content is not "
-        "stored in Toolcrib."
+        _(
+            "This version points to %(part_file_data_file_uri)s; its content is not stored in Toolcrib."
+        )
+        % {"part_file_data_file_uri": part.file_data.file_uri}
     )
 
 
@@ -138,5 +141,5 @@ def _version_row(session: Session, filename: str, version: int | None) -> Artifa
         else rows.filter(version=version).first()
     )
     if row is None:
-        raise NotFoundError("No such artifact.")
+        raise NotFoundError(_("No such artifact."))
     return row

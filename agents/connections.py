@@ -16,6 +16,7 @@ from uuid import uuid4
 import httpx
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext as _
 from google.adk.models import LLMRegistry
 
 from agents import model_grants
@@ -114,8 +115,10 @@ def save_connection(
     )
     if renamed and (users := agents_using(connection.name)):
         raise ConnectionRefused(
-            f"Agents name this connection's models by its name ({', '.join(users)}): "
-            "change their model first, or add a connection under the new name.",
+            _(
+                "Agents name this connection's models by its name (%(join_users)s): change their model first, or add a connection under the new name."
+            )
+            % {"join_users": ", ".join(users)},
             field="name",
         )
     connection = connection or ModelConnection()
@@ -185,7 +188,9 @@ def save_model(
     if served is not None:
         clash = clash.exclude(pk=served.pk)
     if clash.exists():
-        raise ConnectionRefused(f"{name} is listed already.", field="model")
+        raise ConnectionRefused(
+            _("%(name)s is listed already.") % {"name": name}, field="model"
+        )
     served = served or ServedModel()
     served.model, served.full_name = model, name
     served.input_price, served.output_price = input_price, output_price
@@ -243,7 +248,7 @@ def fetch_model_ids(owner: ModelConnection | EnvConnection) -> list[str]:
         isinstance(owner, EnvConnection) and owner.name == "openai"
     ):
         raise ConnectionRefused(
-            "This provider cannot list its models: type them by hand."
+            _("This provider cannot list its models: type them by hand.")
         )
     target = target_for_owner(owner, "any")
     base = (target.api_base or "https://api.openai.com/v1").rstrip("/")
@@ -265,8 +270,10 @@ def fetch_model_ids(owner: ModelConnection | EnvConnection) -> list[str]:
     listed = _listed_ids(response, key="name" if ollama else "id")
     if listed is None:
         raise ConnectionRefused(
-            f"{url} answered, but not with a list of models: check the base URL "
-            "(an OpenAI-compatible server's usually ends in /v1; Ollama's does not)."
+            _(
+                "%(url)s answered, but not with a list of models: check the base URL (an OpenAI-compatible server's usually ends in /v1; Ollama's does not)."
+            )
+            % {"url": url}
         )
     return listed
 

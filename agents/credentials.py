@@ -15,6 +15,7 @@ or in memory for the one invocation.
 from collections.abc import Mapping
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 from google.adk.auth.auth_credential import (
     AuthCredential,
     AuthCredentialTypes,
@@ -34,7 +35,10 @@ class MissingCredentialField(DomainError):
 
     def __init__(self, field: str, scheme: str) -> None:
         self.field = field
-        super().__init__(f"A {scheme} credential needs {field}.")
+        super().__init__(
+            gettext("A %(scheme)s credential needs %(field)s.")
+            % {"scheme": scheme, "field": field}
+        )
 
 
 class UnsupportedScheme(DomainError):
@@ -44,7 +48,10 @@ class UnsupportedScheme(DomainError):
     code = "unsupported_scheme"
 
     def __init__(self, scheme: str) -> None:
-        super().__init__(f"Credentials of scheme {scheme!r} cannot be answered here.")
+        super().__init__(
+            gettext("Credentials of scheme %(scheme)r cannot be answered here.")
+            % {"scheme": scheme}
+        )
 
 
 def user_credentials(*, user) -> QuerySet[Credential]:
@@ -55,10 +62,10 @@ def user_credentials(*, user) -> QuerySet[Credential]:
 def revoke_credential(*, user, credential_id) -> None:
     """Forget one of `user`'s credentials: the next tool that needs it asks again."""
     if not str(credential_id).isdigit():
-        raise NotFoundError("No such credential.")
+        raise NotFoundError(gettext("No such credential."))
     deleted, _ = Credential.objects.filter(pk=int(credential_id), owner=user).delete()
     if not deleted:
-        raise NotFoundError("No such credential.")
+        raise NotFoundError(gettext("No such credential."))
 
 
 def build_credential(request: Request, answer: Mapping[str, str]) -> AuthCredential:

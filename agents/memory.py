@@ -9,6 +9,7 @@ only ever reads the signed-in user's own memory of one agent.
 from asgiref.sync import async_to_sync
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from google.adk.memory.memory_entry import MemoryEntry as AdkMemoryEntry
 from google.adk.sessions import Session as AdkSession
 
@@ -53,7 +54,7 @@ def close_session(*, session: Session) -> Session:
 def search_memory(*, user, agent_name: str, query: str) -> list[AdkMemoryEntry]:
     """The user's own memory of one agent that best matches the query."""
     if not AgentSpec.objects.filter(name=agent_name).exists():
-        raise NotFoundError("No such agent.")
+        raise NotFoundError(_("No such agent."))
     return search(app_name=agent_name, user_id=adk_user_id(user), query=query)
 
 
@@ -61,11 +62,13 @@ def _ensure_idle(session: Session) -> None:
     if Run.objects.filter(
         session=session, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]
     ).exists():
-        raise SessionBusy("A turn of this session is still running.")
+        raise SessionBusy(_("A turn of this session is still running."))
     if has_pending_calls(session=session):
         raise SessionBusy(
-            "A long-running call of this session waits for its result; "
-            "answer it before closing."
+            _(
+                "A long-running call of this session waits for its result; "
+                "answer it before closing."
+            )
         )
 
 
@@ -74,5 +77,5 @@ def _adk_session(session: Session) -> AdkSession:
         app_name=session.app_name, user_id=session.user_id, session_id=session.adk_id
     )
     if found is None:
-        raise NotFoundError("No such session.")
+        raise NotFoundError(_("No such session."))
     return found

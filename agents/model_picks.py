@@ -11,6 +11,8 @@ starts: the agent may have dropped the model, or her grant expired, since.
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 from agents.adk.providers import effective_model
 from agents.model_grants import ModelNotGranted, explain
 from agents.models import AgentSpec, Session
@@ -66,7 +68,7 @@ def pick_model(*, session: Session, user, model: str) -> Session:
     """Run the session's next turns on `model` ("" for the agent's own), or refuse
     it with why: not the owner's session to pick for, not offered, not granted."""
     if session.owner_id != user.pk:
-        raise ForbiddenError("Only the session's owner picks its model.")
+        raise ForbiddenError(_("Only the session's owner picks its model."))
     if model:
         check_pick(session=session, user_id=user.pk, model=model)
     session.model = model or None
@@ -83,7 +85,10 @@ def check_pick(*, session: Session, user_id: int, model: str) -> None:
         name = agent.name if agent is not None else "this session's agent"
         choices = ", ".join(models) if models else "none: it runs on its own model"
         raise ModelNotOffered(
-            f"The agent {name} does not offer the model {model} (it offers {choices})."
+            _(
+                "The agent %(name)s does not offer the model %(model)s (it offers %(choices)s)."
+            )
+            % {"name": name, "model": model, "choices": choices}
         )
     decision = explain(user_id=user_id, model=model)
     if not decision.allowed:

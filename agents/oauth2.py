@@ -22,6 +22,8 @@ expire.
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from django.utils.translation import gettext as _
+
 from agents.adk.credentials import unseal_code_verifier
 from agents.answers.answer import answer_request
 from agents.models import Request, Run
@@ -67,7 +69,7 @@ def answer_authorization(*, user, state: str, response_uri: str) -> Run:
         auth_config__exchanged_auth_credential__oauth2__state=state,
     ).first()
     if not state or pending is None:
-        raise NotFoundError("No sign-in waits for this answer; ask the tool again.")
+        raise NotFoundError(_("No sign-in waits for this answer; ask the tool again."))
     redirect_uri = urlunsplit(urlsplit(response_uri)._replace(query="", fragment=""))
     return answer_request(
         user=user,

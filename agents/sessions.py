@@ -1,6 +1,7 @@
 """Sessions as users see them: create, and fetch with an access check in one call."""
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext as _
 from google.adk.agents import BaseAgent
 
 from agents.adk.builder import (
@@ -55,7 +56,7 @@ def get_draft(*, user, name: str) -> AgentSpec:
     """
     draft = AgentSpec.objects.filter(draft_of__name=name).first()
     if not user.is_staff or draft is None:
-        raise AgentNotAvailable("No draft of this agent to try.")
+        raise AgentNotAvailable(_("No draft of this agent to try."))
     return draft
 
 
@@ -83,7 +84,10 @@ def get_usable_agent(*, user, name: str) -> AgentSpec:
     listed = listed_agents(user=user).filter(name=name).first()
     error = code_agent_error(listed) if listed is not None else None
     if error:
-        raise AgentNotLoaded(f"The agent {name} does not load: {error}")
+        raise AgentNotLoaded(
+            _("The agent %(name)s does not load: %(error)s")
+            % {"name": name, "error": error}
+        )
     raise AgentNotAvailable()
 
 
@@ -98,7 +102,10 @@ def build_agent_tree(*, user, spec: AgentSpec) -> BaseAgent:
         return agent_for(spec)
     except AgentBuildError as exc:
         if user.is_staff:
-            raise AgentNotLoaded(f"The agent {spec.name} does not load: {exc}") from exc
+            raise AgentNotLoaded(
+                _("The agent %(spec_name)s does not load: %(exc)s")
+                % {"spec_name": spec.name, "exc": exc}
+            ) from exc
         raise AgentNotLoaded(exc.public_message) from exc
 
 
@@ -134,7 +141,7 @@ def access_session(*, user, session_id: str) -> Session:
         queryset = queryset.filter(owner=user)
     session = queryset.filter(pk=session_id).first()
     if session is None:
-        raise NotFoundError("No such session.")
+        raise NotFoundError(_("No such session."))
     return session
 
 
@@ -145,5 +152,5 @@ def access_run(*, user, run_id) -> Run:
         queryset = queryset.filter(session__owner=user)
     run = queryset.filter(pk=run_id).first()
     if run is None:
-        raise NotFoundError("No such run.")
+        raise NotFoundError(_("No such run."))
     return run

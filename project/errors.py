@@ -5,8 +5,11 @@ import DRF's exceptions. Two edges translate it: agents/api/errors.py (the API's
 exception handler: `status_code`, and `{"detail": ...}` or `{field: [...]}`) and the
 consumers (an error frame with `code` and the message). A refusal that belongs to one
 concept subclasses these beside that concept (`agents.requests.errors`); the ones here
-are shared by several.
+are shared by several. Their messages are marked for translation (docs/i18n.md):
+made while a request or socket speaks her language, they speak it too.
 """
+
+from django.utils.translation import gettext as _
 
 
 class DomainError(Exception):
@@ -39,8 +42,10 @@ class SessionClosed(DomainError):
 
     def __init__(self) -> None:
         super().__init__(
-            "This session is closed: it takes no new messages or files. Start a new"
-            " session with the same agent to go on."
+            _(
+                "This session is closed: it takes no new messages or files. Start a"
+                " new session with the same agent to go on."
+            )
         )
 
 
@@ -59,7 +64,10 @@ class PasswordSignInOff(ForbiddenError):
 
     def __init__(self, provider: str) -> None:
         super().__init__(
-            f"Passwords are switched off here: sign in with {provider} in the browser."
+            _(
+                "Passwords are switched off here: sign in with %(provider)s in the browser."
+            )
+            % {"provider": provider}
         )
 
 

@@ -1,5 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.decorators.cache import cache_page
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from agents.sessions import access_session
@@ -12,6 +14,13 @@ urlpatterns = [
     # Prometheus' scrape target (agents/metrics.py): staff or TOOLCRIB_METRICS_ALLOW.
     path("", include("agents.metrics")),
     path("admin/", admin.site.urls),
+    # The pages' translations (docs/i18n.md), the active language's: cached an hour
+    # per language (base.html asks with ?lang=, so a browser's cache is too).
+    path(
+        "jsi18n/",
+        cache_page(3600)(JavaScriptCatalog.as_view(domain="djangojs")),
+        name="javascript-catalog",
+    ),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path(
         "api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"

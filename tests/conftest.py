@@ -1,8 +1,9 @@
 """Fixtures shared by the whole suite: users, tokens, API clients."""
 
-import importlib
+import importlib.util
 import itertools
 import re
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -89,6 +90,10 @@ def api_for():
 def pytest_configure(config):
     from django.conf import settings
 
+    # The translation catalogs, compiled as `make install` does (docs/i18n.md), before
+    # any test loads them: a plain `pytest` after a .po changed reads the new one.
+    _compile_messages()
+
     # Test settings trade only speed: a fast hasher for the many users tests make.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
@@ -169,3 +174,13 @@ def vault_keeper(settings, db) -> str:
     ]
     sync_code_agents()
     return AGENT
+
+
+def _compile_messages() -> None:
+    from django.conf import settings
+
+    script = Path(settings.BASE_DIR) / "scripts" / "compile-messages.py"
+    spec = importlib.util.spec_from_file_location("compile_messages", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.compile_all()

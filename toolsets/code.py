@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from google.adk.tools import BaseTool
 
 from agents.models import AgentSpec
@@ -40,7 +41,10 @@ class ToolGone(NotFoundError):
     code = "tool_gone"
 
     def __init__(self, full_name: str) -> None:
-        super().__init__(f"The code of {full_name} cannot be found: it is missing.")
+        super().__init__(
+            _("The code of %(full_name)s cannot be found: it is missing.")
+            % {"full_name": full_name}
+        )
 
 
 @asynccontextmanager

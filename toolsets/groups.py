@@ -22,6 +22,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, Group
 from django.db import IntegrityError, transaction
 from django.db.models import Count, QuerySet
+from django.utils.translation import gettext
 
 from agents import changes
 from agents.models import Request
@@ -41,7 +42,9 @@ class GroupNameTaken(DomainError):
     field = "name"
 
     def __init__(self, name: str) -> None:
-        super().__init__(f"A group named {name!r} exists already.")
+        super().__init__(
+            gettext("A group named %(name)r exists already.") % {"name": name}
+        )
 
 
 class GroupNameConfusable(DomainError):
@@ -54,9 +57,14 @@ class GroupNameConfusable(DomainError):
     def __init__(self, name: str, existing: str) -> None:
         unlike = _described(char for char in name if char not in existing)
         super().__init__(
-            f"{name!r} looks like the group {existing!r}, which exists already"
-            f"{f' ({unlike})' if unlike else ''}: choose a name that reads "
-            "differently."
+            gettext(
+                "%(name)r looks like the group %(existing)r, which exists already%(f_unlike_if_unlike_else)s: choose a name that reads differently."
+            )
+            % {
+                "name": name,
+                "existing": existing,
+                "f_unlike_if_unlike_else": f" ({unlike})" if unlike else "",
+            }
         )
 
 
@@ -67,12 +75,17 @@ class NoSuchUser(DomainError):
     field = "username"
 
     def __init__(self, username: str) -> None:
-        super().__init__(f"No user is named {username!r}.")
+        super().__init__(
+            gettext("No user is named %(username)r.") % {"username": username}
+        )
 
 
 class NotAMember(NotFoundError):
     def __init__(self, *, username: str, group: str) -> None:
-        super().__init__(f"{username} is not a member of {group}.")
+        super().__init__(
+            gettext("%(username)s is not a member of %(group)s.")
+            % {"username": username, "group": group}
+        )
 
 
 def groups_with_counts() -> QuerySet[Group]:

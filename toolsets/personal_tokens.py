@@ -15,6 +15,7 @@ from typing import Annotated
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 from knox.crypto import create_token_string, hash_token
 from pydantic import Field
 
@@ -83,13 +84,19 @@ def issue_token(
     rows = list(Toolset.objects.filter(name__in=set(toolsets)))
     unknown = set(toolsets) - {row.name for row in rows}
     if unknown:
-        raise UnknownToolsets(f"No such toolsets: {', '.join(sorted(unknown))}.")
+        raise UnknownToolsets(
+            gettext("No such toolsets: %(join_sorted_unknown)s.")
+            % {"join_sorted_unknown": ", ".join(sorted(unknown))}
+        )
     token = PREFIX + create_token_string()
     expires_at = timezone.now() + (expires_in or timedelta(days=DEFAULT_DAYS))
     with transaction.atomic():
         if GatewayToken.objects.filter(user=user).count() >= MAX_TOKENS_PER_USER:
             raise TooManyTokens(
-                f"You hold {MAX_TOKENS_PER_USER} tokens already: revoke one first."
+                gettext(
+                    "You hold %(MAX_TOKENS_PER_USER)s tokens already: revoke one first."
+                )
+                % {"MAX_TOKENS_PER_USER": MAX_TOKENS_PER_USER}
             )
         row = GatewayToken.objects.create(
             user=user,
@@ -111,7 +118,7 @@ def revoke_token(*, user: AbstractBaseUser, token_id: int) -> None:
     """Revoke one of the user's tokens: it opens nothing from now on."""
     deleted, _ = GatewayToken.objects.filter(user=user, pk=token_id).delete()
     if not deleted:
-        raise NotFoundError("No such token.")
+        raise NotFoundError(gettext("No such token."))
 
 
 def revoke_tokens(*, user: AbstractBaseUser) -> int:

@@ -32,6 +32,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Case, Q, QuerySet, When
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from agents.models import Request, Run, Session
 from agents.requests import inbox, rings, rules
@@ -200,7 +201,7 @@ def access_request(
     if request is not None and rules.may_see(user=user, request=request):
         raise NotYours(verb=kind.verb, noun=kind.noun, group=request.answer_group)
     if session_id is not None and not _sees_session(user, session_id):
-        raise NotFoundError("No such session.")
+        raise NotFoundError(_("No such session."))
     raise kind.not_found()
 
 

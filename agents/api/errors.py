@@ -10,6 +10,8 @@ from django.core.exceptions import (
     TooManyFilesSent,
 )
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views import defaults
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -31,16 +33,16 @@ def _domain_response(exc: DomainError) -> Response:
 
 # Django's refusals of a body too big to read, in words (its own name settings).
 TOO_MUCH = {
-    RequestDataTooBig: "The request body is too large.",
-    TooManyFieldsSent: "The request body has too many fields.",
-    TooManyFilesSent: "The request body has too many files.",
+    RequestDataTooBig: gettext_lazy("The request body is too large."),
+    TooManyFieldsSent: gettext_lazy("The request body has too many fields."),
+    TooManyFilesSent: gettext_lazy("The request body has too many files."),
 }
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Django's handler400: JSON for the API, the usual page elsewhere."""
     if _is_api(request):
-        detail = TOO_MUCH.get(type(exception), "Bad request.")
+        detail = str(TOO_MUCH.get(type(exception), _("Bad request.")))
         return JsonResponse({"detail": detail}, status=400)
     return defaults.bad_request(request, exception)
 
@@ -48,21 +50,21 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
 def forbidden(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Django's handler403: JSON for the API, the usual page elsewhere."""
     if _is_api(request):
-        return JsonResponse({"detail": "Forbidden."}, status=403)
+        return JsonResponse({"detail": _("Forbidden.")}, status=403)
     return defaults.permission_denied(request, exception)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Django's handler404: JSON for the API, the usual page elsewhere."""
     if _is_api(request):
-        return JsonResponse({"detail": "Not found."}, status=404)
+        return JsonResponse({"detail": _("Not found.")}, status=404)
     return defaults.page_not_found(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     """Django's handler500: JSON for the API, the usual page elsewhere."""
     if _is_api(request):
-        return JsonResponse({"detail": "Server error."}, status=500)
+        return JsonResponse({"detail": _("Server error.")}, status=500)
     return defaults.server_error(request)
 
 

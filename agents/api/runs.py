@@ -4,6 +4,7 @@
 """
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -32,7 +33,7 @@ class RunMismatch(DomainError):
     code = "run_mismatch"
 
     def __init__(self) -> None:
-        super().__init__("Leave `run` out, or give the run the URL names.")
+        super().__init__(_("Leave `run` out, or give the run the URL names."))
 
 
 class RunCancelView(APIView):

@@ -9,6 +9,7 @@ from agents.api.credentials import AuthRequestViewSet, CredentialViewSet
 from agents.api.model_grants import ModelGrantViewSet
 from agents.api.notices import DeliveryViewSet, DestinationViewSet, PreferencesView
 from agents.api.oauth2 import oauth2_callback
+from agents.api.preferences import MyPreferencesView
 from agents.api.prompts import PromptViewSet
 from agents.api.providers import ProviderViewSet
 from agents.api.requests import RequestViewSet
@@ -91,6 +92,7 @@ urlpatterns = [
     path("events/schema/", EventSchemaView.as_view(), name="event-schema"),
     path("usage/", UsageView.as_view(), name="usage"),
     path("notices/preferences/", PreferencesView.as_view(), name="notice-preferences"),
+    path("me/preferences/", MyPreferencesView.as_view(), name="my-preferences"),
     path("calls/", CallListView.as_view(), name="call-list"),
     path("memory/", MemorySearchView.as_view(), name="memory-search"),
     path("retention/", RetentionView.as_view(), name="retention"),

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from agents.adk import model_steps
 from agents.events.wire import frame_from_row, frame_json
 from agents.models import Event, Run, RunSpan, Session
@@ -52,7 +54,10 @@ def inspect_event(*, session: Session, seq: int) -> InspectedEvent:
     row = Event.objects.select_related("sender").filter(session=session, seq=seq)
     row = row.first()
     if row is None:
-        raise NotFoundError(f"Session {session.pk} has no event {seq}.")
+        raise NotFoundError(
+            _("Session %(session_pk)s has no event %(seq)s.")
+            % {"session_pk": session.pk, "seq": seq}
+        )
     # The timeline's frame: the value of every secret field (a call's `password`
     # argument) redacted by the one rule, as the wire renders every frame.
     frame = frame_json(frame_from_row(row))

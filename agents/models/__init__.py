@@ -18,6 +18,7 @@ import Run`):
 - model_grants.py: ModelGrant (who may use which model), ModelGrantsVersion;
 - prompts.py: Prompt, a person's reusable text, shared to groups;
 - shares.py: Share (a session's read-only link), ShareView, ShareSettings.
+- preferences.py: UserPreference, a person's theme and language.
 
 The imports keep the order the models were always registered in (and Django
 lists them in).
@@ -53,6 +54,7 @@ from agents.models.connections import (
 from agents.models.model_grants import ModelGrant, ModelGrantsVersion
 from agents.models.prompts import Prompt
 from agents.models.shares import Share, ShareSettings, ShareView
+from agents.models.preferences import UserPreference
 # isort: on
 
 __all__ = [
@@ -89,6 +91,7 @@ __all__ = [
     "ShareSettings",
     "ShareView",
     "StandingApproval",
+    "UserPreference",
     "UserState",
     "WebhookDestination",
     "new_session_id",

@@ -4,6 +4,7 @@ secret sealed."""
 from urllib.parse import urlsplit
 
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
 
 from agents.models import WebhookDestination
 from agents.notices.inputs import DestinationInput
@@ -17,7 +18,7 @@ class UnknownUser(DomainError):
     code = "unknown_user"
 
     def __init__(self) -> None:
-        super().__init__("No such user.")
+        super().__init__(_("No such user."))
 
 
 class NameTaken(DomainError):
@@ -25,7 +26,7 @@ class NameTaken(DomainError):
     code = "name_taken"
 
     def __init__(self) -> None:
-        super().__init__("Another destination has this name.")
+        super().__init__(_("Another destination has this name."))
 
 
 def save_destination(

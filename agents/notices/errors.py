@@ -1,5 +1,7 @@
 """The refusals of a notice's approve / reject link, in words its approver reads."""
 
+from django.utils.translation import gettext as _
+
 from project.errors import DomainError, ForbiddenError, NotFoundError
 
 
@@ -10,8 +12,10 @@ class LinkNotFound(NotFoundError):
 
     def __init__(self) -> None:
         super().__init__(
-            "This link is not one Toolcrib sent: it may be cut or mistyped."
-            " Open your inbox instead."
+            _(
+                "This link is not one Toolcrib sent: it may be cut or mistyped."
+                " Open your inbox instead."
+            )
         )
 
 
@@ -22,7 +26,7 @@ class LinkUsed(DomainError):
     code = "link_used"
 
     def __init__(self) -> None:
-        super().__init__("This link was used already: a link decides once.")
+        super().__init__(_("This link was used already: a link decides once."))
 
 
 class LinkExpired(DomainError):
@@ -32,7 +36,7 @@ class LinkExpired(DomainError):
     code = "link_expired"
 
     def __init__(self) -> None:
-        super().__init__("This link has expired. Open your inbox instead.")
+        super().__init__(_("This link has expired. Open your inbox instead."))
 
 
 class RequestEnded(DomainError):
@@ -42,7 +46,10 @@ class RequestEnded(DomainError):
     code = "request_ended"
 
     def __init__(self, status: str) -> None:
-        super().__init__(f"Nothing is left to decide: this request is {status}.")
+        super().__init__(
+            _("Nothing is left to decide: this request is %(status)s.")
+            % {"status": status}
+        )
 
 
 class LinkForSomeoneElse(ForbiddenError):
@@ -52,8 +59,10 @@ class LinkForSomeoneElse(ForbiddenError):
 
     def __init__(self) -> None:
         super().__init__(
-            "This link was sent to another person: sign in as her, or open"
-            " your own inbox."
+            _(
+                "This link was sent to another person: sign in as her, or open"
+                " your own inbox."
+            )
         )
 
 
@@ -63,7 +72,7 @@ class NoLongerAllowed(ForbiddenError):
     code = "no_longer_allowed"
 
     def __init__(self) -> None:
-        super().__init__("You may no longer decide this request.")
+        super().__init__(_("You may no longer decide this request."))
 
 
 class BadComment(DomainError):
@@ -74,6 +83,8 @@ class BadComment(DomainError):
 
     def __init__(self) -> None:
         super().__init__(
-            "The comment is too long (2000 characters at most) or holds characters"
-            " a comment may not. Go back and shorten it."
+            _(
+                "The comment is too long (2000 characters at most) or holds characters"
+                " a comment may not. Go back and shorten it."
+            )
         )

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
 
 from agents.models import Request
 from agents.notices.links import Links
@@ -66,7 +67,11 @@ def notice_of(request: Request, links: Links | None) -> Notice:
 
 def mail_of(notice: Notice) -> tuple[str, str, str]:
     """The mail's subject, plain text and HTML (escaped by the template)."""
-    subject = " ".join(f"{notice.title}, asked by {notice.requester}".split())
+    asked = _("%(title)s, asked by %(requester)s") % {
+        "title": notice.title,
+        "requester": notice.requester,
+    }
+    subject = " ".join(asked.split())
     context = {"notice": notice}
     text = render_to_string("notices/mail.txt", context)
     html = render_to_string("notices/mail.html", context)

@@ -27,12 +27,13 @@ from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
 from django.db.models import F
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from agents import timers
 from agents.models import Delivery, Request
 from agents.notices import links, messages
 from agents.notices.enqueue import SEND_NOTICES
+from agents.preferences import recipient_language
 from project.sealing import unseal
 
 logger = logging.getLogger(__name__)
@@ -119,11 +120,13 @@ def _fail_abandoned(now) -> None:
 
 def _send(delivery: Delivery) -> None:
     found = links.issue(delivery=delivery)
-    notice = messages.notice_of(delivery.request, found)
-    if delivery.channel == Delivery.Channel.MAIL:
-        _mail(notice, delivery.address)
-        return
-    _post(notice, delivery.destination)
+    # In her language (agents.preferences); a team's webhook: the default one.
+    with translation.override(recipient_language(user_id=delivery.recipient_id)):
+        notice = messages.notice_of(delivery.request, found)
+        if delivery.channel == Delivery.Channel.MAIL:
+            _mail(notice, delivery.address)
+            return
+        _post(notice, delivery.destination)
 
 
 def _mail(notice: messages.Notice, address: str) -> None:

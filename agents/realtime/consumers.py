@@ -18,6 +18,8 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
 from pydantic import BaseModel, ValidationError
 
 from agents.answers.answer import answer_by_id, answer_request
@@ -27,6 +29,7 @@ from agents.events.wire import frame_from_row, frame_json
 from agents.inputs import BadJson, BadText
 from agents.models import Session
 from agents.params import BadParameter, is_name, parse_whole_number
+from agents.preferences import socket_language
 from agents.realtime.frames import (
     AccessChangedFrame,
     AckFrame,
@@ -72,6 +75,8 @@ class StreamConsumer(AsyncWebsocketConsumer):
     # Its name in toolcrib_open_sockets{kind}; counted from accept to disconnect.
     socket_kind = "stream"
     counted = False
+    # Its frames' language, once connected (agents.preferences.socket_language).
+    language: str | None = None
 
     async def connect(self) -> None:
         streams.bind_home_loop(asyncio.get_running_loop())
@@ -82,9 +87,12 @@ class StreamConsumer(AsyncWebsocketConsumer):
         if self.scope.get("auth_method") == "cookie" and not origin_allowed(self.scope):
             await self._refuse(CLOSE_FORBIDDEN)
             return
+        # Every frame it sends speaks her language (agents.preferences).
+        self.language = await database_sync_to_async(socket_language)(scope=self.scope)
         # Before anything is sent: her account switched off closes this socket.
         await self.join(streams.account_group(self.user.pk))
-        await self.authorized_connect()
+        with translation.override(self.language):
+            await self.authorized_connect()
 
     async def authorized_connect(self) -> None:
         raise NotImplementedError
@@ -125,7 +133,11 @@ class StreamConsumer(AsyncWebsocketConsumer):
         handler = getattr(self, name, None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        if self.language is None:
+            await handler(message)
+            return
+        with translation.override(self.language):
+            await handler(message)
 
     async def join(self, *groups: str) -> None:
         for group in groups:
@@ -163,7 +175,7 @@ class StreamConsumer(AsyncWebsocketConsumer):
         if len(raw.encode("utf-8", "surrogatepass")) > limit:
             # An error, not a close: Daphne refuses to send 1009 for an app, and
             # one frame too many bytes is no reason to drop the client's stream.
-            message = f"A frame may be at most {limit} bytes."
+            message = _("A frame may be at most %(limit)s bytes.") % {"limit": limit}
             await self.send_error("too_big", message, ref=ref_of(raw))
             return
         try:
@@ -184,7 +196,8 @@ class StreamConsumer(AsyncWebsocketConsumer):
             await self.send_frame(PongFrame())
             return
         await self.send_error(
-            "unsupported", f"Frames of type {frame.type!r} are not accepted here."
+            "unsupported",
+            _("Frames of type %(type)r are not accepted here.") % {"type": frame.type},
         )
 
     async def _act(self, service, *, ref: str | None = None, **kwargs: Any) -> None:

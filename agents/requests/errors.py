@@ -4,6 +4,8 @@ Each names the kind in words a user reads, and keeps the field and code its kind
 answered with before the kinds were one mechanism (the clients read them).
 """
 
+from django.utils.translation import gettext as _
+
 from project.errors import DomainError, ForbiddenError, NotFoundError
 
 
@@ -11,7 +13,7 @@ class RequestNotFound(NotFoundError):
     """No such request of this kind, or not one the user may see."""
 
     def __init__(self, noun: str) -> None:
-        super().__init__(f"No such {noun}.")
+        super().__init__(_("No such %(noun)s.") % {"noun": noun})
 
 
 class UnknownCall(DomainError):
@@ -21,7 +23,7 @@ class UnknownCall(DomainError):
     code = "unknown_call"
 
     def __init__(self) -> None:
-        super().__init__("No long-running call with this id in this session.")
+        super().__init__(_("No long-running call with this id in this session."))
 
 
 class AnswerDoesNotFit(DomainError):
@@ -32,7 +34,10 @@ class AnswerDoesNotFit(DomainError):
     code = "invalid_answer"
 
     def __init__(self, problem: str) -> None:
-        super().__init__(f"The answer does not fit the question's schema: {problem}")
+        super().__init__(
+            _("The answer does not fit the question's schema: %(problem)s")
+            % {"problem": problem}
+        )
 
 
 class AlreadyAnswered(DomainError):
@@ -49,7 +54,10 @@ class NotYours(ForbiddenError):
 
     def __init__(self, *, verb: str, noun: str, group: str) -> None:
         super().__init__(
-            f"Only members of {group!r} may {verb} this {noun}, and not its requester."
+            _(
+                "Only members of %(group)r may %(verb)s this %(noun)s, and not its requester."
+            )
+            % {"group": group, "verb": verb, "noun": noun}
         )
 
 
@@ -73,8 +81,10 @@ class CannotRemember(DomainError):
 
     def __init__(self) -> None:
         super().__init__(
-            "Only the requester may always allow this tool for her session, and only"
-            " where the catalog lets her approve its calls herself."
+            _(
+                "Only the requester may always allow this tool for her session, and only"
+                " where the catalog lets her approve its calls herself."
+            )
         )
 
 
@@ -83,8 +93,10 @@ class RequesterMayNotApprove(ForbiddenError):
 
     def __init__(self, approvals: int) -> None:
         super().__init__(
-            f"This call needs {approvals} approvals by different people, and its "
-            "requester is never one of them."
+            _(
+                "This call needs %(approvals)s approvals by different people, and its requester is never one of them."
+            )
+            % {"approvals": approvals}
         )
 
 
@@ -96,7 +108,7 @@ class ApprovedAlready(DomainError):
 
     def __init__(self) -> None:
         super().__init__(
-            "You approved this call already: it needs another person's approval."
+            _("You approved this call already: it needs another person's approval.")
         )
 
 

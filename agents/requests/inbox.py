@@ -15,6 +15,7 @@ from django.db.models import (
     QuerySet,
     Subquery,
 )
+from django.utils.translation import gettext as _
 
 from agents.models import Request, RequestApproval, Run, Session
 from agents.params import BadParameter, parse_whole_number
@@ -58,10 +59,10 @@ def readable(*, user, request_id) -> Request:
     try:
         pk = parse_whole_number(str(request_id), name="id", minimum=1)
     except BadParameter:
-        raise RequestNotFound("request") from None
+        raise RequestNotFound(_("request")) from None
     request = _for(user).filter(pk=pk).first()
     if request is None or not rules.may_see(user=user, request=request):
-        raise RequestNotFound("request")
+        raise RequestNotFound(_("request"))
     return request
 
 

@@ -18,6 +18,7 @@ from uuid import UUID
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from agents.events.log import record_and_publish
 from agents.events.wire import run_out
@@ -39,7 +40,10 @@ class RunEnded(DomainError):
     code = "run_ended"
 
     def __init__(self, status: str) -> None:
-        super().__init__(f"This turn has already ended ({status}): nothing to stop.")
+        super().__init__(
+            _("This turn has already ended (%(status)s): nothing to stop.")
+            % {"status": status}
+        )
 
 
 class NothingRunning(DomainError):
@@ -49,7 +53,7 @@ class NothingRunning(DomainError):
     code = "nothing_running"
 
     def __init__(self) -> None:
-        super().__init__("No turn of this session is queued or running.")
+        super().__init__(_("No turn of this session is queued or running."))
 
 
 def cancel_run(*, user, run_id: UUID | str) -> Run:
@@ -75,7 +79,7 @@ def cancel_session_run(*, user, session: Session, run_id: UUID | None = None) ->
     if run_id is not None:
         run = runs.filter(pk=run_id).first()
         if run is None:
-            raise NotFoundError("No such run.")
+            raise NotFoundError(_("No such run."))
         return _cancel(run)
     # The queue's order (queue.py): the oldest unfinished run heads it.
     run = runs.filter(status__in=UNFINISHED).order_by("created_at", "id").first()

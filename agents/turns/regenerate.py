@@ -3,6 +3,8 @@ turn. Editing it is a new message with the edited text (start.start_turn). Eithe
 way the earlier events stay in the log, and the new Run follows them.
 """
 
+from django.utils.translation import gettext as _
+
 from agents.models import Run, Session
 from agents.turns import start
 from project.errors import DomainError
@@ -14,7 +16,7 @@ class NothingToRegenerate(DomainError):
     code = "nothing_to_regenerate"
 
     def __init__(self) -> None:
-        super().__init__("This session has no message to send again yet.")
+        super().__init__(_("This session has no message to send again yet."))
 
 
 def last_message(*, session: Session) -> str:

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Case, F, When
+from django.utils.translation import gettext as _
 from google.genai import types
 
 from agents.inputs import StoredToolChoice
@@ -66,14 +67,18 @@ def _lock_for_new_turn(*, session: Session, user, text: str) -> None:
     per_session = settings.TOOLCRIB_MAX_QUEUED_TURNS_PER_SESSION
     if counts["session"] >= per_session:
         raise TooManyTurns(
-            f"This session already has {per_session} turns waiting or running;"
-            " send your message when one has ended."
+            _(
+                "This session already has %(per_session)s turns waiting or running; send your message when one has ended."
+            )
+            % {"per_session": per_session}
         )
     per_user = settings.TOOLCRIB_MAX_QUEUED_TURNS_PER_USER
     if counts["user"] >= per_user:
         raise TooManyTurns(
-            f"You already have {per_user} turns waiting or running;"
-            " send your message when one has ended."
+            _(
+                "You already have %(per_user)s turns waiting or running; send your message when one has ended."
+            )
+            % {"per_user": per_user}
         )
 
 

@@ -1,6 +1,6 @@
 """Django itself: the environment's readers (env, env_bool, env_list, the only
 readers of os.environ), the data folder, the secret key and hosts, the apps and
-middleware, URLs, templates, language, static and media files, storages.
+middleware, URLs, templates, languages, static and media files, storages.
 """
 
 import json
@@ -73,6 +73,9 @@ MIDDLEWARE = [
     # An API query string with a NUL is a 400 before any view reads it.
     "agents.params.QueryTextMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The browser's language (Accept-Language); a signed-in person's own choice
+    # replaces it below (agents.preferences, docs/i18n.md).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -80,6 +83,8 @@ MIDDLEWARE = [
     # A signed-in session whose account a check refuses (TOOLCRIB_ACCOUNT_CHECKS:
     # the sign-in provider let her go) ends before any view runs.
     "agents.account_checks.AccountCheckMiddleware",
+    # Her chosen language and theme (agents.preferences), once she is known.
+    "agents.preferences.PreferenceMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: turns a sign-in form's locked-out attempt into a 429 (project/lockout.py).
     "axes.middleware.AxesMiddleware",
@@ -111,13 +116,20 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # base.html's theme and language pickers (agents.preferences).
+                "agents.preferences.display",
             ],
         },
     },
 ]
 
 
+# The languages of the pages, the API's messages and the sockets' error frames
+# (docs/i18n.md): each a catalog in locale/<code>/LC_MESSAGES/, compiled by
+# scripts/compile-messages.py (`make install`). Named in their own language.
 LANGUAGE_CODE = "en-us"
+LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -214,6 +214,7 @@ def test_chat_shows_the_function_call_card_live_and_signs_out(sign_in, shoot):
     expect(link).to_be_visible()
     assert page.request.get(link.get_attribute("href")).body() == b"hi there"
 
+    page.click("#user-menu summary")
     page.click("text=Sign out")
     page.wait_for_url(re.compile(r"/login/$"))
     shoot(page, "login")

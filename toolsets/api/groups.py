@@ -6,6 +6,7 @@ from typing import Annotated
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
@@ -175,6 +176,8 @@ class GroupViewSet(ActorFromRequest, viewsets.GenericViewSet):
         group = self.get_object()
         user = get_user_model().objects.filter(username=username).first()
         if user is None:
-            raise NotFoundError(f"No user is named {username!r}.")
+            raise NotFoundError(
+                _("No user is named %(username)r.") % {"username": username}
+            )
         groups.remove_member(group=group, user=user)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -34,6 +34,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
 from google.adk.agents import LlmAgent
 from google.adk.agents.invocation_context import (
     InvocationContext,
@@ -187,9 +188,10 @@ async def ainvoke_tool(
     if invocation.needs_person:
         await arefuse(invocation.call, "needs a person")
         raise NeedsPerson(
-            f"{invocation.call.tool_name} needs a person's approval or a credential "
-            "before it runs, and a direct call has nobody to ask: call it from a "
-            "session."
+            _(
+                "%(invocation_call_tool_name)s needs a person's approval or a credential before it runs, and a direct call has nobody to ask: call it from a session."
+            )
+            % {"invocation_call_tool_name": invocation.call.tool_name}
         )
     return invocation
 
@@ -219,7 +221,9 @@ async def arun_tool(
         .afirst()
     )
     if row is None or row.missing:
-        raise NotFoundError(f"No such tool: {full_name}.")
+        raise NotFoundError(
+            _("No such tool: %(full_name)s.") % {"full_name": full_name}
+        )
     async with arunnable(row) as binding:
         call_id, event, root = await _run(
             user_id=user.pk,

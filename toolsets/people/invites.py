@@ -19,6 +19,7 @@ from django.contrib.auth.models import AbstractBaseUser, Group
 from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from agents import changes
 from project.errors import DomainError, NotFoundError
@@ -88,8 +89,10 @@ def create_invite(
 def _check_no_pending(email: str) -> None:
     if email and pending_rows().filter(email__iexact=email).exists():
         raise users.UserRefused(
-            "An invitation to this email is waiting already: withdraw it to send "
-            "a new one.",
+            gettext(
+                "An invitation to this email is waiting already: withdraw it to send "
+                "a new one."
+            ),
             field="email",
         )
 
@@ -109,7 +112,7 @@ def withdraw(*, invite_id: int) -> None:
     """Withdraw an unused invitation: its link opens nothing from now on."""
     deleted, _ = Invite.objects.filter(pk=invite_id, used_at__isnull=True).delete()
     if not deleted:
-        raise NotFoundError("No such unused invitation.")
+        raise NotFoundError(gettext("No such unused invitation."))
 
 
 def check(*, token: str) -> Invite:
@@ -171,18 +174,24 @@ def mail_invite(*, invite: Invite, link: str) -> bool:
 
 def _find(token: str, *, lock: bool) -> Invite:
     if not token or len(token) > TOKEN_MAX or not set(token) <= TOKEN_CHARS:
-        raise InviteRefused("This invitation link is not one Toolcrib made.")
+        raise InviteRefused(gettext("This invitation link is not one Toolcrib made."))
     rows = Invite.objects.select_for_update() if lock else Invite.objects
     invite = rows.filter(digest=digest_of(token)).first()
     if invite is None:
         raise InviteRefused(
-            "This invitation link is not one Toolcrib made, or it was withdrawn."
+            gettext(
+                "This invitation link is not one Toolcrib made, or it was withdrawn."
+            )
         )
     return invite
 
 
 def _refuse_spent(invite: Invite) -> None:
     if invite.used_at is not None:
-        raise InviteRefused("This invitation was used already: sign in instead.")
+        raise InviteRefused(
+            gettext("This invitation was used already: sign in instead.")
+        )
     if invite.expires_at <= timezone.now():
-        raise InviteRefused("This invitation has expired: ask staff for a new one.")
+        raise InviteRefused(
+            gettext("This invitation has expired: ask staff for a new one.")
+        )

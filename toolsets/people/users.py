@@ -23,6 +23,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, Group
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from agents.accounts import end_access
 from project.errors import DomainError, ForbiddenError
@@ -52,8 +53,12 @@ class PasswordsOff(ForbiddenError):
 
     def __init__(self) -> None:
         super().__init__(
-            "Passwords are switched off (TOOLCRIB_PASSWORD_LOGIN): people join "
-            f"by signing in with {settings.TOOLCRIB_OIDC_PROVIDER_NAME}."
+            _(
+                "Passwords are switched off (TOOLCRIB_PASSWORD_LOGIN): people join by signing in with %(settings_TOOLCRIB_OIDC_PROVIDER_NAME)s."
+            )
+            % {
+                "settings_TOOLCRIB_OIDC_PROVIDER_NAME": settings.TOOLCRIB_OIDC_PROVIDER_NAME
+            }
         )
 
 
@@ -93,7 +98,9 @@ def create_user(
     check_passwords_on()
     users = get_user_model().objects
     if users.filter(username__iexact=username).exists():
-        raise UserRefused("A user with that username already exists.", field="username")
+        raise UserRefused(
+            _("A user with that username already exists."), field="username"
+        )
     check_email_free(email)
     user = users.create_user(
         username=username,
@@ -118,7 +125,9 @@ def check_email_free(email: str, *, user: AbstractBaseUser | None = None) -> Non
         others = others.exclude(pk=user.pk)
     holder = others.values_list("username", flat=True).first()
     if holder is not None:
-        raise UserRefused(f"{holder} has this email already.", field="email")
+        raise UserRefused(
+            _("%(holder)s has this email already.") % {"holder": holder}, field="email"
+        )
 
 
 def change_user(
@@ -150,23 +159,28 @@ def _check(*, actor, user, wanted: Mapping[str, Any]) -> None:
     for field in provider_fields(user=user):
         if field in wanted:
             raise UserRefused(
-                f"{settings.TOOLCRIB_OIDC_PROVIDER_NAME} sets this for her at each "
-                "sign-in: change it there.",
+                _(
+                    "%(settings_TOOLCRIB_OIDC_PROVIDER_NAME)s sets this for her at each sign-in: change it there."
+                )
+                % {
+                    "settings_TOOLCRIB_OIDC_PROVIDER_NAME": settings.TOOLCRIB_OIDC_PROVIDER_NAME
+                },
                 field=field,
             )
     standing = [f for f in ("is_active", "is_staff") if f in wanted]
     for field in standing:
         if user.is_superuser and not actor.is_superuser:
-            raise UserRefused("Only a superuser changes a superuser.", field=field)
+            raise UserRefused(_("Only a superuser changes a superuser."), field=field)
         if wanted[field] is False and user.pk == actor.pk:
             what = "switch yourself off" if field == "is_active" else "unmake yourself"
             raise UserRefused(
-                f"You cannot {what}: ask another staff member.", field=field
+                _("You cannot %(what)s: ask another staff member.") % {"what": what},
+                field=field,
             )
     removed = [f for f in standing if wanted[f] is False]
     if removed and _last_staff(user):
         raise UserRefused(
-            "She is the last active staff member: make someone else staff first.",
+            _("She is the last active staff member: make someone else staff first."),
             field=removed[0],
         )
 

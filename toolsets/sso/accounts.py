@@ -31,6 +31,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from project.errors import DomainError, ForbiddenError, NotFoundError
 from toolsets import groups
@@ -101,8 +102,13 @@ def link_signed_in_user(
         identity = _identity_for_update(issuer=issuer, subject=subject)
         if identity is not None and identity.user_id != user.pk:
             raise SignInRefused(
-                f"This account at {_provider()} is linked to another Toolcrib "
-                f"account ({identity.user.get_username()}): ask staff to move it."
+                gettext(
+                    "This account at %(provider)s is linked to another Toolcrib account (%(identity_user_get_username)s): ask staff to move it."
+                )
+                % {
+                    "provider": _provider(),
+                    "identity_user_get_username": identity.user.get_username(),
+                }
             )
         if identity is None:
             identity = ProviderIdentity.objects.create(
@@ -121,14 +127,17 @@ def check_linkable(*, user: AbstractBaseUser) -> None:
     """Refuse (SignInRefused) a user who may not link herself to the provider."""
     if user.is_superuser:
         raise SignInRefused(
-            f"The account {user.get_username()} is a superuser: it signs in with its "
-            f"password and is never linked to {_provider()}."
+            gettext(
+                "The account %(user_get_username)s is a superuser: it signs in with its password and is never linked to %(provider)s."
+            )
+            % {"user_get_username": user.get_username(), "provider": _provider()}
         )
     if ProviderIdentity.objects.filter(
         issuer=settings.TOOLCRIB_OIDC_ISSUER, user=user
     ).exists():
         raise SignInRefused(
-            f"Your account is linked to an account at {_provider()} already."
+            gettext("Your account is linked to an account at %(provider)s already.")
+            % {"provider": _provider()}
         )
 
 
@@ -137,18 +146,27 @@ def link_by_staff(*, user: AbstractBaseUser, subject: str) -> ProviderIdentity:
     is her. A subject linked to another user moves to her."""
     issuer = settings.TOOLCRIB_OIDC_ISSUER
     if not issuer:
-        raise DomainError("Single sign-on is not set up (TOOLCRIB_OIDC_ISSUER).")
+        raise DomainError(
+            gettext("Single sign-on is not set up (TOOLCRIB_OIDC_ISSUER).")
+        )
     if user.is_superuser:
         raise ForbiddenError(
-            f"{user.get_username()} is a superuser: a superuser is never linked to "
-            f"{_provider()}."
+            gettext(
+                "%(user_get_username)s is a superuser: a superuser is never linked to %(provider)s."
+            )
+            % {"user_get_username": user.get_username(), "provider": _provider()}
         )
     with transaction.atomic():
         mine = ProviderIdentity.objects.filter(issuer=issuer, user=user).first()
         if mine is not None and mine.subject != subject:
             raise LinkConflict(
-                f"{user.get_username()} is linked to the subject {mine.subject!r} "
-                "already: unlink her first."
+                gettext(
+                    "%(user_get_username)s is linked to the subject %(mine_subject)r already: unlink her first."
+                )
+                % {
+                    "user_get_username": user.get_username(),
+                    "mine_subject": mine.subject,
+                }
             )
         identity = _identity_for_update(issuer=issuer, subject=subject)
         if identity is None:
@@ -171,7 +189,10 @@ def unlink(*, user: AbstractBaseUser) -> None:
         issuer=settings.TOOLCRIB_OIDC_ISSUER, user=user
     ).delete()
     if not deleted:
-        raise NotFoundError(f"{user.get_username()} is not linked to {_provider()}.")
+        raise NotFoundError(
+            gettext("%(user_get_username)s is not linked to %(provider)s.")
+            % {"user_get_username": user.get_username(), "provider": _provider()}
+        )
 
 
 def identity_of(*, user: AbstractBaseUser) -> ProviderIdentity:
@@ -180,7 +201,10 @@ def identity_of(*, user: AbstractBaseUser) -> ProviderIdentity:
         issuer=settings.TOOLCRIB_OIDC_ISSUER, user=user
     ).first()
     if identity is None:
-        raise NotFoundError(f"{user.get_username()} is not linked to {_provider()}.")
+        raise NotFoundError(
+            gettext("%(user_get_username)s is not linked to %(provider)s.")
+            % {"user_get_username": user.get_username(), "provider": _provider()}
+        )
     return identity
 
 
@@ -240,7 +264,7 @@ def _create_user_and_link(
         except IntegrityError:
             continue
     else:
-        raise SignInRefused("No username could be found for you: try again.")
+        raise SignInRefused(gettext("No username could be found for you: try again."))
     logger.info("provider sign-in created user=%s", user.pk)
     return ProviderIdentity.objects.create(
         user=user,
@@ -254,8 +278,10 @@ def _refuse_unusable(identity: ProviderIdentity) -> None:
     user = identity.user
     if user.is_superuser:
         raise SignInRefused(
-            f"The account {user.get_username()} is a superuser: it signs in with its "
-            "password."
+            gettext(
+                "The account %(user_get_username)s is a superuser: it signs in with its password."
+            )
+            % {"user_get_username": user.get_username()}
         )
     if not user.is_active and identity.offboarded_at is not None:
         # A re-check switched her off; the provider lets her in again now.
@@ -264,7 +290,10 @@ def _refuse_unusable(identity: ProviderIdentity) -> None:
         identity.offboarded_at = None
         logger.warning("provider let a switched-off user in again user=%s", user.pk)
     if not user.is_active:
-        raise SignInRefused(f"The account {user.get_username()} is switched off.")
+        raise SignInRefused(
+            gettext("The account %(user_get_username)s is switched off.")
+            % {"user_get_username": user.get_username()}
+        )
 
 
 def _signed_in(
@@ -332,9 +361,14 @@ def _plain_username(claimed: str) -> str:
 def _text_claim(claims: Mapping[str, Any], name: str, *, limit: int) -> str:
     value = claims.get(name)
     if not isinstance(value, str) or not value.strip() or len(value) > limit:
-        raise SignInRefused(f"The provider sent no usable {name!r} claim.")
+        raise SignInRefused(
+            gettext("The provider sent no usable %(name)r claim.") % {"name": name}
+        )
     if "\x00" in value:
-        raise SignInRefused(f"The provider's {name!r} claim holds a NUL character.")
+        raise SignInRefused(
+            gettext("The provider's %(name)r claim holds a NUL character.")
+            % {"name": name}
+        )
     return value
 
 

@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 
 from toolsets.sso import discovery
@@ -42,24 +43,26 @@ def check_id_token_claims(payload: Mapping[str, Any]) -> None:
     """Refuse (IDTokenRefused) an ID token that is not the provider's for Toolcrib:
     its issuer, audience, authorized party (azp) and expiry."""
     if str(payload.get("iss", "")).rstrip("/") != settings.TOOLCRIB_OIDC_ISSUER:
-        raise IDTokenRefused("The provider's ID token comes from another issuer.")
+        raise IDTokenRefused(_("The provider's ID token comes from another issuer."))
     client_id = settings.OIDC_RP_CLIENT_ID
     audience = payload.get("aud")
     audiences = audience if isinstance(audience, list) else [audience]
     if client_id not in audiences:
-        raise IDTokenRefused("The provider's ID token is for another client.")
+        raise IDTokenRefused(_("The provider's ID token is for another client."))
     authorized = payload.get("azp")
     if len(audiences) > 1 and authorized is None:
         raise IDTokenRefused(
-            "The provider's ID token names several audiences and no authorized "
-            "party (azp)."
+            _(
+                "The provider's ID token names several audiences and no authorized "
+                "party (azp)."
+            )
         )
     if authorized is not None and authorized != client_id:
         raise IDTokenRefused(
-            "The provider's ID token was issued to another client (its azp)."
+            _("The provider's ID token was issued to another client (its azp).")
         )
     if not isinstance(payload.get("exp"), int | float):
-        raise IDTokenRefused("The provider's ID token has no expiry (exp).")
+        raise IDTokenRefused(_("The provider's ID token has no expiry (exp)."))
 
 
 @contextmanager
@@ -69,25 +72,29 @@ def _refusals() -> Iterator[None]:
         yield
     except jwt.ExpiredSignatureError:
         raise IDTokenRefused(
-            "The provider's ID token has expired: if that keeps happening, check "
-            "this server's clock."
+            _(
+                "The provider's ID token has expired: if that keeps happening, check "
+                "this server's clock."
+            )
         ) from None
     except jwt.ImmatureSignatureError:
         raise IDTokenRefused(
-            "The provider's ID token is not valid yet: check this server's clock."
+            _("The provider's ID token is not valid yet: check this server's clock.")
         ) from None
     except SuspiciousOperation as exc:
         # mozilla-django-oidc 5.0's words for a signature that does not verify.
         if "JWS token verification failed" in str(exc):
             raise IDTokenRefused(
-                "The ID token's signature is not the provider's."
+                _("The ID token's signature is not the provider's.")
             ) from None
         raise IDTokenRefused(
-            f"The provider's ID token did not pass its checks ({exc})"
+            _("The provider's ID token did not pass its checks (%(exc)s)")
+            % {"exc": exc}
         ) from None
     except jwt.InvalidTokenError as exc:
         raise IDTokenRefused(
-            f"The provider's ID token did not pass its checks ({exc})."
+            _("The provider's ID token did not pass its checks (%(exc)s).")
+            % {"exc": exc}
         ) from None
 
 
@@ -156,21 +163,30 @@ class ProviderBackend(OIDCAuthenticationBackend):
             payload = self.get_payload_data(token, self.retrieve_matching_jwk(token))
         check_id_token_claims(payload)
         if payload.get("sub") != subject:
-            raise IDTokenRefused("The refreshed ID token is about someone else.")
+            raise IDTokenRefused(_("The refreshed ID token is about someone else."))
         return payload
 
     def _check_header(self, token) -> None:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.InvalidTokenError:
-            raise IDTokenRefused("The provider's answer holds no ID token.") from None
+            raise IDTokenRefused(
+                _("The provider's answer holds no ID token.")
+            ) from None
         if header.get("alg") != self.OIDC_RP_SIGN_ALGO:
             raise IDTokenRefused(
-                f"The provider's ID token is not signed with {self.OIDC_RP_SIGN_ALGO} "
-                f"(TOOLCRIB_OIDC_SIGN_ALGO): its alg is {header.get('alg')!r}."
+                _(
+                    "The provider's ID token is not signed with %(self_OIDC_RP_SIGN_ALGO)s (TOOLCRIB_OIDC_SIGN_ALGO): its alg is %(header_get_alg)r."
+                )
+                % {
+                    "self_OIDC_RP_SIGN_ALGO": self.OIDC_RP_SIGN_ALGO,
+                    "header_get_alg": header.get("alg"),
+                }
             )
         if not isinstance(header.get("kid"), str):
-            raise IDTokenRefused("The provider's ID token names no signing key (kid).")
+            raise IDTokenRefused(
+                _("The provider's ID token names no signing key (kid).")
+            )
 
     @staticmethod
     def _failed() -> str:

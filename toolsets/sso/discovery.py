@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 import httpx
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.translation import gettext as _
 
 from project.errors import DomainError
 
@@ -59,20 +60,25 @@ def _discover(issuer: str) -> Endpoints:
         document = response.json()
     except (httpx.HTTPError, ValueError) as exc:
         raise ProviderUnavailable(
-            f"The sign-in provider at {issuer} did not answer ({type(exc).__name__})."
+            _(
+                "The sign-in provider at %(issuer)s did not answer (%(type_exc___name)s)."
+            )
+            % {"issuer": issuer, "type_exc___name": type(exc).__name__}
         ) from exc
     if (
         not isinstance(document, dict)
         or str(document.get("issuer", "")).rstrip("/") != issuer
     ):
         raise ProviderUnavailable(
-            f"The discovery document of {issuer} names another issuer."
+            _("The discovery document of %(issuer)s names another issuer.")
+            % {"issuer": issuer}
         )
     values = {field: document.get(name) for field, name in _FIELDS.items()}
     missing = [_FIELDS[field] for field, value in values.items() if not _is_url(value)]
     if missing:
         raise ProviderUnavailable(
-            f"The discovery document of {issuer} lacks {', '.join(missing)}."
+            _("The discovery document of %(issuer)s lacks %(join_missing)s.")
+            % {"issuer": issuer, "join_missing": ", ".join(missing)}
         )
     return Endpoints(**values)
 

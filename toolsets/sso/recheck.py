@@ -45,6 +45,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import SuspiciousOperation
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from agents.accounts import revoke_tokens
 from project import metrics
@@ -140,8 +141,12 @@ def recheck(*, identity: ProviderIdentity) -> None:
         offboard(identity=identity, reason=str(exc))
         _count("offboarded")
         raise SignInEnded(
-            f"{settings.TOOLCRIB_OIDC_PROVIDER_NAME} no longer lets this account in: "
-            "it is switched off."
+            _(
+                "%(settings_TOOLCRIB_OIDC_PROVIDER_NAME)s no longer lets this account in: it is switched off."
+            )
+            % {
+                "settings_TOOLCRIB_OIDC_PROVIDER_NAME": settings.TOOLCRIB_OIDC_PROVIDER_NAME
+            }
         ) from None
     except NothingToAsk as exc:
         ProviderIdentity.objects.filter(pk=identity.pk).update(checked_at=started)
@@ -150,8 +155,12 @@ def recheck(*, identity: ProviderIdentity) -> None:
         )
         _count("sign_in_again")
         raise SignInEnded(
-            f"Your sign-in with {settings.TOOLCRIB_OIDC_PROVIDER_NAME} has ended: "
-            "sign in again."
+            _(
+                "Your sign-in with %(settings_TOOLCRIB_OIDC_PROVIDER_NAME)s has ended: sign in again."
+            )
+            % {
+                "settings_TOOLCRIB_OIDC_PROVIDER_NAME": settings.TOOLCRIB_OIDC_PROVIDER_NAME
+            }
         ) from None
     except ProviderSilent as exc:
         wait = min(RETRY_SECONDS, settings.TOOLCRIB_SSO_RECHECK_SECONDS)

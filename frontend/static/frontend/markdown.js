@@ -28,6 +28,7 @@ import DOMPurify from "../vendor/purify.es.mjs";
 import hljs from "../vendor/highlight.min.js";
 import { copyButton } from "./clipboard.js";
 import { h } from "./dom.js";
+import { schemeMedia } from "./theme.js";
 
 const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
 // Guessing a code block's language is the slow part: only for blocks this short.
@@ -47,9 +48,10 @@ const PURIFY = {
   FORBID_ATTR: ["style", "id", "name"],
 };
 
+// Each stylesheet's colour scheme; its media follows the theme (theme.js).
 const THEMES = {
-  "highlight-light.min.css": "(prefers-color-scheme: light), (prefers-color-scheme: no-preference)",
-  "highlight-dark.min.css": "(prefers-color-scheme: dark)",
+  "highlight-light.min.css": "light",
+  "highlight-dark.min.css": "dark",
 };
 
 function escapeHtml(text) {
@@ -170,9 +172,10 @@ let themed = false;
 function linkThemes() {
   if (themed) return;
   themed = true;
-  for (const [file, media] of Object.entries(THEMES)) {
+  for (const [file, scheme] of Object.entries(THEMES)) {
     const href = new URL(`../vendor/${file}`, import.meta.url).href;
-    document.head.append(h("link", { rel: "stylesheet", href, media, dataset: { markdownTheme: "" } }));
+    const media = schemeMedia(scheme);
+    document.head.append(h("link", { rel: "stylesheet", href, media, dataset: { markdownTheme: scheme } }));
   }
 }
 
