@@ -18,7 +18,7 @@ let seen = 0;
 const rows = h("tbody", {});
 const table = h(
   "table",
-  { class: "table", id: "firehose-table" },
+  { class: "table cards", id: "firehose-table" },
   h("thead", {}, h("tr", {}, ["Time", "Kind", "Author", "Session", "What"].map((title) => h("th", { scope: "col" }, title)))),
   rows,
 );
