@@ -115,6 +115,4 @@ def assert_no_overflow(page: Page, where: str = "") -> None:
     problems = overflow_problems(page)
     width = page.viewport_size["width"] if page.viewport_size else "?"
     label = where or page.url
-    assert not problems, f"{label} at {width} px:\n  - " + "\n  - ".join(
-        problems[:25]
-    )
+    assert not problems, f"{label} at {width} px:\n  - " + "\n  - ".join(problems[:25])

@@ -79,7 +79,7 @@ async function load() {
     box,
     h(
       "table",
-      { class: "table cards", id: "audit-table" },
+      { class: "table cards cards-wide", id: "audit-table" },
       h(
         "thead",
         {},
