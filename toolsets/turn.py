@@ -114,6 +114,8 @@ class Call:
     # The arguments asked, when an approver changed them before approving, and who.
     asked_args: dict[str, Any] | None = None
     edited_by: int | None = None
+    # A person approved it (its held row says who and when): ADK runs it again.
+    approved: bool = False
 
     @property
     def full_name(self) -> str:

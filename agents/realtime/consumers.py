@@ -20,6 +20,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.contrib.auth import get_user_model
 from pydantic import BaseModel, ValidationError
 
 from agents.answers.answer import answer_by_id, answer_request
@@ -471,7 +472,10 @@ class AgentStreamConsumer(FilteredStreamConsumer):
 
 
 class FirehoseConsumer(FilteredStreamConsumer):
-    """`/ws/firehose/?agent=&user=&kinds=`: staff see every session's events."""
+    """`/ws/firehose/?agent=&user=&kinds=`: staff see every session's events.
+
+    `user` takes usernames or ids (digits, as the audit's filter reads them); each
+    frame names its session's owner (`user`, a username), looked up once a socket."""
 
     socket_kind = "firehose"
 
@@ -481,11 +485,9 @@ class FirehoseConsumer(FilteredStreamConsumer):
             return
         self.kinds = _list_param(self.scope, "kinds")
         self.agents = _list_param(self.scope, "agent")
+        self.usernames: dict[int | None, str | None] = {None: None}
         try:
-            self.owners = {
-                parse_whole_number(value, name="user")
-                for value in _list_param(self.scope, "user")
-            }
+            self.owners = await _owners(_list_param(self.scope, "user"))
         except BadParameter as exc:
             await self._refuse_parameter(exc)
             return
@@ -495,9 +497,40 @@ class FirehoseConsumer(FilteredStreamConsumer):
     def wanted(self, message: dict[str, Any]) -> bool:
         if self.agents and message.get("agent") not in self.agents:
             return False
-        if self.owners and message.get("owner") not in self.owners:
+        if self.owners is not None and message.get("owner") not in self.owners:
             return False
         return super().wanted(message)
+
+    async def event_new(self, message: dict[str, Any]) -> None:
+        if not self.wanted(message):
+            return
+        owner = message.get("owner")
+        if owner not in self.usernames:
+            self.usernames[owner] = await _username(owner)
+        # The frame's JSON object, its owner's name added before its closing brace.
+        text = streams.frame_text(message)
+        user = json.dumps(self.usernames[owner])
+        await self.send(text_data=f'{text[:-1]}, "user": {user}}}')
+
+
+@database_sync_to_async
+def _owners(values: set[str]) -> set[int] | None:
+    """The ids of the users `values` name (usernames, or ids in digits 0-9: the
+    audit's rule); None for no filter. Unicode digits or an id past the database's
+    range: BadParameter."""
+    if not values:
+        return None
+    ids = {parse_whole_number(v, name="user") for v in values if v.isdigit()}
+    names = {value for value in values if not value.isdigit() and is_name(value)}
+    found = get_user_model().objects.filter(username__in=names)
+    return ids | set(found.values_list("pk", flat=True))
+
+
+@database_sync_to_async
+def _username(user_id: int | None) -> str | None:
+    """The username of a session's owner; None for a gone one."""
+    users = get_user_model().objects.filter(pk=user_id)
+    return users.values_list("username", flat=True).first()
 
 
 def _query(scope) -> dict[str, list[str]]:

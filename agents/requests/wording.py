@@ -38,10 +38,7 @@ def title(request: Request) -> str:
 def reason(request: Request) -> str:
     """Why the call waits for a person."""
     if request.kind == APPROVAL:
-        hint = request.hint.strip()
-        if hint and ADK_HINT_MARK not in hint:
-            return hint
-        return "The tool asks for a person's approval before each call."
+        return approval_reason(request.hint)
     if request.kind == CALL and request.tool_name == REQUEST_INPUT_CALL:
         return "The workflow waits for a person's answer, and goes on with it."
     if request.kind == CALL:
@@ -53,6 +50,15 @@ def reason(request: Request) -> str:
         return "The tool waits for its result to be posted."
     name = CREDENTIAL_NAMES.get(request.scheme, "credential")
     return f"The tool needs your {name} to go on; it is stored encrypted."
+
+
+def approval_reason(hint: str) -> str:
+    """Why a call waits for approval, from the hint it was asked with: the one
+    wording of the inbox's card and of the audit's held row (toolsets.governance)."""
+    text = hint.strip()
+    if text and ADK_HINT_MARK not in text:
+        return text
+    return "The tool asks for a person's approval before each call."
 
 
 def who_may_answer(request: Request) -> str:

@@ -390,6 +390,25 @@ async def test_firehose_is_staff_only_and_filters(
 
     frame = await socket.receive_json_from(timeout=TIMEOUT)
     assert frame["event"]["text"] == "weather in paris"
+    assert frame["user"] == bob.username
+    assert await socket.receive_nothing(timeout=0.2)
+    await socket.disconnect()
+
+
+async def test_the_firehose_filters_by_username_and_names_each_events_user(
+    alice, bob, make_user, session_of, say
+):
+    staff = await sync(make_user)(is_staff=True)
+    socket = await open_socket(
+        f"/ws/firehose/?user={alice.username},nobody-by-that-name&kinds=user_message",
+        await sync(auth)(staff),
+    )
+
+    await sync(say)(bob, await sync(session_of)(bob), "weather in paris")
+    await sync(say)(alice, await sync(session_of)(alice), "weather in london")
+
+    frame = await socket.receive_json_from(timeout=TIMEOUT)
+    assert (frame["event"]["text"], frame["user"]) == ("weather in london", "alice")
     assert await socket.receive_nothing(timeout=0.2)
     await socket.disconnect()
 

@@ -98,6 +98,6 @@ def test_a_healthy_day_with_approvals_counts_no_failure(olga, api, sign_in, shoo
     admin.goto("/staff/audit/?user=olga&status=approved")
     row = admin.locator("#audit-table tbody tr")
     expect(row).to_have_count(1)
-    expect(row.locator(".decision")).to_contain_text("by olga")
+    expect(row.locator("td.decided")).to_contain_text("by olga")
     expect(row).to_contain_text("wire_money")
     shoot(admin, "audit-approved-by-olga")

@@ -15,6 +15,7 @@ from django.utils import timezone
 from agents.adk.builder import sync_code_agents
 from agents.answers.expiry import expire_due
 from agents.models import Request, Run, Session
+from agents.requests import wording
 from agents.turns.start import wait_for_run
 from tests.toolsets.test_approvals import WIRED
 from toolsets.models import ToolCall
@@ -96,7 +97,9 @@ def test_a_held_call_reads_as_waiting_not_as_adks_placeholder(alice, held):
     _, approval = held(alice)
 
     row = ToolCall.objects.get(call_id=approval.tool_call_id)
-    assert row.result_summary == "Held for a person's approval before running."
+    assert "please approve or reject" not in row.result_summary
+    # The audit gives the reason the inbox's card gives, in the same words.
+    assert row.result_summary == wording.reason(approval)
 
 
 def test_an_approval_is_audited_with_who_and_when_then_the_run(
@@ -115,11 +118,12 @@ def test_an_approval_is_audited_with_who_and_when_then_the_run(
             "decided_by__username": "dave",
             "decided_at": approval.answered_at,
         },
+        # The run of the approved call says who approved it, and when, too.
         {
             "status": "ok",
             "attempts": 1,
-            "decided_by__username": None,
-            "decided_at": None,
+            "decided_by__username": "dave",
+            "decided_at": approval.answered_at,
         },
     ]
     assert WIRED == [{"recipient": "bob", "amount": 500}]

@@ -195,7 +195,7 @@ def test_each_refusing_check_writes_one_audit_row_with_its_status(
 @pytest.mark.parametrize(
     ("approved", "audited", "launches"),
     [
-        (True, [("approved", 0, "alice"), ("ok", 1, None)], ["moon"]),
+        (True, [("approved", 0, "alice"), ("ok", 1, "alice")], ["moon"]),
         (False, [("rejected", 0, "alice")], []),
     ],
     ids=["approved", "rejected"],

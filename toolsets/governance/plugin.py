@@ -70,6 +70,7 @@ from agents.pauses import (
     ANSWER_EDITED_BY,
     ANSWER_RESPONSE,
     ask_node_approval,
+    wording,
 )
 from agents.runtime import redact_secrets
 from agents.timeline import is_error_response
@@ -82,6 +83,7 @@ from toolsets.governance.policies import remember_result
 from toolsets.governance.records import (
     as_received,
     audited_of,
+    held_decision,
     record_call,
     record_received,
     summarize,
@@ -305,9 +307,14 @@ class GovernancePlugin(BasePlugin):
             turn.audited = self._audited_run(session) or await audited_of(session)
         elapsed = timedelta(seconds=time.perf_counter() - call.started)
         summary = (
-            HELD_SUMMARY
+            _held_reason(context)
             if status == ToolCall.Status.AWAITING_APPROVAL
             else summarize(result)
+        )
+        decided_by, decided_at = (
+            await held_decision(turn.audited.session_id, context.function_call_id)
+            if call.approved and status != ToolCall.Status.AWAITING_APPROVAL
+            else (None, None)
         )
         await record_call(
             user_id=django_user_id(context.user_id),
@@ -324,6 +331,8 @@ class GovernancePlugin(BasePlugin):
                 None if call.asked_args is None else redact_secrets(call.asked_args)
             ),
             args_edited_by=call.edited_by,
+            decided_by=decided_by,
+            decided_at=decided_at,
             result_summary=summary,
             raw_result_summary="",
             status=status,
@@ -359,6 +368,7 @@ def _as_decided(call: Call, args: dict[str, Any], context: Context) -> dict | No
     answer with her text in the tool's place; nothing runs then, and the held
     call's audit row reads the decision (decisions.py)."""
     confirmation = context.tool_confirmation
+    call.approved = confirmation is not None and confirmation.confirmed
     payload = confirmation.payload if confirmation is not None else None
     if not isinstance(payload, dict):
         return None
@@ -495,7 +505,13 @@ def _outcome(call: Call, context: Context, result: Any) -> tuple[str, int]:
 
 # A held call's audit row, in words (true before and after its decision): not
 # ADK's placeholder result, which speaks to the model ("...please approve or reject.").
-HELD_SUMMARY = "Held for a person's approval before running."
+def _held_reason(context: Context) -> str:
+    """A held call's summary: why it waits, in the words its request's card reads
+    (agents.requests.wording), from the hint its confirmation was asked with."""
+    asked = context.actions.requested_tool_confirmations.get(
+        context.function_call_id or ""
+    )
+    return wording.approval_reason(asked.hint if asked is not None else "")
 
 
 def _held(context: Context) -> str | None:

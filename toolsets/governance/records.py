@@ -64,6 +64,21 @@ def record_received(
 
 
 @sync_to_async
+def held_decision(
+    session_id: str, call_id: str | None
+) -> tuple[int | None, datetime | None]:
+    """Who approved a held call and when, from its held row: the row of the call ADK
+    runs once approved says it too, so the audit's Decided column shows it."""
+    if not call_id:
+        return None, None
+    held = ToolCall.objects.filter(
+        session_id=session_id, call_id=call_id, status=ToolCall.Status.APPROVED
+    )
+    found = held.values_list("decided_by_id", "decided_at").first()
+    return found if found is not None else (None, None)
+
+
+@sync_to_async
 def audited_of(session: AdkSession) -> Audited:
     """The row of an ADK session (scoped by app and user, as ADK scopes its ids)
     and its running Run, in one query; a session not stored keeps its ADK id."""
@@ -93,6 +108,8 @@ AUDIT_ROW = Insert(
         "args",
         "asked_args",
         "args_edited_by",
+        "decided_by",
+        "decided_at",
         "result_summary",
         "raw_result_summary",
         "status",
@@ -117,6 +134,8 @@ def record_call(*, tool_full_name: str, **fields: Any) -> None:
     row = {
         "asked_args": None,
         "args_edited_by": None,
+        "decided_by": None,
+        "decided_at": None,
         **fields,
         "user": fields["user_id"],
         "tool_full_name": tool_full_name,

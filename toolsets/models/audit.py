@@ -13,7 +13,8 @@ class ToolCall(models.Model):
     A held call's row is its pause: `awaiting_approval` while a person decides,
     then the decision (`approved`, `rejected`, `expired`) with `decided_by` and
     `decided_at` (toolsets.governance.decisions). An approved call that ADK runs
-    again gets a row of its own, with how that run ended.
+    again gets a row of its own, with how that run ended, and who approved it and
+    when (copied from the held row).
     """
 
     class Status(models.TextChoices):

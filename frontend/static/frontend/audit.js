@@ -3,7 +3,7 @@
 // A call held for approval reads its decision, who made it and when.
 
 import { api, withQuery } from "./api.js";
-import { clear, dateTime, duration, empty, failure, h, inline, json, loading, statusBadge } from "./dom.js";
+import { clear, dateTime, duration, empty, failure, h, inline, json, labelCells, loading, statusBadge } from "./dom.js";
 
 const LIMIT = 500;
 const form = document.getElementById("audit-filters");
@@ -79,7 +79,7 @@ async function load() {
     box,
     h(
       "table",
-      { class: "table", id: "audit-table" },
+      { class: "table cards cards-wide", id: "audit-table" },
       h(
         "thead",
         {},
@@ -89,6 +89,7 @@ async function load() {
     ),
     calls.length === LIMIT ? h("p", { class: "muted small pad" }, `Showing the newest ${LIMIT}; narrow the filters or export for more.`) : null,
   );
+  labelCells(document.getElementById("audit-table"));
 }
 
 function callRow(call) {
@@ -102,8 +103,8 @@ function callRow(call) {
     h("td", { class: "tool", title: call.tool_full_name || call.tool_name }, h("code", {}, call.tool_name), toolsetOf(call) ? h("div", { class: "muted small" }, toolsetOf(call)) : null),
     h("td", {}, statusBadge(call.status)),
     h("td", { class: "num" }, duration(call.duration_ms)),
-    h("td", { class: "small decision" }, decision(call)),
-    h("td", { class: "small decided" }, call.access_rule || h("span", { class: "muted" }, "—")),
+    h("td", { class: "small decided" }, decision(call)),
+    h("td", { class: "small rule" }, call.access_rule || h("span", { class: "muted" }, "—")),
     h(
       "td",
       { class: "call-cell" },

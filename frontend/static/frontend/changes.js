@@ -59,7 +59,7 @@ async function load({ older = false } = {}) {
 function table(changes) {
   return h(
     "table",
-    { class: "table", id: "change-table" },
+    { class: "table cards", id: "change-table" },
     h("thead", {}, h("tr", {}, ["When", "Who", "What", "Action", "Fields"].map((title) => h("th", { scope: "col" }, title)))),
     h("tbody", {}, changes.map(changeRow)),
   );

@@ -206,3 +206,21 @@ export function argsView(args) {
     ]),
   );
 }
+
+/**
+ * Name each body cell of a table by its column's heading (data-label): on a narrow
+ * screen a `.table.cards` shows each row as a card, each value under its name
+ * (app.css). Call it again after adding rows; a cell already named keeps its name.
+ */
+export function labelCells(table) {
+  const head = table.tHead && table.tHead.rows[0];
+  if (!head) return;
+  const names = [...head.cells].map((cell) => cell.textContent.trim());
+  for (const body of table.tBodies) {
+    for (const row of body.rows) {
+      [...row.cells].forEach((cell, index) => {
+        if (names[index] && !cell.dataset.label) cell.dataset.label = names[index];
+      });
+    }
+  }
+}

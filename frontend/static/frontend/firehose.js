@@ -1,5 +1,6 @@
-// The firehose: every session's events, live, newest first, filtered by agent,
-// user and kind (the server filters; changing a filter reconnects).
+// The firehose: every session's events, live, newest first, each with its session's
+// user, filtered by agent, username and kind (the server filters; changing a filter
+// reconnects).
 
 import { clear, clock, empty, h, inline } from "./dom.js";
 import { bindIndicator, Stream } from "./stream.js";
@@ -16,10 +17,11 @@ let paused = false;
 let held = [];
 let seen = 0;
 const rows = h("tbody", {});
+const COLUMNS = ["Time", "Kind", "User", "Author", "Session", "What"];
 const table = h(
   "table",
-  { class: "table", id: "firehose-table" },
-  h("thead", {}, h("tr", {}, ["Time", "Kind", "Author", "Session", "What"].map((title) => h("th", { scope: "col" }, title)))),
+  { class: "table cards", id: "firehose-table" },
+  h("thead", {}, h("tr", {}, COLUMNS.map((title) => h("th", { scope: "col" }, title)))),
   rows,
 );
 
@@ -64,15 +66,18 @@ function add(frame, fresh) {
 
 function row(frame, fresh) {
   const event = frame.event;
-  return h(
+  const tr = h(
     "tr",
     { class: `fh-row ${fresh ? "fresh" : ""}`.trim(), dataset: { kind: event.kind, session: frame.session } },
     h("td", { class: "nowrap" }, clock(event.ts)),
     h("td", {}, h("span", { class: "badge" }, event.kind), event.partial ? h("span", { class: "muted small" }, " partial") : null),
+    h("td", { class: "fh-user" }, frame.user || h("span", { class: "muted" }, "—")),
     h("td", {}, h("code", {}, event.author)),
-    h("td", {}, h("a", { href: `/sessions/${frame.session}/`, title: frame.session }, frame.session.slice(0, 8)), frame.seq ? h("span", { class: "muted small" }, ` #${frame.seq}`) : null),
+    h("td", {}, frame.session ? h("a", { href: `/sessions/${frame.session}/`, title: frame.session }, frame.session.slice(0, 8)) : null, frame.seq ? h("span", { class: "muted small" }, ` #${frame.seq}`) : null),
     h("td", { class: "small" }, summary(event)),
   );
+  [...tr.cells].forEach((cell, index) => (cell.dataset.label = COLUMNS[index]));
+  return tr;
 }
 
 export function summary(event) {

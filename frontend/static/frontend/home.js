@@ -5,7 +5,7 @@
 
 import { api } from "./api.js";
 import { showCredentials } from "./credentials.js";
-import { badge, clear, debounce, empty, failure, h, loading, statusBadge, timeAgo, toast } from "./dom.js";
+import { badge, clear, debounce, empty, failure, h, labelCells, loading, statusBadge, timeAgo, toast } from "./dom.js";
 import { renameInPlace } from "./sessiontitle.js";
 
 const agentsBox = document.getElementById("agents");
@@ -147,6 +147,8 @@ async function loadMore() {
 }
 
 function showMore(page) {
+  const table = document.getElementById("sessions-table");
+  if (table) labelCells(table);
   nextPage = page.next;
   moreButton.hidden = !nextPage;
   const count = document.querySelectorAll("#sessions-table tbody tr").length;
@@ -156,7 +158,7 @@ function showMore(page) {
 function sessionsTable(sessions) {
   return h(
     "table",
-    { class: "table", id: "sessions-table" },
+    { class: "table cards", id: "sessions-table" },
     h(
       "thead",
       {},
@@ -245,6 +247,8 @@ function fillRow(row, session) {
     h("td", { class: "num hide-phone" }, String(session.last_seq)),
     h("td", { class: "row-actions" }, h("div", { class: "actions" }, rename, archive, remove)),
   );
+  const table = row.closest("table");
+  if (table) labelCells(table);
 }
 
 async function setArchived(row, session, archived) {

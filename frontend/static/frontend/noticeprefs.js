@@ -30,7 +30,7 @@ async function load() {
 function table(chosen) {
   return h(
     "table",
-    { class: "table", id: "notice-prefs-table" },
+    { class: "table cards", id: "notice-prefs-table" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Request"), CHANNELS.map(([, title]) => h("th", { scope: "col" }, title)))),
     h(
       "tbody",

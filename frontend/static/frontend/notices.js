@@ -39,7 +39,7 @@ function table(deliveries) {
   const titles = ["Queued", "Request", "Channel", "To", "Status", "Attempts", "Last error", "Next attempt", "Sent"];
   return h(
     "table",
-    { class: "table", id: "notices-table" },
+    { class: "table cards", id: "notices-table" },
     h("thead", {}, h("tr", {}, titles.map((title) => h("th", { scope: "col", class: title === "Attempts" ? "num" : "" }, title)))),
     h("tbody", {}, deliveries.map(row)),
   );
