@@ -39,7 +39,11 @@ FAKE_DJANGO = """
 def german_catalog() -> dict:
     catalog = {}
     for entry in read_po(CATALOG):
-        key = f"{entry['msgctxt']}\x04{entry['msgid']}" if entry["msgctxt"] else entry["msgid"]
+        key = (
+            f"{entry['msgctxt']}\x04{entry['msgid']}"
+            if entry["msgctxt"]
+            else entry["msgid"]
+        )
         forms = [entry["msgstr"][i] for i in sorted(entry["msgstr"])]
         catalog[key] = forms if entry["msgid_plural"] else forms[0]
     return catalog
@@ -56,7 +60,9 @@ def test_home_and_session_pages_show_the_german_catalog(sign_in, shoot):
     page.goto("/")
     start = page.locator('button[data-agent="calculator"]')
     expect(start).to_have_text("Beginnen")
-    expect(start).to_have_attribute("aria-label", "Eine Sitzung mit calculator beginnen")
+    expect(start).to_have_attribute(
+        "aria-label", "Eine Sitzung mit calculator beginnen"
+    )
     shoot(page, "home-de")
 
     start.click()

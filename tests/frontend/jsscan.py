@@ -1,194 +1,13 @@
-"""A small JavaScript tokenizer for the translation tests (test_js_strings.py).
+"""Where a string of the pages' modules reaches a person, marked for translation or not.
 
-It knows what the pages' modules use: comments, '…' and "…" strings, template
-literals (with ${…} holes, nested), regular expression literals, numbers, names and
-punctuation. It is not a parser: the tests read the token stream for the places a
-string reaches a person (a text child of h(), textContent =, a title, a toast, ...).
+Read from the tokens of jstokens.py: the tests (test_js_strings.py) look for the
+places a string reaches a person (a text child of h(), textContent =, a title, a
+toast, ...) outside gettext, and for tables translated as a module loads.
 """
 
 import re
-from bisect import bisect_right
-from dataclasses import dataclass, field
 
-NAME = re.compile(r"[A-Za-z_$][\w$]*")
-NUMBER = re.compile(r"\d[\w.]*|\.\d[\w.]*")
-PUNCTUATORS = sorted(
-    """>>>= ... === !== **= <<= >>= >>> &&= ||= ??= => == != <= >= && || ?? ?. ++ -- += -= *= /= %=
-    &= |= ^= << >> ** { } ( ) [ ] ; , < > + - * / % & | ^ ! ~ ? : = . @ #""".split(),
-    key=len,
-    reverse=True,
-)
-# After these a `/` starts a regular expression, not a division.
-REGEX_AFTER_WORDS = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await"}
-
-
-@dataclass
-class Token:
-    kind: str  # name, num, str, template, regex, punct
-    value: str
-    line: int
-    start: int = 0  # offsets in the source, for messages and tools
-    end: int = 0
-    # A template literal: its text parts, and the tokens of each ${…} hole.
-    parts: list[str] = field(default_factory=list)
-    holes: list[list["Token"]] = field(default_factory=list)
-    spans: list[tuple[int, int]] = field(default_factory=list)  # each hole's source
-
-    @property
-    def text(self) -> str:
-        """A string's value, or a template's text with its holes as %s."""
-        return "%s".join(self.parts) if self.kind == "template" else self.value
-
-
-class Tokenizer:
-    def __init__(self, source: str):
-        self.src = source
-        self.pos = 0
-        self.newlines = [i for i, ch in enumerate(source) if ch == "\n"]
-
-    def line(self, pos: int) -> int:
-        return bisect_right(self.newlines, pos - 1) + 1
-
-    def tokens(self, until_brace: bool = False) -> list[Token]:
-        """Tokens up to the end, or up to the `}` closing a template's hole."""
-        out: list[Token] = []
-        depth = 0
-        src = self.src
-        while self.pos < len(src):
-            ch = src[self.pos]
-            if ch in " \t\r\n":
-                self.pos += 1
-            elif src.startswith("//", self.pos):
-                end = src.find("\n", self.pos)
-                self.pos = len(src) if end < 0 else end
-            elif src.startswith("/*", self.pos):
-                end = src.find("*/", self.pos + 2)
-                self.pos = len(src) if end < 0 else end + 2
-            elif ch in "'\"":
-                out.append(self.string(ch))
-            elif ch == "`":
-                out.append(self.template())
-            elif ch == "/" and self.regex_allowed(out):
-                out.append(self.regex())
-            elif NAME.match(src, self.pos):
-                match = NAME.match(src, self.pos)
-                out.append(Token("name", match.group(), self.line(self.pos), self.pos, match.end()))
-                self.pos = match.end()
-            elif NUMBER.match(src, self.pos):
-                match = NUMBER.match(src, self.pos)
-                out.append(Token("num", match.group(), self.line(self.pos), self.pos, match.end()))
-                self.pos = match.end()
-            else:
-                punct = next((p for p in PUNCTUATORS if src.startswith(p, self.pos)), ch)
-                if until_brace and punct == "}" and depth == 0:
-                    self.pos += 1
-                    return out
-                depth += {"{": 1, "}": -1}.get(punct, 0)
-                out.append(Token("punct", punct, self.line(self.pos), self.pos, self.pos + len(punct)))
-                self.pos += len(punct)
-        return out
-
-    @staticmethod
-    def regex_allowed(out: list[Token]) -> bool:
-        if not out:
-            return True
-        last = out[-1]
-        if last.kind == "name":
-            return last.value in REGEX_AFTER_WORDS
-        if last.kind == "punct":
-            return last.value not in {")", "]", "}", "++", "--"}
-        return False
-
-    def string(self, quote: str) -> Token:
-        start = self.pos
-        self.pos += 1
-        chars = []
-        while self.src[self.pos] != quote:
-            if self.src[self.pos] == "\\":
-                chars.append(self.escape())
-            else:
-                chars.append(self.src[self.pos])
-                self.pos += 1
-        self.pos += 1
-        return Token("str", "".join(chars), self.line(start), start, self.pos)
-
-    def escape(self) -> str:
-        nxt = self.src[self.pos + 1]
-        self.pos += 2
-        if nxt == "u":
-            if self.src[self.pos] == "{":
-                end = self.src.index("}", self.pos)
-                code = self.src[self.pos + 1 : end]
-                self.pos = end + 1
-            else:
-                code = self.src[self.pos : self.pos + 4]
-                self.pos += 4
-            return chr(int(code, 16))
-        if nxt == "x":
-            code = self.src[self.pos : self.pos + 2]
-            self.pos += 2
-            return chr(int(code, 16))
-        if nxt == "\n":
-            return ""
-        return {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "f": "\f", "v": "\v"}.get(nxt, nxt)
-
-    def template(self) -> Token:
-        start = self.pos
-        self.pos += 1
-        parts, holes, chars, spans = [], [], [], []
-        while self.src[self.pos] != "`":
-            if self.src[self.pos] == "\\":
-                chars.append(self.escape())
-            elif self.src.startswith("${", self.pos):
-                parts.append("".join(chars))
-                chars = []
-                self.pos += 2
-                begin = self.pos
-                holes.append(self.tokens(until_brace=True))
-                spans.append((begin, self.pos - 1))
-            else:
-                chars.append(self.src[self.pos])
-                self.pos += 1
-        parts.append("".join(chars))
-        self.pos += 1
-        return Token("template", "`", self.line(start), start, self.pos, parts, holes, spans)
-
-    def regex(self) -> Token:
-        start = self.pos
-        self.pos += 1
-        in_class = False
-        while True:
-            ch = self.src[self.pos]
-            if ch == "\\":
-                self.pos += 2
-                continue
-            if ch == "[":
-                in_class = True
-            elif ch == "]":
-                in_class = False
-            elif ch == "/" and not in_class:
-                break
-            self.pos += 1
-        self.pos += 1
-        match = NAME.match(self.src, self.pos)
-        if match:
-            self.pos = match.end()
-        return Token("regex", self.src[start : self.pos], self.line(start), start, self.pos)
-
-
-def tokenize(source: str) -> list[Token]:
-    return Tokenizer(source).tokens()
-
-
-def walk(tokens: list[Token]):
-    """Every token, the tokens of template holes included (depth first)."""
-    for token in tokens:
-        yield token
-        for hole in token.holes:
-            yield from walk(hole)
-
-
-# --- Where a string reaches a person -------------------------------------------------
+from tests.frontend.jstokens import REGEX_AFTER_WORDS, Token, tokenize
 
 # The calls that mark a string for translation (frontend/static/frontend/i18n.js).
 MARKERS = {"gettext", "ngettext", "pgettext", "npgettext", "gettext_noop"}
@@ -208,8 +27,24 @@ TEXT_CALLS = {
     "prepend": (0, None),
 }
 # Properties (assigned, or keys of an attributes object) that hold text a person reads.
-TEXT_PROPERTIES = {"textContent", "innerText", "title", "placeholder", "ariaLabel", "alt", "label"}
-TEXT_ATTRIBUTES = {"title", "placeholder", "aria-label", "alt", "label", "aria-description", "aria-roledescription"}
+TEXT_PROPERTIES = {
+    "textContent",
+    "innerText",
+    "title",
+    "placeholder",
+    "ariaLabel",
+    "alt",
+    "label",
+}
+TEXT_ATTRIBUTES = {
+    "title",
+    "placeholder",
+    "aria-label",
+    "alt",
+    "label",
+    "aria-description",
+    "aria-roledescription",
+}
 COMPARISONS = {"===", "!==", "==", "!="}
 LETTER = re.compile(r"[^\W\d_]")
 # Prose: a capitalised word, then more words ("Not stopped: …", "Attach files").
@@ -218,7 +53,10 @@ PROSE = re.compile(r"^[^\w%]*[A-Z][a-z’']+[,:;.!?]?\s+\S*[a-z]")
 
 def has_words(token: Token) -> bool:
     """A string or a template whose own text (not its holes) has a letter."""
-    return any(LETTER.search(part) for part in (token.parts if token.kind == "template" else [token.value]))
+    return any(
+        LETTER.search(part)
+        for part in (token.parts if token.kind == "template" else [token.value])
+    )
 
 
 def _matching(tokens: list[Token]) -> dict[int, int]:
@@ -239,7 +77,13 @@ def _is_call(tokens: list[Token], index: int) -> bool:
         return False
     before = tokens[index - 1]
     if before.kind == "name":
-        return before.value not in REGEX_AFTER_WORDS | {"if", "while", "for", "switch", "catch"}
+        return before.value not in REGEX_AFTER_WORDS | {
+            "if",
+            "while",
+            "for",
+            "switch",
+            "catch",
+        }
     return before.kind in {"str", "template"} or before.value in {")", "]", "?."}
 
 
@@ -258,10 +102,19 @@ class Scan:
     def _mark(self):
         for index, token in enumerate(self.tokens[:-1]):
             nxt = self.tokens[index + 1]
-            if token.kind == "name" and token.value in MARKERS and nxt.value == "(" and index + 1 in self.pairs:
+            if (
+                token.kind == "name"
+                and token.value in MARKERS
+                and nxt.value == "("
+                and index + 1 in self.pairs
+            ):
                 self.marked.update(range(index + 1, self.pairs[index + 1]))
             # console.* is for developers (and banned anyway); import paths are files.
-            if token.kind == "name" and token.value in {"import", "from", "export"} and nxt.kind == "str":
+            if (
+                token.kind == "name"
+                and token.value in {"import", "from", "export"}
+                and nxt.kind == "str"
+            ):
                 self.marked.add(index + 1)
 
     def _args(self, open_index: int) -> list[tuple[int, int]]:
@@ -292,7 +145,12 @@ class Scan:
             token = self.tokens[index]
             if token.kind == "punct" and token.value in {";", ",", ")", "]", "}"}:
                 return index
-            if index > start and token.line != self.tokens[index - 1].line and self.tokens[index - 1].kind != "punct" and token.kind != "punct":
+            if (
+                index > start
+                and token.line != self.tokens[index - 1].line
+                and self.tokens[index - 1].kind != "punct"
+                and token.kind != "punct"
+            ):
                 return index  # a new statement on the next line, no semicolon
             index += 1
         return index
@@ -304,16 +162,29 @@ class Scan:
             token = self.tokens[index]
             if index in self.pairs:
                 close = self.pairs[index]
-                chained = close + 1 < len(self.tokens) and self.tokens[close + 1].value in {".", "?.", "["}
-                if token.value in "([" and not _is_call(self.tokens, index) and not chained:
-                    self._values(index + 1, close, why)  # a group or an array of children
+                chained = close + 1 < len(self.tokens) and self.tokens[
+                    close + 1
+                ].value in {".", "?.", "["}
+                if (
+                    token.value in "(["
+                    and not _is_call(self.tokens, index)
+                    and not chained
+                ):
+                    # A group, or an array of children.
+                    self._values(index + 1, close, why)
                 index = close + 1
                 continue
-            if token.kind in {"str", "template"} and index not in self.marked and has_words(token):
+            if (
+                token.kind in {"str", "template"}
+                and index not in self.marked
+                and has_words(token)
+            ):
                 before = self.tokens[index - 1] if index else None
                 after = self.tokens[index + 1] if index + 1 < len(self.tokens) else None
-                compared = (before is not None and before.value in COMPARISONS) or (after is not None and after.value in COMPARISONS | {"in", ".", "?."})
-                if not compared and not (after is not None and after.value == "[" ):
+                compared = (before is not None and before.value in COMPARISONS) or (
+                    after is not None and after.value in COMPARISONS | {"in", ".", "?."}
+                )
+                if not compared and not (after is not None and after.value == "["):
                     self.findings.setdefault(index, why)
             index += 1
 
@@ -325,31 +196,73 @@ class Scan:
                 break
             if token.kind == "name" and token.value in TEXT_CALLS and nxt.value == "(":
                 previous = tokens[index - 1].value if index else ""
-                if token.value in {"replaceChildren", "prepend"} and previous not in {".", "?."}:
+                if token.value in {"replaceChildren", "prepend"} and previous not in {
+                    ".",
+                    "?.",
+                }:
                     continue
                 first, last = TEXT_CALLS[token.value]
                 for start, end in self._args(index + 1)[first:last]:
                     self._values(start, end, f"{token.value}() text")
-            elif token.kind == "name" and token.value == "setAttribute" and nxt.value == "(":
+            elif (
+                token.kind == "name"
+                and token.value == "setAttribute"
+                and nxt.value == "("
+            ):
                 args = self._args(index + 1)
-                if len(args) == 2 and tokens[args[0][0]].kind == "str" and tokens[args[0][0]].value in TEXT_ATTRIBUTES:
+                if (
+                    len(args) == 2
+                    and tokens[args[0][0]].kind == "str"
+                    and tokens[args[0][0]].value in TEXT_ATTRIBUTES
+                ):
                     self._values(*args[1], f"{tokens[args[0][0]].value} attribute")
-            elif token.kind == "name" and token.value in TEXT_PROPERTIES and nxt.value == "=" and index and tokens[index - 1].value in {".", "?."}:
-                self._values(index + 2, self._expression_end(index + 2), f".{token.value} =")
-            elif token.kind in {"name", "str"} and token.value in TEXT_ATTRIBUTES and nxt.value == ":" and index and tokens[index - 1].value in {"{", ","}:
-                self._values(index + 2, self._expression_end(index + 2), f"{token.value}: attribute")
+            elif (
+                token.kind == "name"
+                and token.value in TEXT_PROPERTIES
+                and nxt.value == "="
+                and index
+                and tokens[index - 1].value in {".", "?."}
+            ):
+                self._values(
+                    index + 2, self._expression_end(index + 2), f".{token.value} ="
+                )
+            elif (
+                token.kind in {"name", "str"}
+                and token.value in TEXT_ATTRIBUTES
+                and nxt.value == ":"
+                and index
+                and tokens[index - 1].value in {"{", ","}
+            ):
+                self._values(
+                    index + 2,
+                    self._expression_end(index + 2),
+                    f"{token.value}: attribute",
+                )
 
     def _prose(self):
         for index, token in enumerate(self.tokens):
-            if token.kind not in {"str", "template"} or index in self.marked or index in self.findings:
+            if (
+                token.kind not in {"str", "template"}
+                or index in self.marked
+                or index in self.findings
+            ):
                 continue
             after = self.tokens[index + 1] if index + 1 < len(self.tokens) else None
             before = self.tokens[index - 1] if index else None
-            if after is not None and after.value == ":" and before is not None and before.value in {"{", ","}:
+            if (
+                after is not None
+                and after.value == ":"
+                and before is not None
+                and before.value in {"{", ","}
+            ):
                 continue  # an object's key
-            if (before is not None and before.value in COMPARISONS | {"case"}) or (after is not None and after.value in COMPARISONS):
+            if (before is not None and before.value in COMPARISONS | {"case"}) or (
+                after is not None and after.value in COMPARISONS
+            ):
                 continue  # a value compared with, not shown
-            if PROSE.search("X".join(token.parts) if token.kind == "template" else token.value):
+            if PROSE.search(
+                "X".join(token.parts) if token.kind == "template" else token.value
+            ):
                 self.findings[index] = "reads as prose"
 
 
@@ -373,7 +286,11 @@ def msgids(source: str):
 
     def visit(tokens):
         for index, token in enumerate(tokens[:-2]):
-            if token.kind != "name" or token.value not in MARKERS or tokens[index + 1].value != "(":
+            if (
+                token.kind != "name"
+                or token.value not in MARKERS
+                or tokens[index + 1].value != "("
+            ):
                 continue
             if index and tokens[index - 1].value in {".", "function"}:
                 continue
@@ -413,15 +330,31 @@ def import_time_calls(tokens: list[Token]) -> list[Token]:
         before = tokens[index - 1] if index else None
         value = token.value if token.kind == "punct" else None
         if value in {"(", "[", "{"}:
-            block = value == "{" and before is not None and (
-                before.value in {")", "=>"}
-                or (before.kind == "name" and before.value in {"else", "try", "finally", "do", "static"})
-                or any(t.value == "class" for t in tokens[max(0, index - 4) : index])
+            block = (
+                value == "{"
+                and before is not None
+                and (
+                    before.value in {")", "=>"}
+                    or (
+                        before.kind == "name"
+                        and before.value in {"else", "try", "finally", "do", "static"}
+                    )
+                    or any(
+                        t.value == "class" for t in tokens[max(0, index - 4) : index]
+                    )
+                )
             )
-            levels.append({"block": block, "deferred": False, "table": value in "[{" and not block})
+            levels.append(
+                {
+                    "block": block,
+                    "deferred": False,
+                    "table": value in "[{" and not block,
+                }
+            )
         elif value in {")", "]", "}"} and len(levels) > 1:
             if levels.pop()["block"]:
-                levels[-1]["deferred"] = False  # a function's body ended: its statement too
+                # A function's body ended: its statement too.
+                levels[-1]["deferred"] = False
         elif value == "=>":
             levels[-1]["deferred"] = True
         elif value in {",", ";"}:
@@ -430,9 +363,15 @@ def import_time_calls(tokens: list[Token]) -> list[Token]:
             levels[-1]["deferred"] = True
         elif token.kind == "name" and token.value in MARKERS - {"gettext_noop"}:
             nxt = tokens[index + 1] if index + 1 < len(tokens) else None
-            if nxt is not None and nxt.value == "(" and not (before is not None and before.value in {".", "function"}):
+            if (
+                nxt is not None
+                and nxt.value == "("
+                and not (before is not None and before.value in {".", "function"})
+            ):
                 # In a table (an object or array literal) built as the module loads.
-                loading = not any(level["block"] or level["deferred"] for level in levels)
+                loading = not any(
+                    level["block"] or level["deferred"] for level in levels
+                )
                 if loading and any(level["table"] for level in levels):
                     found.append(token)
     return found

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.frontend.jsscan import import_time_calls, msgids, tokenize, unmarked
+from tests.frontend.jsscan import import_time_calls, msgids, unmarked
+from tests.frontend.jstokens import tokenize
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "frontend" / "static" / "frontend"
@@ -66,12 +67,21 @@ def test_no_table_is_translated_as_the_module_loads(module):
         ('h("p", { class: "note" }, cond ? "Yes" : `No ${x}`);', ["'Yes'", "'No %s'"]),
         ('el.textContent = "Saved.";', ["'Saved.'"]),
         ("el.title = `Open ${name}`;", ["'Open %s'"]),
-        ('h("input", { placeholder: "Username", "aria-label": "Who" });', ["'Username'", "'Who'"]),
+        (
+            'h("input", { placeholder: "Username", "aria-label": "Who" });',
+            ["'Username'", "'Who'"],
+        ),
         ('toast(`Not stopped: ${error.message}`, "bad");', ["'Not stopped: %s'"]),
         ('button.setAttribute("aria-label", "Close");', ["'Close'"]),
-        ('clear(box, empty("No sessions yet", "Start one."));', ["'No sessions yet'", "'Start one.'"]),
+        (
+            'clear(box, empty("No sessions yet", "Start one."));',
+            ["'No sessions yet'", "'Start one.'"],
+        ),
         ('if (!confirm("Delete it?")) return;', ["'Delete it?'"]),
-        ('const WORDS = { gone: "That is gone, or not yours." };', ["'That is gone, or not yours.'"]),
+        (
+            'const WORDS = { gone: "That is gone, or not yours." };',
+            ["'That is gone, or not yours.'"],
+        ),
         ("h('td', {}, [\"Name\", x]);", ["'Name'"]),
     ],
 )
@@ -117,7 +127,11 @@ def read_po(path: Path) -> list[dict]:
     entries, entry, field = [], None, None
 
     def unquote(text):
-        return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), text[1:-1])
+        return re.sub(
+            r"\\(.)",
+            lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)),
+            text[1:-1],
+        )
 
     for line in [*path.read_text().splitlines(), ""]:
         line = line.strip()
@@ -127,7 +141,13 @@ def read_po(path: Path) -> list[dict]:
             entry, field = None, None
             continue
         if entry is None:
-            entry = {"msgctxt": "", "msgid": "", "msgid_plural": "", "msgstr": {}, "flags": set()}
+            entry = {
+                "msgctxt": "",
+                "msgid": "",
+                "msgid_plural": "",
+                "msgstr": {},
+                "flags": set(),
+            }
         if line.startswith("#,"):
             entry["flags"].update(flag.strip() for flag in line[2:].split(","))
         elif line.startswith("#"):
@@ -157,7 +177,9 @@ PLACEHOLDER = re.compile(r"%\((\w+)\)s|%s")
 
 
 def test_the_german_catalog_translates_every_string_of_the_modules():
-    catalog = {(e["msgctxt"], e["msgid"], e["msgid_plural"]): e for e in read_po(CATALOG)}
+    catalog = {
+        (e["msgctxt"], e["msgid"], e["msgid_plural"]): e for e in read_po(CATALOG)
+    }
 
     missing = sorted(m[1] for m in js_messages() if m not in catalog)
     assert missing == []
@@ -168,7 +190,9 @@ def test_the_german_catalog_has_no_fuzzy_or_empty_translation():
 
     assert [e["msgid"] for e in entries if "fuzzy" in e["flags"]] == []
     assert [e["msgid"] for e in entries if not all(e["msgstr"].values())] == []
-    assert [e["msgid"] for e in entries if e["msgid_plural"] and len(e["msgstr"]) != 2] == []
+    assert [
+        e["msgid"] for e in entries if e["msgid_plural"] and len(e["msgstr"]) != 2
+    ] == []
 
 
 def test_the_german_translations_keep_every_placeholder():
