@@ -481,7 +481,7 @@ const cellEditor = (() => {
   function open(item) {
     entry = item;
     const grant = grantOf(entry);
-    title.textContent = interpolate(gettext("%(kind)s %(name)s for %(kind2)s %(name2)s"), { kind: entry.kind, name: entry.name, kind2: entry.column.kind, name2: entry.column.name }, true);
+    title.textContent = interpolate(gettext("%(kind)s %(name)s for %(column_kind)s %(column)s"), { kind: kindWord(entry.kind), name: entry.name, column_kind: kindWord(entry.column.kind), column: entry.column.name }, true);
     const current = grant ? grant.effect : "inherit";
     for (const radio of effects) radio.checked = radio.value === current;
     expires.value = grant && grant.expires_at ? localInput(grant.expires_at) : "";
@@ -562,12 +562,12 @@ function cell(column, kind, name) {
   const target = `${kind}:${name}`;
   const decision = h("span", { class: "decision" });
   const buttons = EFFECTS.map(({ effect, text, label }) => {
-    const button = h("button", { type: "button", class: effect, "aria-pressed": "false", "aria-label": interpolate(gettext("%(label)s %(kind)s %(name)s for %(kind2)s %(name2)s"), { label: gettext(label), kind, name, kind2: column.kind, name2: column.name }, true), title: gettext(label), dataset: { effect } }, text);
+    const button = h("button", { type: "button", class: effect, "aria-pressed": "false", "aria-label": interpolate(gettext("%(label)s %(kind)s %(name)s for %(column_kind)s %(column)s"), { label: gettext(label), kind: kindWord(kind), name, column_kind: kindWord(column.kind), column: column.name }, true), title: gettext(label), dataset: { effect } }, text);
     button.addEventListener("click", () => change(entry, effect));
     return button;
   });
-  const edit = h("button", { type: "button", class: "cell-edit", "aria-haspopup": "dialog", "aria-label": interpolate(gettext("Edit the grant of %(kind)s %(name)s for %(kind2)s %(name2)s"), { kind, name, kind2: column.kind, name2: column.name }, true), title: gettext("Allow or deny until a date") }, "…");
-  const toggle = h("div", { class: "toggle", role: "group", "aria-label": interpolate(gettext("%(kind)s %(name)s for %(name2)s"), { kind, name, name2: column.name }, true) }, buttons, edit);
+  const edit = h("button", { type: "button", class: "cell-edit", "aria-haspopup": "dialog", "aria-label": interpolate(gettext("Edit the grant of %(kind)s %(name)s for %(column_kind)s %(column)s"), { kind: kindWord(kind), name, column_kind: kindWord(column.kind), column: column.name }, true), title: gettext("Allow or deny until a date") }, "…");
+  const toggle = h("div", { class: "toggle", role: "group", "aria-label": interpolate(gettext("%(kind)s %(name)s for %(column)s"), { kind: kindWord(kind), name, column: column.name }, true) }, buttons, edit);
   const entry = { column, kind, name, target, buttons, decision, toggle };
   edit.addEventListener("click", () => cellEditor.open(entry));
   cells.push(entry);
@@ -615,6 +615,12 @@ function paint(entry) {
   entry.decision.title = decision.rule;
 }
 
+/** What a row or a column is, in words: toolset, tool, user, group. */
+function kindWord(kind) {
+  const words = { toolset: gettext("toolset"), tool: gettext("tool"), user: gettext("user"), group: gettext("group") };
+  return words[kind] || kind;
+}
+
 /** A grant's effect in words: "allow", "deny". */
 function effectWord(effect) {
   const found = EFFECTS.find((item) => item.effect === effect);
@@ -648,7 +654,7 @@ async function change(entry, effect, { expiresAt = null, always = false, conditi
     await Promise.all([loadGrants(), loadDecisions(affected)]);
     for (const item of cells) paint(item);
     const words = effect !== "inherit" && expiresAt ? until({ active: true, expires_at: expiresAt }) : "";
-    toast(interpolate(gettext("Saved: %(effect)s %(kind)s %(name)s for %(kind2)s %(name2)s%(words)s."), { effect, kind: entry.kind, name: entry.name, kind2: entry.column.kind, name2: entry.column.name, words }, true));
+    toast(interpolate(gettext("Saved: %(effect)s %(kind)s %(name)s for %(column_kind)s %(column)s%(words)s."), { effect: effectWord(effect), kind: kindWord(entry.kind), name: entry.name, column_kind: kindWord(entry.column.kind), column: entry.column.name, words }, true));
     return true;
   } catch (error) {
     // Field errors the editor shows by their field; the rest as a toast.

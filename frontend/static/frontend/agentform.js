@@ -4,7 +4,7 @@
 
 import { api, ApiError } from "./api.js";
 import { clear, h, toast } from "./dom.js";
-import { gettext, gettext_noop } from "./i18n.js";
+import { gettext, gettext_noop, interpolate } from "./i18n.js";
 import { liveMarkdown } from "./markdown.js";
 
 const TOOL_CHOICES = [
@@ -123,7 +123,7 @@ export function openBuilder(box, agent, options, done) {
   const form = h(
     "form",
     { class: "builder-form", id: "agent-form", novalidate: true },
-    h("h2", {}, agent ? `${done.asDraft ? gettext("Draft of ") : gettext("Edit ")}${agent.draft_of || agent.name}` : gettext("New agent")),
+    h("h2", {}, agent ? interpolate(done.asDraft ? gettext("Draft of %(name)s") : gettext("Edit %(name)s"), { name: agent.draft_of || agent.name }, true) : gettext("New agent")),
     code ? h("p", { class: "state compact", id: "code-note" }, gettext("Defined in code: its instruction, model, tools and sub-agents change in code. Here you may change who may use it, its tool choice and how long its sessions are kept.")) : null,
     rows,
     modelList,
