@@ -83,6 +83,10 @@ def test_no_table_is_translated_as_the_module_loads(module):
             ["'That is gone, or not yours.'"],
         ),
         ("h('td', {}, [\"Name\", x]);", ["'Name'"]),
+        # A quote in a comment or a regular expression does not end the scan.
+        ('// it\'s a comment\nh("p", {}, "Shown");', ["'Shown'"]),
+        ('if (/["\']/.test(x)) toast("After a regex");', ["'After a regex'"]),
+        ("el.title = `a ${`nested ${x}`} b`;", ["'a %s b'"]),
     ],
 )
 def test_the_scanner_finds_unmarked_text(source, expected):
