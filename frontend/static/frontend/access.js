@@ -9,6 +9,7 @@
 
 import { api } from "./api.js";
 import { clear, debounce, failure, h, loading, toast } from "./dom.js";
+import { gettext, ngettext, gettext_noop, interpolate } from "./i18n.js";
 
 const PAGE = 12; // users a page; bench/matrix.py times a page
 const box = document.getElementById("matrix");
@@ -24,9 +25,9 @@ let columns = [];
 let catalog = null; // {toolsets, tools, toolInfo}
 const opened = new Set(); // toolsets shown unfolded
 const EFFECTS = [
-  { effect: "allow", text: "A", label: "allow" },
-  { effect: "deny", text: "D", label: "deny" },
-  { effect: "inherit", text: "–", label: "inherit" },
+  { effect: "allow", text: "A", label: gettext_noop("allow") },
+  { effect: "deny", text: "D", label: gettext_noop("deny") },
+  { effect: "inherit", text: "–", label: gettext_noop("inherit") },
 ];
 
 const FOLD_OVER = 12; // tools; more than this and toolsets start folded
@@ -35,7 +36,7 @@ const decisions = new Map(); // `${userId}|${target}` -> decision
 const cells = []; // {column, target, buttons, decision, toggle}
 
 async function load() {
-  clear(box, loading("Loading toolsets, grants and access…"));
+  clear(box, loading(gettext("Loading toolsets, grants and access…")));
   try {
     // The columns (groups first, then a page of users), then their grants and access.
     const shown = loadGroups()
@@ -56,7 +57,7 @@ async function showUsers() {
     await loadUsers();
     await Promise.all([loadGrants(), loadDecisions(userColumns())]);
   } catch (error) {
-    toast(`Could not load users: ${error.message}`, "bad");
+    toast(interpolate(gettext("Could not load users: %(error)s"), { error: error.message }, true), "bad");
     return;
   }
   if (catalog) render();
@@ -86,12 +87,12 @@ function userColumns() {
 function paintPager(search) {
   const first = PAGE * page + 1;
   const words = users.length
-    ? `Users ${first}–${first + users.length - 1}${search ? ` matching “${search}”` : ""}`
+    ? interpolate(gettext("Users %(first)s–%(last)s%(search)s"), { first, last: first + users.length - 1, search: search ? interpolate(gettext(" matching “%(search)s”"), { search }, true) : "" }, true)
     : search
-      ? `No user matches “${search}”`
-      : "No users";
-  const previous = h("button", { type: "button", class: "button small ghost", disabled: page === 0, "aria-label": "Previous users" }, "‹ Previous");
-  const next = h("button", { type: "button", class: "button small ghost", disabled: !more, "aria-label": "Next users" }, "Next ›");
+      ? interpolate(gettext("No user matches “%(search)s”"), { search }, true)
+      : gettext("No users");
+  const previous = h("button", { type: "button", class: "button small ghost", disabled: page === 0, "aria-label": gettext("Previous users") }, gettext("‹ Previous"));
+  const next = h("button", { type: "button", class: "button small ghost", disabled: !more, "aria-label": gettext("Next users") }, gettext("Next ›"));
   previous.addEventListener("click", () => {
     page -= 1;
     showUsers();
@@ -126,7 +127,7 @@ async function loadDecisions(columnsToLoad) {
 function render() {
   const { toolsets, toolInfo } = catalog;
   if (!toolsets.length) {
-    clear(box, h("div", { class: "state empty" }, h("strong", {}, "No toolsets yet"), h("p", {}, "Tools appear here once agents with tools are registered (manage.py sync_tools).")));
+    clear(box, h("div", { class: "state empty" }, h("strong", {}, gettext("No toolsets yet")), h("p", {}, gettext("Tools appear here once agents with tools are registered (manage.py sync_tools)."))));
     return;
   }
   cells.length = 0;
@@ -136,7 +137,7 @@ function render() {
     h(
       "tr",
       {},
-      h("th", { class: "target", scope: "col" }, "Toolset / tool"),
+      h("th", { class: "target", scope: "col" }, gettext("Toolset / tool")),
       columns.map((column) =>
         h("th", { scope: "col", class: column.kind, dataset: { subject: column.key } }, h("span", { class: "subject-kind" }, column.kind), column.name),
       ),
@@ -147,7 +148,7 @@ function render() {
   // toolset opens (or the filter finds it).
   for (const toolset of toolsets) {
     const open = opened.has(toolset.name);
-    const expander = h("button", { type: "button", class: "expander", "aria-expanded": String(open), "aria-label": `Show or hide the tools of ${toolset.name}` }, open ? "▾" : "▸");
+    const expander = h("button", { type: "button", class: "expander", "aria-expanded": String(open), "aria-label": interpolate(gettext("Show or hide the tools of %(name)s"), { name: toolset.name }, true) }, open ? "▾" : "▸");
     const toolsetRow = row("toolset", toolset.name, toolset, toolset, expander);
     let toolRows = null;
     toolsetRow.toolRows = () => {
@@ -192,12 +193,12 @@ function row(kind, name, info, toolset, expander = null) {
 function policySelect(toolset) {
   const select = h(
     "select",
-    { class: "policy-select", "aria-label": `Default policy of ${toolset.name}`, title: "Default policy when no grant applies" },
-    h("option", { value: "open", selected: toolset.default_policy === "open" }, "open"),
-    h("option", { value: "granted_only", selected: toolset.default_policy === "granted_only" }, "granted only"),
+    { class: "policy-select", "aria-label": interpolate(gettext("Default policy of %(name)s"), { name: toolset.name }, true), title: gettext("Default policy when no grant applies") },
+    h("option", { value: "open", selected: toolset.default_policy === "open" }, gettext("open")),
+    h("option", { value: "granted_only", selected: toolset.default_policy === "granted_only" }, gettext("granted only")),
   );
   select.addEventListener("change", () =>
-    saveCatalog(`/api/toolsets/${encodeURIComponent(toolset.name)}/`, { default_policy: select.value }, `${toolset.name}: ${select.value.replace("_", " ")} by default`, () => {
+    saveCatalog(`/api/toolsets/${encodeURIComponent(toolset.name)}/`, { default_policy: select.value }, interpolate(gettext("%(name)s: %(value)s by default"), { name: toolset.name, value: select.value.replace("_", " ") }, true), () => {
       select.value = toolset.default_policy;
     }).then((saved) => {
       if (saved) toolset.default_policy = select.value;
@@ -209,13 +210,13 @@ function policySelect(toolset) {
 /** The kill switch of a toolset or a tool: off disables it for everyone. */
 function killSwitch(kind, item) {
   const name = kind === "tool" ? item.full_name : item.name;
-  const button = h("button", { type: "button", class: "switch", role: "switch", "aria-checked": String(item.enabled), "aria-label": `${name} enabled`, title: "Kill switch: off disables it for everyone" }, item.enabled ? "on" : "off");
+  const button = h("button", { type: "button", class: "switch", role: "switch", "aria-checked": String(item.enabled), "aria-label": interpolate(gettext("%(name)s enabled"), { name }, true), title: gettext("Kill switch: off disables it for everyone") }, item.enabled ? gettext("on") : gettext("off"));
   button.addEventListener("click", async () => {
     const enabled = button.getAttribute("aria-checked") !== "true";
     const path = kind === "tool" ? `/api/tools/${encodeURIComponent(name)}/` : `/api/toolsets/${encodeURIComponent(name)}/`;
-    if (await saveCatalog(path, { enabled }, `${name} ${enabled ? "enabled" : "disabled"} for everyone`)) {
+    if (await saveCatalog(path, { enabled }, interpolate(enabled ? gettext("%(name)s enabled for everyone") : gettext("%(name)s disabled for everyone"), { name }, true))) {
       button.setAttribute("aria-checked", String(enabled));
-      button.textContent = enabled ? "on" : "off";
+      button.textContent = enabled ? gettext("on") : gettext("off");
     }
   });
   return button;
@@ -227,19 +228,19 @@ function killSwitch(kind, item) {
 function approvalSettings(tool) {
   const slug = tool.full_name.replace(/[^\w-]/g, "_");
   const id = (field) => `approval-${slug}-${field}`;
-  const opener = h("button", { type: "button", class: "approval-summary", "aria-haspopup": "dialog", title: "Human approval of this tool's calls", dataset: { tool: tool.full_name } });
+  const opener = h("button", { type: "button", class: "approval-summary", "aria-haspopup": "dialog", title: gettext("Human approval of this tool's calls"), dataset: { tool: tool.full_name } });
   const requires = h("input", { type: "checkbox", id: id("requires") });
   const group = h(
     "select",
     { id: id("group") },
-    h("option", { value: "" }, "the session's owner"),
-    groups.map((g) => h("option", { value: g.name }, `members of ${g.name}`)),
+    h("option", { value: "" }, gettext("the session's owner")),
+    groups.map((g) => h("option", { value: g.name }, interpolate(gettext("members of %(name)s"), { name: g.name }, true))),
   );
-  const timeout = h("input", { type: "number", id: id("timeout"), min: "1", step: "1", inputmode: "numeric", placeholder: "never" });
+  const timeout = h("input", { type: "number", id: id("timeout"), min: "1", step: "1", inputmode: "numeric", placeholder: gettext("never") });
   const self = "requester_may_approve" in tool ? h("input", { type: "checkbox", id: id("self") }) : null;
   const people = "approvals_required" in tool ? h("input", { type: "number", id: id("people"), min: "1", max: "10", step: "1", inputmode: "numeric" }) : null;
-  const save = h("button", { type: "submit", class: "button small primary" }, "Save");
-  const cancel = h("button", { type: "button", class: "button small ghost" }, "Cancel");
+  const save = h("button", { type: "submit", class: "button small primary" }, gettext("Save"));
+  const cancel = h("button", { type: "button", class: "button small ghost" }, gettext("Cancel"));
   const fields = [group, timeout, people, self].filter(Boolean);
   const show = () => {
     requires.checked = Boolean(tool.requires_approval);
@@ -257,15 +258,15 @@ function approvalSettings(tool) {
   const form = h(
     "form",
     { class: "approval-form" },
-    h("h2", { class: "panel-title", id: id("title") }, "Approval of ", h("code", {}, tool.full_name)),
-    h("label", { class: "check" }, requires, " Every call waits for a person's approval"),
-    h("label", { for: id("group") }, "Who decides"),
+    h("h2", { class: "panel-title", id: id("title") }, gettext("Approval of "), h("code", {}, tool.full_name)),
+    h("label", { class: "check" }, requires, gettext(" Every call waits for a person's approval")),
+    h("label", { for: id("group") }, gettext("Who decides")),
     group,
-    h("label", { for: id("timeout") }, "Rejected when undecided after (seconds; blank: never)"),
+    h("label", { for: id("timeout") }, gettext("Rejected when undecided after (seconds; blank: never)")),
     timeout,
-    people ? h("label", { for: id("people") }, "Approvals needed, each by a different person (2: the two-person rule; never the requester)") : null,
+    people ? h("label", { for: id("people") }, gettext("Approvals needed, each by a different person (2: the two-person rule; never the requester)")) : null,
     people,
-    self ? h("label", { class: "check" }, self, " The requester may approve her own calls, and always allow the tool for her session") : null,
+    self ? h("label", { class: "check" }, self, gettext(" The requester may approve her own calls, and always allow the tool for her session")) : null,
     h("div", { class: "answer-buttons" }, save, cancel),
   );
   const dialog = h("dialog", { class: "approval-dialog", "aria-labelledby": id("title"), dataset: { tool: tool.full_name } }, form);
@@ -284,7 +285,7 @@ function approvalSettings(tool) {
     if (self) body.requester_may_approve = self.checked;
     if (people && people.value) body.approvals_required = Number(people.value);
     save.disabled = true;
-    const words = body.requires_approval ? "calls wait for approval" : "calls need no approval";
+    const words = body.requires_approval ? gettext("calls wait for approval") : gettext("calls need no approval");
     if (await saveCatalog(`/api/tools/${encodeURIComponent(tool.full_name)}/`, body, `${tool.full_name}: ${words}`)) {
       Object.assign(tool, body);
       dialog.close();
@@ -299,7 +300,7 @@ function approvalSettings(tool) {
 /** A tool row's approval summary and dialog, and its editor button. */
 function toolEditing(tool) {
   const [opener, dialog] = approvalSettings(tool);
-  const edit = h("button", { type: "button", class: "button small ghost tool-edit", "aria-haspopup": "dialog", "aria-label": `Edit ${tool.full_name}`, title: "Risk, kill switch, approval and execution policy", dataset: { tool: tool.full_name } }, "Edit");
+  const edit = h("button", { type: "button", class: "button small ghost tool-edit", "aria-haspopup": "dialog", "aria-label": interpolate(gettext("Edit %(full_name)s"), { full_name: tool.full_name }, true), title: gettext("Risk, kill switch, approval and execution policy"), dataset: { tool: tool.full_name } }, gettext("Edit"));
   edit.addEventListener("click", () => toolEditor.open(tool, opener));
   return [opener, dialog, edit];
 }
@@ -314,24 +315,24 @@ const toolEditor = (() => {
   const risk = h("select", { id: "tool-risk" }, ["read", "write", "dangerous"].map((value) => h("option", { value }, value)));
   const enabled = h("input", { type: "checkbox", id: "tool-enabled" });
   const approval = h("span", { class: "muted", id: "tool-approval" });
-  const approvalButton = h("button", { type: "button", class: "button small ghost" }, "Approval settings…");
+  const approvalButton = h("button", { type: "button", class: "button small ghost" }, gettext("Approval settings…"));
   const override = h("textarea", { id: "tool-policy", rows: "4", spellcheck: "false", placeholder: '{"timeout": 10, "retries": 2}' });
   const errors = h("p", { class: "form-error", role: "alert" });
   const effective = h("dl", { class: "policy-list", id: "tool-effective-policy", "aria-live": "polite" });
-  const save = h("button", { type: "submit", class: "button small primary" }, "Save");
-  const cancel = h("button", { type: "button", class: "button small ghost" }, "Cancel");
+  const save = h("button", { type: "submit", class: "button small primary" }, gettext("Save"));
+  const cancel = h("button", { type: "button", class: "button small ghost" }, gettext("Cancel"));
   const form = h(
     "form",
     { class: "approval-form tool-form" },
-    h("h2", { class: "panel-title", id: "tool-editor-title" }, "Tool ", title),
-    h("label", { for: "tool-risk" }, "Risk"),
+    h("h2", { class: "panel-title", id: "tool-editor-title" }, gettext("Tool "), title),
+    h("label", { for: "tool-risk" }, gettext("Risk")),
     risk,
-    h("label", { class: "check" }, enabled, " Enabled (off: the kill switch, for everyone)"),
-    h("div", { class: "row-line" }, h("span", {}, "Approval: "), approval, approvalButton),
-    h("label", { for: "tool-policy" }, "Policy override (JSON; keys left out keep the default, null switches a limit off)"),
+    h("label", { class: "check" }, enabled, gettext(" Enabled (off: the kill switch, for everyone)")),
+    h("div", { class: "row-line" }, h("span", {}, gettext("Approval: ")), approval, approvalButton),
+    h("label", { for: "tool-policy" }, gettext("Policy override (JSON; keys left out keep the default, null switches a limit off)")),
     override,
     errors,
-    h("h3", { class: "small-title" }, "Effective policy"),
+    h("h3", { class: "small-title" }, gettext("Effective policy")),
     effective,
     h("div", { class: "answer-buttons" }, save, cancel),
   );
@@ -339,18 +340,18 @@ const toolEditor = (() => {
   document.body.append(dialog);
 
   async function showEffective() {
-    clear(effective, h("dd", { class: "muted" }, "Loading…"));
+    clear(effective, h("dd", { class: "muted" }, gettext("Loading…")));
     try {
       const detail = await api(`/api/tools/${encodeURIComponent(tool.full_name)}/`);
       const own = detail.policy || {};
       clear(
         effective,
         Object.entries(detail.effective_policy).map(([key, value]) =>
-          h("div", { class: "policy-item", dataset: { key, overridden: String(key in own) } }, h("dt", {}, key), h("dd", {}, value === null ? "off" : JSON.stringify(value), key in own ? h("span", { class: "badge" }, "override") : null)),
+          h("div", { class: "policy-item", dataset: { key, overridden: String(key in own) } }, h("dt", {}, key), h("dd", {}, value === null ? gettext("off") : JSON.stringify(value), key in own ? h("span", { class: "badge" }, gettext("override")) : null)),
         ),
       );
     } catch (error) {
-      clear(effective, h("dd", { class: "bad" }, `Could not read it: ${error.message}`));
+      clear(effective, h("dd", { class: "bad" }, interpolate(gettext("Could not read it: %(error)s"), { error: error.message }, true)));
     }
   }
 
@@ -379,7 +380,7 @@ const toolEditor = (() => {
     try {
       policy = override.value.trim() ? JSON.parse(override.value) : {};
     } catch {
-      errors.textContent = "The policy override is not JSON.";
+      errors.textContent = gettext("The policy override is not JSON.");
       return;
     }
     const body = { risk: risk.value, enabled: enabled.checked, policy };
@@ -387,7 +388,7 @@ const toolEditor = (() => {
     try {
       const saved = await api(`/api/tools/${encodeURIComponent(tool.full_name)}/`, { method: "PATCH", body });
       Object.assign(tool, { risk: saved.risk, enabled: saved.enabled, policy: saved.policy });
-      toast(`Saved: ${tool.full_name} (${saved.risk}, ${saved.enabled ? "enabled" : "disabled"}).`);
+      toast(interpolate(gettext("Saved: %(full_name)s (%(risk)s, %(enabled)s)."), { full_name: tool.full_name, risk: saved.risk, enabled: saved.enabled ? "enabled" : "disabled" }, true));
       repaintToolRow(tool);
       await loadDecisions(userColumns());
       for (const item of cells) paint(item);
@@ -422,7 +423,7 @@ function repaintToolRow(tool) {
   const button = tr.querySelector(".switch");
   if (button) {
     button.setAttribute("aria-checked", String(tool.enabled));
-    button.textContent = tool.enabled ? "on" : "off";
+    button.textContent = tool.enabled ? gettext("on") : gettext("off");
   }
 }
 
@@ -433,34 +434,34 @@ const cellEditor = (() => {
   const title = h("span", {});
   const effects = ["allow", "deny", "inherit"].map((effect) => h("input", { type: "radio", name: "cell-effect", value: effect, id: `cell-effect-${effect}` }));
   const expires = h("input", { type: "datetime-local", id: "cell-expires" });
-  const hint = h("p", { class: "muted small" }, "Blank: no end. The grant stops counting at that time; sessions follow.");
+  const hint = h("p", { class: "muted small" }, gettext("Blank: no end. The grant stops counting at that time; sessions follow."));
   // A condition on the call's arguments: only on an allow of one tool (docs/permissions.md).
-  const condition = h("textarea", { id: "cell-condition", rows: 3, spellcheck: "false", placeholder: '{"url": {"pattern": "^https://"}}', "aria-describedby": "cell-condition-hint cell-condition-error" });
-  const otherwise = h("select", { id: "cell-otherwise" }, h("option", { value: "deny" }, "deny the call"), h("option", { value: "approval" }, "ask for approval"));
+  const condition = h("textarea", { id: "cell-condition", rows: 3, spellcheck: "false", placeholder: gettext('{"url": {"pattern": "^https://"}}'), "aria-describedby": "cell-condition-hint cell-condition-error" });
+  const otherwise = h("select", { id: "cell-otherwise" }, h("option", { value: "deny" }, gettext("deny the call")), h("option", { value: "approval" }, gettext("ask for approval")));
   const conditionError = h("p", { class: "field-error small", id: "cell-condition-error", role: "alert" });
   const conditionBox = h(
     "div",
     { class: "cell-condition" },
-    h("label", { for: "cell-condition" }, "Condition (JSON)"),
+    h("label", { for: "cell-condition" }, gettext("Condition (JSON)")),
     condition,
-    h("p", { class: "muted small", id: "cell-condition-hint" }, "Blank: no condition. Argument name → keywords: enum, pattern, prefix, minimum, maximum."),
-    h("label", { for: "cell-otherwise" }, "Outside the condition"),
+    h("p", { class: "muted small", id: "cell-condition-hint" }, gettext("Blank: no condition. Argument name → keywords: enum, pattern, prefix, minimum, maximum.")),
+    h("label", { for: "cell-otherwise" }, gettext("Outside the condition")),
     otherwise,
     conditionError,
   );
-  const save = h("button", { type: "submit", class: "button small primary" }, "Save");
-  const cancel = h("button", { type: "button", class: "button small ghost" }, "Cancel");
+  const save = h("button", { type: "submit", class: "button small primary" }, gettext("Save"));
+  const cancel = h("button", { type: "button", class: "button small ghost" }, gettext("Cancel"));
   const form = h(
     "form",
     { class: "approval-form cell-form" },
-    h("h2", { class: "panel-title", id: "cell-editor-title" }, "Grant: ", title),
+    h("h2", { class: "panel-title", id: "cell-editor-title" }, gettext("Grant: "), title),
     h(
       "fieldset",
       { class: "effects" },
-      h("legend", {}, "Effect"),
-      effects.map((radio) => h("label", { class: "check", for: radio.id }, radio, ` ${radio.value === "inherit" ? "inherit (no grant)" : radio.value}`)),
+      h("legend", {}, gettext("Effect")),
+      effects.map((radio) => h("label", { class: "check", for: radio.id }, radio, ` ${radio.value === "inherit" ? gettext("inherit (no grant)") : radio.value}`)),
     ),
-    h("label", { for: "cell-expires" }, "Expires at"),
+    h("label", { for: "cell-expires" }, gettext("Expires at")),
     expires,
     hint,
     conditionBox,
@@ -480,7 +481,7 @@ const cellEditor = (() => {
   function open(item) {
     entry = item;
     const grant = grantOf(entry);
-    title.textContent = `${entry.kind} ${entry.name} for ${entry.column.kind} ${entry.column.name}`;
+    title.textContent = interpolate(gettext("%(kind)s %(name)s for %(column_kind)s %(column)s"), { kind: kindWord(entry.kind), name: entry.name, column_kind: kindWord(entry.column.kind), column: entry.column.name }, true);
     const current = grant ? grant.effect : "inherit";
     for (const radio of effects) radio.checked = radio.value === current;
     expires.value = grant && grant.expires_at ? localInput(grant.expires_at) : "";
@@ -506,7 +507,7 @@ const cellEditor = (() => {
         try {
           parsed = JSON.parse(condition.value);
         } catch (error) {
-          conditionError.textContent = `Not valid JSON: ${error.message}`;
+          conditionError.textContent = interpolate(gettext("Not valid JSON: %(error)s"), { error: error.message }, true);
           condition.focus();
           return;
         }
@@ -535,25 +536,25 @@ function localInput(iso) {
 
 /** "approval: managers · 5 min", or "no approval". */
 function approvalWords(tool) {
-  if (!tool.requires_approval) return "no approval";
-  const who = tool.approver_group || "owner";
-  const until = tool.approval_timeout ? ` · ${tool.approval_timeout} s` : "";
-  const self = tool.requester_may_approve ? " · self" : "";
-  const people = tool.approvals_required > 1 ? ` · ${tool.approvals_required} people` : "";
-  return `approval: ${who}${people}${until}${self}`;
+  if (!tool.requires_approval) return gettext("no approval");
+  const who = tool.approver_group || gettext("owner");
+  const until = tool.approval_timeout ? interpolate(gettext(" · %(seconds)s s"), { seconds: tool.approval_timeout }, true) : "";
+  const self = tool.requester_may_approve ? gettext(" · self") : "";
+  const people = tool.approvals_required > 1 ? interpolate(gettext(" · %(count)s people"), { count: tool.approvals_required }, true) : "";
+  return interpolate(gettext("approval: %(who)s%(people)s%(until)s%(self)s"), { who, people, until, self }, true);
 }
 
 async function saveCatalog(path, body, done, undo = () => {}) {
   try {
     await api(path, { method: "PATCH", body });
   } catch (error) {
-    toast(`Not saved: ${error.message}`, "bad");
+    toast(interpolate(gettext("Not saved: %(error)s"), { error: error.message }, true), "bad");
     undo();
     return false;
   }
   await loadDecisions(userColumns());
   for (const item of cells) paint(item);
-  toast(`Saved: ${done}.`);
+  toast(interpolate(gettext("Saved: %(done)s."), { done }, true));
   return true;
 }
 
@@ -561,12 +562,12 @@ function cell(column, kind, name) {
   const target = `${kind}:${name}`;
   const decision = h("span", { class: "decision" });
   const buttons = EFFECTS.map(({ effect, text, label }) => {
-    const button = h("button", { type: "button", class: effect, "aria-pressed": "false", "aria-label": `${label} ${kind} ${name} for ${column.kind} ${column.name}`, title: label, dataset: { effect } }, text);
+    const button = h("button", { type: "button", class: effect, "aria-pressed": "false", "aria-label": interpolate(gettext("%(label)s %(kind)s %(name)s for %(column_kind)s %(column)s"), { label: gettext(label), kind: kindWord(kind), name, column_kind: kindWord(column.kind), column: column.name }, true), title: gettext(label), dataset: { effect } }, text);
     button.addEventListener("click", () => change(entry, effect));
     return button;
   });
-  const edit = h("button", { type: "button", class: "cell-edit", "aria-haspopup": "dialog", "aria-label": `Edit the grant of ${kind} ${name} for ${column.kind} ${column.name}`, title: "Allow or deny until a date" }, "…");
-  const toggle = h("div", { class: "toggle", role: "group", "aria-label": `${kind} ${name} for ${column.name}` }, buttons, edit);
+  const edit = h("button", { type: "button", class: "cell-edit", "aria-haspopup": "dialog", "aria-label": interpolate(gettext("Edit the grant of %(kind)s %(name)s for %(column_kind)s %(column)s"), { kind: kindWord(kind), name, column_kind: kindWord(column.kind), column: column.name }, true), title: gettext("Allow or deny until a date") }, "…");
+  const toggle = h("div", { class: "toggle", role: "group", "aria-label": interpolate(gettext("%(kind)s %(name)s for %(column)s"), { kind: kindWord(kind), name, column: column.name }, true) }, buttons, edit);
   const entry = { column, kind, name, target, buttons, decision, toggle };
   edit.addEventListener("click", () => cellEditor.open(entry));
   cells.push(entry);
@@ -591,7 +592,14 @@ function paint(entry) {
   if (entry.column.kind === "group") {
     const count = entry.column.count;
     entry.decision.className = "decision muted";
-    entry.decision.textContent = grant ? `${grant.effect} for its ${count} member${count === 1 ? "" : "s"}${grant.condition_text ? `, if ${grant.condition_text}` : ""}${until(grant)}` : "no grant";
+    entry.decision.textContent = grant
+      ? interpolate(ngettext("%(effect)s for its %(count)s member%(condition)s%(until)s", "%(effect)s for its %(count)s members%(condition)s%(until)s", count), {
+          effect: effectWord(grant.effect),
+          count,
+          condition: grant.condition_text ? interpolate(gettext(", if %(condition)s"), { condition: grant.condition_text }, true) : "",
+          until: until(grant),
+        }, true)
+      : gettext("no grant");
     return;
   }
   const decision = decisions.get(`${entry.column.id}|${entry.target}`);
@@ -607,12 +615,24 @@ function paint(entry) {
   entry.decision.title = decision.rule;
 }
 
+/** What a row or a column is, in words: toolset, tool, user, group. */
+function kindWord(kind) {
+  const words = { toolset: gettext("toolset"), tool: gettext("tool"), user: gettext("user"), group: gettext("group") };
+  return words[kind] || kind;
+}
+
+/** A grant's effect in words: "allow", "deny". */
+function effectWord(effect) {
+  const found = EFFECTS.find((item) => item.effect === effect);
+  return found ? gettext(found.label) : effect;
+}
+
 /** " until 3 Dec 2026, 09:00", " (expired)", or "" for a grant without an end. */
 function until(grant) {
-  if (!grant.active) return " (expired)";
+  if (!grant.active) return gettext(" (expired)");
   if (!grant.expires_at) return "";
   const when = new Date(grant.expires_at).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-  return ` until ${when}`;
+  return interpolate(gettext(" until %(when)s"), { when }, true);
 }
 
 /** Save a cell: allow or deny (until `expiresAt`, an ISO time, or for good), or
@@ -634,11 +654,11 @@ async function change(entry, effect, { expiresAt = null, always = false, conditi
     await Promise.all([loadGrants(), loadDecisions(affected)]);
     for (const item of cells) paint(item);
     const words = effect !== "inherit" && expiresAt ? until({ active: true, expires_at: expiresAt }) : "";
-    toast(`Saved: ${effect} ${entry.kind} ${entry.name} for ${entry.column.kind} ${entry.column.name}${words}.`);
+    toast(interpolate(gettext("Saved: %(effect)s %(kind)s %(name)s for %(column_kind)s %(column)s%(words)s."), { effect: effectWord(effect), kind: kindWord(entry.kind), name: entry.name, column_kind: kindWord(entry.column.kind), column: entry.column.name, words }, true));
     return true;
   } catch (error) {
     // Field errors the editor shows by their field; the rest as a toast.
-    if (!(onFieldErrors && error.body && onFieldErrors(error.body))) toast(`Not saved: ${error.message}`, "bad");
+    if (!(onFieldErrors && error.body && onFieldErrors(error.body))) toast(interpolate(gettext("Not saved: %(error)s"), { error: error.message }, true), "bad");
     return false;
   } finally {
     entry.toggle.classList.remove("saving");

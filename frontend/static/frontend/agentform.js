@@ -4,14 +4,15 @@
 
 import { api, ApiError } from "./api.js";
 import { clear, h, toast } from "./dom.js";
+import { gettext, gettext_noop, interpolate } from "./i18n.js";
 import { liveMarkdown } from "./markdown.js";
 
 const TOOL_CHOICES = [
-  ["", "Default (TOOLCRIB_FORCED_FIRST_TOOL, else auto)"],
-  ["auto", "auto: the model decides"],
-  ["none", "none: no tool on the first call"],
-  ["required", "required: some tool on the first call"],
-  ["function", "one tool, named below"],
+  ["", gettext_noop("Default (TOOLCRIB_FORCED_FIRST_TOOL, else auto)")],
+  ["auto", gettext_noop("auto: the model decides")],
+  ["none", gettext_noop("none: no tool on the first call")],
+  ["required", gettext_noop("required: some tool on the first call")],
+  ["function", gettext_noop("one tool, named below")],
 ];
 
 // A labelled control; a group of checkboxes (or of controls) is a fieldset instead.
@@ -28,7 +29,7 @@ function field(name, label, control, hint = "", group = false) {
 
 function checkList(name, options, chosen) {
   const picked = new Set(chosen || []);
-  if (!options.length) return h("p", { class: "muted small", id: `agent-${name}` }, "None to pick from.");
+  if (!options.length) return h("p", { class: "muted small", id: `agent-${name}` }, gettext("None to pick from."));
   return h(
     "div",
     { class: "check-list", id: `agent-${name}`, role: "group" },
@@ -67,7 +68,7 @@ export function openBuilder(box, agent, options, done) {
   const [mode, fn] = toolChoiceValue(a.tool_choice);
   const instruction = h("textarea", { id: "agent-instruction", name: "instruction", rows: "8" });
   instruction.value = a.instruction || "";
-  const preview = h("div", { class: "instruction-preview", id: "agent-instruction-preview", role: "region", "aria-label": "Instruction preview", tabindex: "0" });
+  const preview = h("div", { class: "instruction-preview", id: "agent-instruction-preview", role: "region", "aria-label": gettext("Instruction preview"), tabindex: "0" });
   const modelList = h("datalist", { id: "agent-models" }, options.models.map((m) => h("option", { value: m })));
   const toolsetNames = Object.keys(options.toolsets);
   const singles = new Set((a.tools || []).map((t) => `${t.toolset}.${t.tool}`));
@@ -86,48 +87,48 @@ export function openBuilder(box, agent, options, done) {
   const others = options.agents.filter((name) => !agent || name !== (agent.draft_of || agent.name));
   const formError = h("p", { class: "form-error", id: "agent-form-error", role: "alert" });
   const rows = [
-    agent ? null : field("name", "Name", h("input", { id: "agent-name", name: "name", required: true, maxlength: "92", autocomplete: "off" }), "Letters, digits, '_' and '-'; kept for good (sessions use it)."),
-    field("description", "Description", h("input", { id: "agent-description", name: "description", value: a.description || "" })),
-    field("kind", "Kind", h("select", { id: "agent-kind", name: "kind" }, [["llm", "LLM agent"], ["sequential", "Sequential"], ["loop", "Loop"]].map(([v, t]) => h("option", { value: v, selected: a.kind === v }, t)))),
-    field("instruction", "Instruction (Markdown)", h("div", { class: "instruction-edit" }, instruction, h("div", {}, h("div", { class: "label small" }, "Preview"), preview))),
-    field("model", "Model", h("input", { id: "agent-model", name: "model", list: "agent-models", value: a.model || "", placeholder: "blank: the default model", autocomplete: "off" }), "Any model a provider serves, as the provider names it."),
-    field("model_choices", "Models users may pick (one a line)", h("textarea", { id: "agent-model_choices", name: "model_choices", rows: "2", placeholder: "blank: no picker" }, (a.model_choices || []).join("\n")), "Besides its own model: a session offers a picker of those granted to its user."),
-    field("toolsets", "Whole toolsets", checkList("toolsets", toolsetNames, a.toolsets), "", true),
-    toolBoxes.length ? field("tools", "Single tools (of toolsets not taken whole)", h("div", { id: "agent-tools" }, toolBoxes), "", true) : null,
-    field("sub_agents", "Sub-agents", checkList("sub_agents", others, a.sub_agents), "", true),
-    field("max_iterations", "Max iterations (loop agents)", h("input", { id: "agent-max_iterations", name: "max_iterations", type: "number", min: "1", value: a.max_iterations ?? "" })),
-    field("starters", "Conversation starters (one a line)", h("textarea", { id: "agent-starters", name: "starters", rows: "3" }, (a.starters || []).join("\n"))),
+    agent ? null : field("name", gettext("Name"), h("input", { id: "agent-name", name: "name", required: true, maxlength: "92", autocomplete: "off" }), gettext("Letters, digits, '_' and '-'; kept for good (sessions use it).")),
+    field("description", gettext("Description"), h("input", { id: "agent-description", name: "description", value: a.description || "" })),
+    field("kind", gettext("Kind"), h("select", { id: "agent-kind", name: "kind" }, [["llm", gettext("LLM agent")], ["sequential", gettext("Sequential")], ["loop", gettext("Loop")]].map(([v, t]) => h("option", { value: v, selected: a.kind === v }, t)))),
+    field("instruction", gettext("Instruction (Markdown)"), h("div", { class: "instruction-edit" }, instruction, h("div", {}, h("div", { class: "label small" }, gettext("Preview")), preview))),
+    field("model", gettext("Model"), h("input", { id: "agent-model", name: "model", list: "agent-models", value: a.model || "", placeholder: gettext("blank: the default model"), autocomplete: "off" }), gettext("Any model a provider serves, as the provider names it.")),
+    field("model_choices", gettext("Models users may pick (one a line)"), h("textarea", { id: "agent-model_choices", name: "model_choices", rows: "2", placeholder: gettext("blank: no picker") }, (a.model_choices || []).join("\n")), gettext("Besides its own model: a session offers a picker of those granted to its user.")),
+    field("toolsets", gettext("Whole toolsets"), checkList("toolsets", toolsetNames, a.toolsets), "", true),
+    toolBoxes.length ? field("tools", gettext("Single tools (of toolsets not taken whole)"), h("div", { id: "agent-tools" }, toolBoxes), "", true) : null,
+    field("sub_agents", gettext("Sub-agents"), checkList("sub_agents", others, a.sub_agents), "", true),
+    field("max_iterations", gettext("Max iterations (loop agents)"), h("input", { id: "agent-max_iterations", name: "max_iterations", type: "number", min: "1", value: a.max_iterations ?? "" })),
+    field("starters", gettext("Conversation starters (one a line)"), h("textarea", { id: "agent-starters", name: "starters", rows: "3" }, (a.starters || []).join("\n"))),
     field(
       "tool_choice",
-      "Tool choice (first model call of a turn)",
+      gettext("Tool choice (first model call of a turn)"),
       h(
         "div",
         { class: "inline-controls" },
-        h("select", { id: "agent-tool_choice", name: "tool_choice_mode", "aria-label": "Tool choice" }, TOOL_CHOICES.map(([v, t]) => h("option", { value: v, selected: mode === v }, t))),
-        h("input", { id: "agent-tool_choice_name", name: "tool_choice_name", value: fn, placeholder: "tool name", "aria-label": "Tool to call first" }),
+        h("select", { id: "agent-tool_choice", name: "tool_choice_mode", "aria-label": gettext("Tool choice") }, TOOL_CHOICES.map(([v, t]) => h("option", { value: v, selected: mode === v }, gettext(t)))),
+        h("input", { id: "agent-tool_choice_name", name: "tool_choice_name", value: fn, placeholder: gettext("tool name"), "aria-label": gettext("Tool to call first") }),
       ),
       "",
       true,
     ),
-    field("history", "History window (events)", h("input", { id: "agent-history", name: "history", type: "number", min: "1", value: a.history ?? "" }), "Blank: every event."),
-    field("retention_days", "Keep sessions (days)", h("input", { id: "agent-retention_days", name: "retention_days", type: "number", min: "0", value: a.retention_days ?? "" }), "0: forever; blank: the server's default."),
-    field("groups", "Who may use it (groups)", checkList("groups", options.groups, a.groups), "None ticked: everyone signed in. Staff may always.", true),
+    field("history", gettext("History window (events)"), h("input", { id: "agent-history", name: "history", type: "number", min: "1", value: a.history ?? "" }), gettext("Blank: every event.")),
+    field("retention_days", gettext("Keep sessions (days)"), h("input", { id: "agent-retention_days", name: "retention_days", type: "number", min: "0", value: a.retention_days ?? "" }), gettext("0: forever; blank: the server's default.")),
+    field("groups", gettext("Who may use it (groups)"), checkList("groups", options.groups, a.groups), gettext("None ticked: everyone signed in. Staff may always."), true),
   ].filter((row) => row && (!code || editable.has(row.dataset.field)));
   const buttons = code
-    ? [h("button", { type: "submit", class: "button primary", id: "agent-save" }, "Save")]
+    ? [h("button", { type: "submit", class: "button primary", id: "agent-save" }, gettext("Save"))]
     : [
-        h("button", { type: "submit", class: "button primary", id: "agent-save", dataset: { as: "publish" } }, done.asDraft ? "Save draft" : "Save and publish"),
-        agent && !done.asDraft ? h("button", { type: "submit", class: "button", id: "agent-save-draft", dataset: { as: "draft" } }, "Save as draft") : null,
+        h("button", { type: "submit", class: "button primary", id: "agent-save", dataset: { as: "publish" } }, done.asDraft ? gettext("Save draft") : gettext("Save and publish")),
+        agent && !done.asDraft ? h("button", { type: "submit", class: "button", id: "agent-save-draft", dataset: { as: "draft" } }, gettext("Save as draft")) : null,
       ];
   const form = h(
     "form",
     { class: "builder-form", id: "agent-form", novalidate: true },
-    h("h2", {}, agent ? `${done.asDraft ? "Draft of " : "Edit "}${agent.draft_of || agent.name}` : "New agent"),
-    code ? h("p", { class: "state compact", id: "code-note" }, "Defined in code: its instruction, model, tools and sub-agents change in code. Here you may change who may use it, its tool choice and how long its sessions are kept.") : null,
+    h("h2", {}, agent ? interpolate(done.asDraft ? gettext("Draft of %(name)s") : gettext("Edit %(name)s"), { name: agent.draft_of || agent.name }, true) : gettext("New agent")),
+    code ? h("p", { class: "state compact", id: "code-note" }, gettext("Defined in code: its instruction, model, tools and sub-agents change in code. Here you may change who may use it, its tool choice and how long its sessions are kept.")) : null,
     rows,
     modelList,
     formError,
-    h("div", { class: "form-actions" }, buttons, h("button", { type: "button", class: "button ghost", onclick: done.cancel }, "Cancel")),
+    h("div", { class: "form-actions" }, buttons, h("button", { type: "button", class: "button ghost", onclick: done.cancel }, gettext("Cancel"))),
   );
   clear(box, form);
   if (instruction.isConnected) {
@@ -176,7 +177,7 @@ async function save(form, agent, code, editable, as, done) {
   const path = !agent ? "/api/agents/" : draft ? `/api/agents/${encodeURIComponent(name)}/draft/` : `/api/agents/${encodeURIComponent(name)}/`;
   try {
     const saved = await api(path, { method: agent ? "PATCH" : "POST", body });
-    toast(draft ? "Draft saved: try it, then publish." : "Saved and published.", "ok");
+    toast(draft ? gettext("Draft saved: try it, then publish.") : gettext("Saved and published."), "ok");
     done.saved(saved, draft);
   } catch (error) {
     showErrors(form, error);

@@ -1,5 +1,7 @@
 // The REST API, as the signed-in user: JSON in and out, CSRF from the page.
 
+import { gettext, interpolate } from "./i18n.js";
+
 export class ApiError extends Error {
   constructor(status, body) {
     super(describe(status, body));
@@ -14,9 +16,9 @@ function describe(status, body) {
     const fields = Object.entries(body).map(([key, value]) => `${key}: ${[].concat(value).join(" ")}`);
     if (fields.length) return fields.join("; ");
   }
-  if (status === 0) return "The server cannot be reached. Check your connection and try again.";
-  if (status >= 500) return `The server failed (${status}). Try again in a moment.`;
-  return `The server answered ${status}.`;
+  if (status === 0) return gettext("The server cannot be reached. Check your connection and try again.");
+  if (status >= 500) return interpolate(gettext("The server failed (%(status)s). Try again in a moment."), { status }, true);
+  return interpolate(gettext("The server answered %(status)s."), { status }, true);
 }
 
 function csrfToken() {

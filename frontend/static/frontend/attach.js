@@ -7,6 +7,7 @@
 
 import { api } from "./api.js";
 import { h, s, toast } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 const UNITS = ["bytes", "KB", "MB", "GB"];
 
@@ -22,12 +23,12 @@ export function fileSize(bytes) {
     value /= 1024;
     unit += 1;
   }
-  return unit ? `${value.toFixed(value < 10 ? 1 : 0)} ${UNITS[unit]}` : `${bytes} bytes`;
+  return unit ? `${value.toFixed(value < 10 ? 1 : 0)} ${UNITS[unit]}` : interpolate(gettext("%(bytes)s bytes"), { bytes }, true);
 }
 
 /** The line a message carries for each attached file (ADK's placeholder). */
 export function mention(name) {
-  return `[Uploaded Artifact: "${name}"]`;
+  return interpolate(gettext("[Uploaded Artifact: \"%(name)s\"]"), { name }, true);
 }
 
 export class Attachments {
@@ -43,8 +44,8 @@ export class Attachments {
     this.uploaded = []; // names uploaded by a send that then failed: named next time
     this.busy = false;
     this.picker = h("input", { type: "file", multiple: true, hidden: true, id: "attach-input", tabindex: "-1", "aria-hidden": "true" });
-    this.button = h("button", { type: "button", class: "button ghost attach", id: "attach-button", "aria-label": "Attach files", title: "Attach files (or drop or paste them here)" }, paperclip());
-    this.chips = h("ul", { class: "attachments", id: "attachments", "aria-label": "Files to send", hidden: true });
+    this.button = h("button", { type: "button", class: "button ghost attach", id: "attach-button", "aria-label": gettext("Attach files"), title: gettext("Attach files (or drop or paste them here)") }, paperclip());
+    this.chips = h("ul", { class: "attachments", id: "attachments", "aria-label": gettext("Files to send"), hidden: true });
     form.prepend(this.chips, this.picker, this.button);
     this.button.addEventListener("click", () => this.picker.click());
     this.picker.addEventListener("change", () => {
@@ -100,7 +101,7 @@ export class Attachments {
           { class: "attachment", dataset: { name: file.name } },
           h("span", { class: "attachment-name" }, file.name),
           h("span", { class: "muted small" }, fileSize(file.size)),
-          h("button", { type: "button", class: "attachment-remove", "aria-label": `Remove ${file.name}`, onclick: () => this.remove(file) }, "×"),
+          h("button", { type: "button", class: "attachment-remove", "aria-label": interpolate(gettext("Remove %(name)s"), { name: file.name }, true), onclick: () => this.remove(file) }, "×"),
         ),
       ),
     );
@@ -137,7 +138,7 @@ export class Attachments {
     try {
       return await api(`/api/sessions/${encodeURIComponent(this.sessionId)}/artifacts/`, { method: "POST", form: body });
     } catch (error) {
-      toast(`Not sent: ${file.name} was refused: ${error.message}`, "bad");
+      toast(interpolate(gettext("Not sent: %(name)s was refused: %(error)s"), { name: file.name, error: error.message }, true), "bad");
       throw error;
     }
   }

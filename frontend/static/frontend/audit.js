@@ -4,6 +4,7 @@
 
 import { api, withQuery } from "./api.js";
 import { clear, dateTime, duration, empty, failure, h, inline, json, labelCells, loading, statusBadge } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 const LIMIT = 500;
 const form = document.getElementById("audit-filters");
@@ -56,12 +57,12 @@ function keepInUrl() {
 }
 
 async function load() {
-  clear(box, loading("Loading tool calls…"));
+  clear(box, loading(gettext("Loading tool calls…")));
   const filters = query();
   clear(
     exportsBox,
-    h("a", { class: "button small", href: withQuery("/api/tool-calls/", { ...filters, format: "csv" }) }, "Export CSV"),
-    h("a", { class: "button small", href: withQuery("/api/tool-calls/", { ...filters, format: "jsonl" }) }, "Export JSON lines"),
+    h("a", { class: "button small", href: withQuery("/api/tool-calls/", { ...filters, format: "csv" }) }, gettext("Export CSV")),
+    h("a", { class: "button small", href: withQuery("/api/tool-calls/", { ...filters, format: "jsonl" }) }, gettext("Export JSON lines")),
   );
   let calls;
   try {
@@ -72,7 +73,7 @@ async function load() {
   }
   if (!calls.length) {
     const filtered = Object.keys(filters).length > 0;
-    clear(box, empty(filtered ? "No tool call matches these filters" : "No tool calls yet", filtered ? "Clear a filter or widen the time range." : "Calls appear here as agents use tools."));
+    clear(box, empty(filtered ? gettext("No tool call matches these filters") : gettext("No tool calls yet"), filtered ? gettext("Clear a filter or widen the time range.") : gettext("Calls appear here as agents use tools.")));
     return;
   }
   clear(
@@ -83,11 +84,11 @@ async function load() {
       h(
         "thead",
         {},
-        h("tr", {}, ["When", "User", "Agent", "Tool", "Status", "Duration", "Decided", "Access rule", "Arguments and result"].map((title) => h("th", { scope: "col", class: title === "Duration" ? "num" : "" }, title))),
+        h("tr", {}, [gettext("When"), gettext("User"), gettext("Agent"), gettext("Tool"), gettext("Status"), gettext("Duration"), gettext("Decided"), gettext("Access rule"), gettext("Arguments and result")].map((title) => h("th", { scope: "col", class: title === gettext("Duration") ? "num" : "" }, title))),
       ),
       h("tbody", {}, calls.map(callRow)),
     ),
-    calls.length === LIMIT ? h("p", { class: "muted small pad" }, `Showing the newest ${LIMIT}; narrow the filters or export for more.`) : null,
+    calls.length === LIMIT ? h("p", { class: "muted small pad" }, interpolate(gettext("Showing the newest %(LIMIT)s; narrow the filters or export for more."), { LIMIT }, true)) : null,
   );
   labelCells(document.getElementById("audit-table"));
 }
@@ -97,7 +98,7 @@ function callRow(call) {
   return h(
     "tr",
     { dataset: { status: call.status } },
-    h("td", { class: "nowrap" }, call.session_id ? h("a", { href: `/sessions/${call.session_id}/`, title: `Open session ${call.session_id}` }, when) : when),
+    h("td", { class: "nowrap" }, call.session_id ? h("a", { href: `/sessions/${call.session_id}/`, title: interpolate(gettext("Open session %(session_id)s"), { session_id: call.session_id }, true) }, when) : when),
     h("td", {}, call.user || h("span", { class: "muted" }, "—")),
     h("td", {}, call.agent, call.adk_agent && call.adk_agent !== call.agent ? h("div", { class: "muted small" }, call.adk_agent) : null),
     h("td", { class: "tool", title: call.tool_full_name || call.tool_name }, h("code", {}, call.tool_name), toolsetOf(call) ? h("div", { class: "muted small" }, toolsetOf(call)) : null),
@@ -111,7 +112,7 @@ function callRow(call) {
       details("args", call.args),
       call.result_summary ? details("result", call.result_summary) : null,
       // What the tool returned, when a callback changed it before the model read it.
-      call.raw_result_summary ? details("tool's own result", call.raw_result_summary) : null,
+      call.raw_result_summary ? details(gettext("tool's own result"), call.raw_result_summary) : null,
     ),
   );
 }
@@ -119,7 +120,7 @@ function callRow(call) {
 /** Who decided a held call and when; "nobody" for one that expired; else a dash. */
 function decision(call) {
   if (!call.decided_at) return h("span", { class: "muted" }, "—");
-  const who = call.decided_by ? `by ${call.decided_by}` : "by nobody";
+  const who = call.decided_by ? interpolate(gettext("by %(decided_by)s"), { decided_by: call.decided_by }, true) : gettext("by nobody");
   return h("span", { title: `${call.status} ${who}` }, who, h("div", { class: "muted" }, dateTime(call.decided_at)));
 }
 

@@ -4,6 +4,7 @@
 
 import { api } from "./api.js";
 import { clear, dateTime, empty, failure, h, inline, loading } from "./dom.js";
+import { gettext } from "./i18n.js";
 
 const form = document.getElementById("change-filters");
 const box = document.getElementById("changes");
@@ -40,7 +41,7 @@ function keepInUrl(values) {
 
 async function load({ older = false } = {}) {
   if (!older) {
-    clear(box, loading("Loading changes…"));
+    clear(box, loading(gettext("Loading changes…")));
     rows = [];
   }
   let page;
@@ -53,14 +54,14 @@ async function load({ older = false } = {}) {
   rows = rows.concat(page.results);
   next = page.next;
   more.hidden = !next;
-  clear(box, rows.length ? table(rows) : empty("No changes", "Nobody changed anything that matches these filters."));
+  clear(box, rows.length ? table(rows) : empty(gettext("No changes"), gettext("Nobody changed anything that matches these filters.")));
 }
 
 function table(changes) {
   return h(
     "table",
     { class: "table cards", id: "change-table" },
-    h("thead", {}, h("tr", {}, ["When", "Who", "What", "Action", "Fields"].map((title) => h("th", { scope: "col" }, title)))),
+    h("thead", {}, h("tr", {}, [gettext("When"), gettext("Who"), gettext("What"), gettext("Action"), gettext("Fields")].map((title) => h("th", { scope: "col" }, title)))),
     h("tbody", {}, changes.map(changeRow)),
   );
 }
@@ -70,7 +71,7 @@ function changeRow(change) {
     "tr",
     { dataset: { kind: change.kind, object: change.object_id } },
     h("td", { class: "nowrap" }, dateTime(change.at)),
-    h("td", {}, change.actor || h("span", { class: "muted" }, "nobody known")),
+    h("td", {}, change.actor || h("span", { class: "muted" }, gettext("nobody known"))),
     h("td", {}, h("span", { class: "muted small" }, `${change.kind} `), change.object_repr || change.object_id),
     h("td", {}, change.action),
     h("td", {}, fields(change.changes)),
@@ -91,7 +92,7 @@ function fields(changes) {
 }
 
 function shown(value) {
-  if (value === null || value === undefined) return h("span", { class: "muted" }, "none");
+  if (value === null || value === undefined) return h("span", { class: "muted" }, gettext("none"));
   return h("code", {}, inline(value, 80));
 }
 

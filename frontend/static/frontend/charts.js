@@ -1,6 +1,7 @@
 // Small charts of our own, drawn as inline SVG or plain HTML bars (no library).
 
 import { h, s } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 /** A tick step of 1, 2 or 5 × 10^n (at least 1: the charts count things). */
 function niceStep(raw) {
@@ -32,7 +33,7 @@ export function stackedColumns(buckets, series, { height = 220, unit = "calls" }
 
   const svg = s(
     "svg",
-    { class: "chart", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `Stacked column chart of ${unit} over time` },
+    { class: "chart", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": interpolate(gettext("Stacked column chart of %(unit)s over time"), { unit }, true) },
     s(
       "g",
       { class: "grid" },

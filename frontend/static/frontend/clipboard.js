@@ -2,6 +2,7 @@
 // copies and says "Copied" for a moment.
 
 import { h } from "./dom.js";
+import { gettext } from "./i18n.js";
 
 const COPIED_MS = 2000;
 
@@ -40,18 +41,18 @@ function copyBySelection(text) {
  * @param {object} options label: the button's accessible name ("Copy code"),
  *   className: extra classes.
  */
-export function copyButton(text, { label = "Copy", className = "" } = {}) {
-  const button = h("button", { type: "button", class: `copy-button ${className}`.trim(), "aria-label": label, title: label }, "Copy");
+export function copyButton(text, { label = gettext("Copy"), className = "" } = {}) {
+  const button = h("button", { type: "button", class: `copy-button ${className}`.trim(), "aria-label": label, title: label }, gettext("Copy"));
   let timer = null;
   button.addEventListener("click", async () => {
     const copied = await copyText(text());
-    const said = copied ? "Copied" : "Copy failed";
+    const said = copied ? gettext("Copied") : gettext("Copy failed");
     button.textContent = said;
     button.setAttribute("aria-label", said);
     button.dataset.copied = String(copied);
     clearTimeout(timer);
     timer = setTimeout(() => {
-      button.textContent = "Copy";
+      button.textContent = gettext("Copy");
       button.setAttribute("aria-label", label);
       delete button.dataset.copied;
     }, COPIED_MS);

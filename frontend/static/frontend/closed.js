@@ -4,6 +4,7 @@
 
 import { api } from "./api.js";
 import { dateTime, h, toast } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 const DRAFT_KEY = "toolcrib:draft:";
 
@@ -16,20 +17,20 @@ const DRAFT_KEY = "toolcrib:draft:";
 export function showClosedNotice(composer, session, draft = "") {
   composer.hidden = true;
   const old = document.getElementById("closed-notice");
-  const agent = session.agent || session.app_name || "the agent";
-  const start = h("button", { type: "button", class: "button primary", id: "new-session" }, `Start a new session with ${agent}`);
+  const agent = session.agent || session.app_name || gettext("the agent");
+  const start = h("button", { type: "button", class: "button primary", id: "new-session" }, interpolate(gettext("Start a new session with %(agent)s"), { agent }, true));
   start.addEventListener("click", () => startAgain(start, session, draft));
   const when = session.closed_at ? ` ${dateTime(session.closed_at)}` : "";
   const notice = h(
     "section",
     { class: "closed-notice", id: "closed-notice", role: "status", "aria-labelledby": "closed-title" },
-    h("h2", { id: "closed-title", class: "closed-title" }, "This session is closed"),
-    h("p", {}, `It was closed${when}: it keeps its history and is in ${agent}'s memory, but takes no new messages. To go on, start a new session with ${agent}.`),
+    h("h2", { id: "closed-title", class: "closed-title" }, gettext("This session is closed")),
+    h("p", {}, interpolate(gettext("It was closed%(when)s: it keeps its history and is in %(agent)s's memory, but takes no new messages. To go on, start a new session with %(agent)s."), { when, agent }, true)),
     draft
       ? h(
           "div",
           { class: "closed-draft" },
-          h("p", { class: "small" }, "Your message was not sent. It is kept here, and goes into the new session's message box:"),
+          h("p", { class: "small" }, gettext("Your message was not sent. It is kept here, and goes into the new session's message box:")),
           h("pre", { class: "draft-text", id: "unsent-draft", tabindex: "0" }, draft),
         )
       : null,
@@ -47,7 +48,7 @@ async function startAgain(button, session, draft) {
     window.location.assign(`/sessions/${encodeURIComponent(fresh.id)}/`);
   } catch (error) {
     button.disabled = false;
-    toast(`Could not start a new session: ${error.message}`, "bad");
+    toast(interpolate(gettext("Could not start a new session: %(error)s"), { error: error.message }, true), "bad");
   }
 }
 

@@ -1,5 +1,7 @@
 // Small DOM helpers: build elements with text (never HTML strings), format values.
 
+import { gettext, ngettext, pgettext, interpolate } from "./i18n.js";
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 function setAttrs(el, attrs) {
@@ -56,7 +58,7 @@ export function json(value, limit = 4000) {
     text = String(value);
   }
   if (text === undefined) text = "undefined";
-  return text.length > limit ? `${text.slice(0, limit)}\n… (${text.length - limit} more characters)` : text;
+  return text.length > limit ? `${text.slice(0, limit)}\n${interpolate(ngettext("… (%(n)s more character)", "… (%(n)s more characters)", text.length - limit), { n: text.length - limit }, true)}` : text;
 }
 
 /** A one-line summary of a value, for tables. */
@@ -74,7 +76,6 @@ export function duration(ms) {
   return `${minutes} min ${Math.round((ms % 60000) / 1000)} s`;
 }
 
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto", style: "short" });
 const STEPS = [
   [60, "second"],
   [60, "minute"],
@@ -85,14 +86,31 @@ const STEPS = [
   [Infinity, "year"],
 ];
 
+// "3 minutes ago" and "in 3 minutes" in the page's language (the catalog's plural
+// rules), whatever the browser's own locale.
+function relative(count, unit) {
+  const past = count < 0;
+  const n = Math.abs(count);
+  const words = {
+    second: past ? ngettext("%(n)s second ago", "%(n)s seconds ago", n) : ngettext("in %(n)s second", "in %(n)s seconds", n),
+    minute: past ? ngettext("%(n)s minute ago", "%(n)s minutes ago", n) : ngettext("in %(n)s minute", "in %(n)s minutes", n),
+    hour: past ? ngettext("%(n)s hour ago", "%(n)s hours ago", n) : ngettext("in %(n)s hour", "in %(n)s hours", n),
+    day: past ? ngettext("%(n)s day ago", "%(n)s days ago", n) : ngettext("in %(n)s day", "in %(n)s days", n),
+    week: past ? ngettext("%(n)s week ago", "%(n)s weeks ago", n) : ngettext("in %(n)s week", "in %(n)s weeks", n),
+    month: past ? ngettext("%(n)s month ago", "%(n)s months ago", n) : ngettext("in %(n)s month", "in %(n)s months", n),
+    year: past ? ngettext("%(n)s year ago", "%(n)s years ago", n) : ngettext("in %(n)s year", "in %(n)s years", n),
+  };
+  return interpolate(words[unit], { n }, true);
+}
+
 /** "3 minutes ago" for a Date, an ISO string or epoch seconds. */
 export function ago(when) {
   const date = toDate(when);
   if (!date) return "";
   let value = (date.getTime() - Date.now()) / 1000;
-  if (Math.abs(value) < 10) return "just now";
+  if (Math.abs(value) < 10) return gettext("just now");
   for (const [size, unit] of STEPS) {
-    if (Math.abs(value) < size) return relative.format(Math.round(value), unit);
+    if (Math.abs(value) < size) return relative(Math.round(value), unit);
     value /= size;
   }
   return "";
@@ -152,8 +170,35 @@ const STATUS_TONES = {
   cached: "ok",
 };
 
+/** A status as a person reads it, in the page's language (the code itself if unknown). */
+export function statusWord(status) {
+  const words = {
+    ok: pgettext("status", "ok"),
+    succeeded: pgettext("status", "succeeded"),
+    allow: pgettext("status", "allow"),
+    running: pgettext("status", "running"),
+    queued: pgettext("status", "queued"),
+    pending: pgettext("status", "pending"),
+    error: pgettext("status", "error"),
+    failed: pgettext("status", "failed"),
+    denied: pgettext("status", "denied"),
+    deny: pgettext("status", "deny"),
+    timeout: pgettext("status", "timeout"),
+    approved: pgettext("status", "approved"),
+    rejected: pgettext("status", "rejected"),
+    expired: pgettext("status", "expired"),
+    awaiting: pgettext("status", "awaiting"),
+    waiting: pgettext("status", "waiting"),
+    awaiting_approval: pgettext("status", "awaiting approval"),
+    cached: pgettext("status", "cached"),
+    cancelled: pgettext("status", "cancelled"),
+    answered: pgettext("status", "answered"),
+  };
+  return words[status] || status || "—";
+}
+
 export function statusBadge(status) {
-  return badge(status || "—", STATUS_TONES[status] || "");
+  return badge(statusWord(status), STATUS_TONES[status] || "");
 }
 
 /** A short-lived message at the bottom of the screen. */
@@ -166,7 +211,7 @@ export function toast(message, tone = "") {
 }
 
 /** Loading, empty and error states, the same everywhere. */
-export function loading(text = "Loading…") {
+export function loading(text = gettext("Loading…")) {
   return h("div", { class: "state loading", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), text);
 }
 
@@ -179,9 +224,9 @@ export function failure(error, retry) {
   return h(
     "div",
     { class: "state error", role: "alert" },
-    h("strong", {}, "Something went wrong"),
+    h("strong", {}, gettext("Something went wrong")),
     h("p", {}, message),
-    retry ? h("button", { type: "button", class: "button", onclick: retry }, "Try again") : null,
+    retry ? h("button", { type: "button", class: "button", onclick: retry }, gettext("Try again")) : null,
   );
 }
 
@@ -196,7 +241,7 @@ export function debounce(fn, wait) {
 /** A call's arguments as a definition list: text as is, objects as JSON. */
 export function argsView(args) {
   const entries = Object.entries(args || {});
-  if (!entries.length) return h("span", { class: "muted" }, "none");
+  if (!entries.length) return h("span", { class: "muted" }, gettext("none"));
   return h(
     "dl",
     { class: "args" },

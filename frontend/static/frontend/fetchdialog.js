@@ -5,6 +5,7 @@
 
 import { api, ApiError } from "./api.js";
 import { clear, h } from "./dom.js";
+import { gettext } from "./i18n.js";
 
 export class FetchDialog {
   /** `id` the dialog's; `prefix` its title's, meta line's and body's ("<prefix>-title"). */
@@ -22,7 +23,7 @@ export class FetchDialog {
     this.title = h("h2", { id: `${this.prefix}-title`, class: "preview-title" });
     this.meta = h("p", { class: "muted small", id: `${this.prefix}-meta` });
     this.body = h("div", { class: "preview-body", id: `${this.prefix}-body` });
-    const close = h("button", { type: "button", class: "button ghost small" }, "Close");
+    const close = h("button", { type: "button", class: "button ghost small" }, gettext("Close"));
     this.dialog = h(
       "dialog",
       { class: `preview ${this.className}`, id: this.id, "aria-labelledby": `${this.prefix}-title` },
@@ -48,7 +49,7 @@ export class FetchDialog {
     const dialog = this.ensure();
     this.title.textContent = title;
     this.meta.textContent = "";
-    clear(this.body, h("p", { class: "muted", role: "status" }, "Loading…"));
+    clear(this.body, h("p", { class: "muted", role: "status" }, gettext("Loading…")));
     if (!dialog.open) dialog.showModal();
     if (this.loading) this.loading.abort();
     const loading = (this.loading = new AbortController());

@@ -2,7 +2,8 @@
 // user, filtered by agent, username and kind (the server filters; changing a filter
 // reconnects).
 
-import { clear, clock, empty, h, inline } from "./dom.js";
+import { clear, clock, empty, h, inline, statusWord } from "./dom.js";
+import { gettext, ngettext, gettext_noop, interpolate } from "./i18n.js";
 import { bindIndicator, Stream } from "./stream.js";
 
 const MAX_ROWS = 300;
@@ -17,11 +18,11 @@ let paused = false;
 let held = [];
 let seen = 0;
 const rows = h("tbody", {});
-const COLUMNS = ["Time", "Kind", "User", "Author", "Session", "What"];
+const COLUMNS = [gettext_noop("Time"), gettext_noop("Kind"), gettext_noop("User"), gettext_noop("Author"), gettext_noop("Session"), gettext_noop("What")];
 const table = h(
   "table",
   { class: "table cards", id: "firehose-table" },
-  h("thead", {}, h("tr", {}, COLUMNS.map((title) => h("th", { scope: "col" }, title)))),
+  h("thead", {}, h("tr", {}, COLUMNS.map((title) => h("th", { scope: "col" }, gettext(title))))),
   rows,
 );
 
@@ -41,7 +42,7 @@ function connect() {
 
 function showEmpty() {
   if (rows.childElementCount) return;
-  clear(box, empty("Waiting for events…", "Events of every session appear here as they happen. Start a session in another tab to see some."));
+  clear(box, empty(gettext("Waiting for events…"), gettext("Events of every session appear here as they happen. Start a session in another tab to see some.")));
 }
 
 function onFrame(frame) {
@@ -70,13 +71,13 @@ function row(frame, fresh) {
     "tr",
     { class: `fh-row ${fresh ? "fresh" : ""}`.trim(), dataset: { kind: event.kind, session: frame.session } },
     h("td", { class: "nowrap" }, clock(event.ts)),
-    h("td", {}, h("span", { class: "badge" }, event.kind), event.partial ? h("span", { class: "muted small" }, " partial") : null),
+    h("td", {}, h("span", { class: "badge" }, event.kind), event.partial ? h("span", { class: "muted small" }, gettext(" partial")) : null),
     h("td", { class: "fh-user" }, frame.user || h("span", { class: "muted" }, "—")),
     h("td", {}, h("code", {}, event.author)),
     h("td", {}, frame.session ? h("a", { href: `/sessions/${frame.session}/`, title: frame.session }, frame.session.slice(0, 8)) : null, frame.seq ? h("span", { class: "muted small" }, ` #${frame.seq}`) : null),
     h("td", { class: "small" }, summary(event)),
   );
-  [...tr.cells].forEach((cell, index) => (cell.dataset.label = COLUMNS[index]));
+  [...tr.cells].forEach((cell, index) => (cell.dataset.label = gettext(COLUMNS[index])));
   return tr;
 }
 
@@ -85,24 +86,24 @@ export function summary(event) {
   const responses = event.function_responses || [];
   if (event.error) return `${event.error.code || "error"}: ${event.error.message}`;
   if (event.transfer) return `${event.transfer.from} → ${event.transfer.to}`;
-  if (event.escalation) return `${event.escalation.from} escalated`;
+  if (event.escalation) return interpolate(gettext("%(from)s escalated"), { from: event.escalation.from }, true);
   if (calls.length) return calls.map((call) => `${call.name}(${inline(call.args, 80)})`).join(", ");
   if (responses.length) return responses.map((r) => `${r.name} → ${r.status}: ${inline(r.response, 80)}`).join(", ");
   if (event.text) return inline(event.text, 160);
-  if (event.run) return `run ${event.run.status}`;
-  if (event.state_delta) return `state ${inline(event.state_delta, 120)}`;
-  if (event.artifact_delta) return `artifacts ${inline(event.artifact_delta, 120)}`;
+  if (event.run) return interpolate(gettext("run %(status)s"), { status: statusWord(event.run.status) }, true);
+  if (event.state_delta) return interpolate(gettext("state %(state_delta)s"), { state_delta: inline(event.state_delta, 120) }, true);
+  if (event.artifact_delta) return interpolate(gettext("artifacts %(artifact_delta)s"), { artifact_delta: inline(event.artifact_delta, 120) }, true);
   return "";
 }
 
 function updateCount() {
-  countLine.textContent = `${seen} event${seen === 1 ? "" : "s"} received${paused && held.length ? ` · ${held.length} held while paused` : ""}.`;
+  countLine.textContent = interpolate(ngettext("%(seen)s event received%(held)s.", "%(seen)s events received%(held)s.", seen), { seen, held: paused && held.length ? interpolate(gettext(" · %(held)s held while paused"), { held: held.length }, true) : "" }, true);
 }
 
 pauseButton.addEventListener("click", () => {
   paused = !paused;
   pauseButton.setAttribute("aria-pressed", String(paused));
-  pauseButton.textContent = paused ? "Resume" : "Pause";
+  pauseButton.textContent = paused ? gettext("Resume") : gettext("Pause");
   if (!paused) {
     for (const frame of held) add(frame, false);
     held = [];

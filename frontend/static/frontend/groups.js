@@ -3,6 +3,7 @@
 
 import { api } from "./api.js";
 import { badge, clear, debounce, empty, failure, h, loading, toast } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 const list = document.getElementById("group-list");
 const count = document.getElementById("group-count");
@@ -23,8 +24,8 @@ async function loadGroups() {
   }
   count.textContent = String(groups.length);
   if (selected !== null && !groups.some((group) => group.id === selected)) selected = null;
-  clear(list, groups.length ? groups.map(groupItem) : h("li", { class: "muted" }, "No groups yet."));
-  if (selected === null) clear(detail, empty("No group chosen", "Pick a group to see and change its members."));
+  clear(list, groups.length ? groups.map(groupItem) : h("li", { class: "muted" }, gettext("No groups yet.")));
+  if (selected === null) clear(detail, empty(gettext("No group chosen"), gettext("Pick a group to see and change its members.")));
 }
 
 function groupItem(group) {
@@ -35,8 +36,8 @@ function groupItem(group) {
       "button",
       { type: "button", class: "pick", "aria-current": group.id === selected ? "true" : null, dataset: { group: group.name }, onclick: () => select(group.id) },
       h("span", { class: "pick-name" }, group.name),
-      group.managed_by_provider ? badge("provider", "live") : null,
-      h("span", { class: "count", title: "Members" }, String(group.member_count)),
+      group.managed_by_provider ? badge(gettext("provider"), "live") : null,
+      h("span", { class: "count", title: gettext("Members") }, String(group.member_count)),
     ),
   );
 }
@@ -49,7 +50,7 @@ async function select(id) {
 
 async function loadDetail() {
   if (selected === null) return;
-  clear(detail, loading("Loading the group…"));
+  clear(detail, loading(gettext("Loading the group…")));
   try {
     clear(detail, groupDetail(await api(`/api/groups/${selected}/`)));
   } catch (error) {
@@ -72,47 +73,47 @@ async function change(action, done) {
 
 function groupDetail(group) {
   const name = h("input", { id: "group-name", name: "name", value: group.name, maxlength: 150, required: true, autocomplete: "off" });
-  const member = h("input", { id: "member-username", name: "username", list: "usernames", placeholder: "Username", required: true, autocomplete: "off" });
+  const member = h("input", { id: "member-username", name: "username", list: "usernames", placeholder: gettext("Username"), required: true, autocomplete: "off" });
   member.addEventListener("input", debounce(() => suggest(member.value), 200));
   const path = `/api/groups/${group.id}/`;
   return [
-    h("h2", { class: "panel-title", id: "group-title" }, group.name, group.managed_by_provider ? badge("provider", "live") : null),
+    h("h2", { class: "panel-title", id: "group-title" }, group.name, group.managed_by_provider ? badge(gettext("provider"), "live") : null),
     group.managed_by_provider
-      ? h("p", { class: "muted small" }, "The sign-in provider sets this group's members: someone who signs in with it leaves the group again at her next sign-in unless the provider names it for her.")
+      ? h("p", { class: "muted small" }, gettext("The sign-in provider sets this group's members: someone who signs in with it leaves the group again at her next sign-in unless the provider names it for her."))
       : null,
     h(
       "form",
       { class: "inline-form", id: "rename-group", onsubmit: (event) => {
         event.preventDefault();
-        change(() => api(path, { method: "PATCH", body: { name: name.value } }), `Renamed to ${name.value.trim()}.`);
+        change(() => api(path, { method: "PATCH", body: { name: name.value } }), interpolate(gettext("Renamed to %(value)s."), { value: name.value.trim() }, true));
       } },
-      h("label", { for: "group-name", class: "visually-hidden" }, "Name"),
+      h("label", { for: "group-name", class: "visually-hidden" }, gettext("Name")),
       name,
-      h("button", { type: "submit", class: "button small" }, "Rename"),
+      h("button", { type: "submit", class: "button small" }, gettext("Rename")),
     ),
-    h("h3", { class: "label" }, `Members (${group.members.length})`),
+    h("h3", { class: "label" }, interpolate(gettext("Members (%(members)s)"), { members: group.members.length }, true)),
     group.members.length
       ? h("ul", { class: "members", id: "members" }, group.members.map((user) => memberItem(group, user)))
-      : h("p", { class: "muted", id: "members" }, "No members yet."),
+      : h("p", { class: "muted", id: "members" }, gettext("No members yet.")),
     h(
       "form",
       { class: "inline-form", id: "add-member", onsubmit: (event) => {
         event.preventDefault();
         const username = member.value.trim();
-        change(() => api(`${path}members/`, { method: "POST", body: { username } }), `${username} added to ${group.name}.`);
+        change(() => api(`${path}members/`, { method: "POST", body: { username } }), interpolate(gettext("%(username)s added to %(name)s."), { username, name: group.name }, true));
       } },
-      h("label", { for: "member-username", class: "visually-hidden" }, "Add a member by username"),
+      h("label", { for: "member-username", class: "visually-hidden" }, gettext("Add a member by username")),
       member,
-      h("button", { type: "submit", class: "button small" }, "Add member"),
+      h("button", { type: "submit", class: "button small" }, gettext("Add member")),
     ),
     h(
       "div",
       { class: "actions danger-zone" },
       h("button", { type: "button", class: "button reject small", id: "delete-group", onclick: () => {
-        if (!window.confirm(`Delete the group ${group.name}? Its grants go with it.`)) return;
+        if (!window.confirm(interpolate(gettext("Delete the group %(name)s? Its grants go with it."), { name: group.name }, true))) return;
         selected = null;
-        change(() => api(path, { method: "DELETE" }), `${group.name} deleted.`);
-      } }, "Delete group"),
+        change(() => api(path, { method: "DELETE" }), interpolate(gettext("%(name)s deleted."), { name: group.name }, true));
+      } }, gettext("Delete group")),
     ),
   ];
 }
@@ -123,8 +124,8 @@ function memberItem(group, user) {
     "li",
     { dataset: { member: user.username } },
     h("span", {}, user.username),
-    h("button", { type: "button", class: "button ghost small", "aria-label": `Remove ${user.username} from ${group.name}`, onclick: () =>
-      change(() => api(path, { method: "DELETE" }), `${user.username} left ${group.name}.`) }, "Remove"),
+    h("button", { type: "button", class: "button ghost small", "aria-label": interpolate(gettext("Remove %(username)s from %(name)s"), { username: user.username, name: group.name }, true), onclick: () =>
+      change(() => api(path, { method: "DELETE" }), interpolate(gettext("%(username)s left %(name)s."), { username: user.username, name: group.name }, true)) }, gettext("Remove")),
   );
 }
 
@@ -145,7 +146,7 @@ async function loadPeople() {
     clear(people, failure(error, loadPeople));
     return;
   }
-  clear(people, users.length ? users.map(person) : h("li", { class: "muted" }, "Nobody matches."));
+  clear(people, users.length ? users.map(person) : h("li", { class: "muted" }, gettext("Nobody matches.")));
 }
 
 function person(user) {
@@ -154,13 +155,13 @@ function person(user) {
     "li",
     { dataset: { user: user.username } },
     h("div", {}, h("strong", {}, user.username), user.full_name ? h("span", { class: "muted small" }, ` ${user.full_name}`) : null, " ",
-      user.is_staff ? badge("staff") : null, user.single_sign_on ? badge("provider", "live") : null, user.is_active ? null : badge("inactive", "bad")),
+      user.is_staff ? badge(gettext("staff")) : null, user.single_sign_on ? badge(gettext("provider"), "live") : null, user.is_active ? null : badge(gettext("inactive"), "bad")),
     h(
       "div",
       { class: "user-groups small" },
       user.groups.length
         ? user.groups.map((name) => h("button", { type: "button", class: "chip", onclick: () => byName.has(name) && select(byName.get(name)) }, name))
-        : h("span", { class: "muted" }, "No groups."),
+        : h("span", { class: "muted" }, gettext("No groups.")),
     ),
   );
 }
@@ -172,7 +173,7 @@ document.getElementById("new-group").addEventListener("submit", async (event) =>
   let created = null;
   const ok = await change(async () => {
     created = await api("/api/groups/", { method: "POST", body: { name } });
-  }, `${name} created.`);
+  }, interpolate(gettext("%(name)s created."), { name }, true));
   if (ok) {
     input.value = "";
     await select(created.id);
@@ -180,5 +181,5 @@ document.getElementById("new-group").addEventListener("submit", async (event) =>
 });
 search.addEventListener("input", debounce(loadPeople, 200));
 
-clear(list, loading("Loading groups…"));
+clear(list, loading(gettext("Loading groups…")));
 loadGroups().then(loadPeople);

@@ -5,6 +5,7 @@
 
 import { api } from "./api.js";
 import { h } from "./dom.js";
+import { gettext } from "./i18n.js";
 
 export const PAGE_SIZE = 150; // events a page; the server allows up to 5000
 const REACH_PAGES = 4; // pages read at most, past a full one, to join calls and results
@@ -22,7 +23,7 @@ export class History {
     this.pageSize = pageSize;
     this.complete = false; // the session's first event is shown
     this.loading = null; // the page being read, a promise
-    this.button = h("button", { type: "button", class: "button ghost small", id: "load-earlier" }, "Load earlier events");
+    this.button = h("button", { type: "button", class: "button ghost small", id: "load-earlier" }, gettext("Load earlier events"));
     this.button.addEventListener("click", () => this.loadOlder({ focus: true }));
     this.edge = h("div", { class: "history-edge", id: "history-edge", hidden: true }, this.button);
     timeline.list.before(this.edge);
@@ -64,14 +65,14 @@ export class History {
   async readOlder() {
     // aria-disabled, not disabled: a disabled button would drop the keyboard's focus.
     this.button.setAttribute("aria-disabled", "true");
-    this.button.textContent = "Loading earlier events…";
+    this.button.textContent = gettext("Loading earlier events…");
     try {
       const frames = await this.read(String(this.timeline.firstSeq));
       this.timeline.prepend(frames);
       return frames.length > 0;
     } finally {
       this.button.removeAttribute("aria-disabled");
-      this.button.textContent = "Load earlier events";
+      this.button.textContent = gettext("Load earlier events");
       this.showEdge();
     }
   }
@@ -96,7 +97,7 @@ export class History {
     const empty = this.timeline.size === 0;
     this.edge.hidden = empty;
     this.edge.dataset.state = this.complete ? "start" : "more";
-    if (this.complete) this.edge.replaceChildren("The start of this session");
+    if (this.complete) this.edge.replaceChildren(gettext("The start of this session"));
   }
 
   /** Page back when the top of the history scrolls into view. */

@@ -6,13 +6,14 @@
 import { api } from "./api.js";
 import { showCredentials } from "./credentials.js";
 import { badge, clear, debounce, empty, failure, h, labelCells, loading, statusBadge, timeAgo, toast } from "./dom.js";
+import { gettext, ngettext, gettext_noop, interpolate } from "./i18n.js";
 import { renameInPlace } from "./sessiontitle.js";
 
 const agentsBox = document.getElementById("agents");
 const sessionsBox = document.getElementById("sessions");
 
 async function loadAgents() {
-  clear(agentsBox, loading("Loading agents…"));
+  clear(agentsBox, loading(gettext("Loading agents…")));
   let agents;
   try {
     agents = await api("/api/agents/");
@@ -23,7 +24,7 @@ async function loadAgents() {
   // Staff are also listed the agents whose code does not load: none to start.
   const usable = agents.filter((agent) => agent.available !== false);
   if (!usable.length) {
-    clear(agentsBox, empty("No agents you may use yet", "Ask an administrator to add one."));
+    clear(agentsBox, empty(gettext("No agents you may use yet"), gettext("Ask an administrator to add one.")));
     return;
   }
   clear(agentsBox, h("ul", { class: "agent-picker" }, usable.map(agentOption)));
@@ -33,7 +34,7 @@ async function loadAgents() {
 function agentOption(agent) {
   const tools = countTools(agent.tree);
   const model = agent.model_info || {};
-  const button = h("button", { type: "button", class: "button primary small", dataset: { agent: agent.name }, "aria-label": `Start a session with ${agent.name}` }, "Start");
+  const button = h("button", { type: "button", class: "button primary small", dataset: { agent: agent.name }, "aria-label": interpolate(gettext("Start a session with %(name)s"), { name: agent.name }, true) }, gettext("Start"));
   button.addEventListener("click", () => start(agent.name, button));
   return h(
     "li",
@@ -42,13 +43,13 @@ function agentOption(agent) {
       "div",
       { class: "agent-text" },
       h("div", { class: "agent-name" }, agent.name),
-      h("p", { class: "description" }, agent.description || "No description."),
+      h("p", { class: "description" }, agent.description || gettext("No description.")),
       h(
         "div",
         { class: "agent-meta" },
-        model.offline ? badge("offline model", "wait") : badge(model.name || agent.model || "default model"),
-        tools ? badge(`${tools} tool${tools === 1 ? "" : "s"}`) : null,
-        agent.sub_agents && agent.sub_agents.length ? badge(`${agent.sub_agents.length} sub-agent${agent.sub_agents.length === 1 ? "" : "s"}`) : null,
+        model.offline ? badge(gettext("offline model"), "wait") : badge(model.name || agent.model || gettext("default model")),
+        tools ? badge(interpolate(ngettext("%(tools)s tool", "%(tools)s tools", tools), { tools }, true)) : null,
+        agent.sub_agents && agent.sub_agents.length ? badge(interpolate(ngettext("%(count)s sub-agent", "%(count)s sub-agents", agent.sub_agents.length), { count: agent.sub_agents.length }, true)) : null,
       ),
     ),
     button,
@@ -62,14 +63,14 @@ function countTools(tree) {
 
 async function start(agent, button) {
   button.disabled = true;
-  button.textContent = "Starting…";
+  button.textContent = gettext("Starting…");
   try {
     const session = await api("/api/sessions/", { method: "POST", body: { agent } });
     window.location.assign(`/sessions/${session.id}/`);
   } catch (error) {
-    toast(`Could not start a session: ${error.message}`, "bad");
+    toast(interpolate(gettext("Could not start a session: %(error)s"), { error: error.message }, true), "bad");
     button.disabled = false;
-    button.textContent = "Start";
+    button.textContent = gettext("Start");
   }
 }
 
@@ -95,7 +96,7 @@ function sessionQuery() {
 async function loadSessions() {
   const mine = ++listing;
   const query = sessionQuery();
-  clear(sessionsBox, loading("Loading your sessions…"));
+  clear(sessionsBox, loading(gettext("Loading your sessions…")));
   moreButton.hidden = true;
   let page;
   try {
@@ -110,7 +111,7 @@ async function loadSessions() {
   shownIds = new Set();
   if (!page.results.length) {
     clear(sessionsBox, noSessions(query));
-    countLine.textContent = "No sessions found.";
+    countLine.textContent = gettext("No sessions found.");
     return;
   }
   clear(sessionsBox, sessionsTable(page.results));
@@ -118,16 +119,16 @@ async function loadSessions() {
 }
 
 function noSessions(query) {
-  if (query.search) return empty("No session matches", `None of your${query.archived ? " archived" : ""} sessions holds “${query.search}”${query.agent ? ` with ${query.agent}` : ""}.`);
-  if (query.archived) return empty("No archived sessions", "Sessions you archive are kept here, out of the way.");
-  if (query.agent) return empty(`No sessions with ${query.agent}`, "Start one from the list of agents.");
-  return empty("No sessions yet", "Start one with an agent from the list; it will be listed here.");
+  if (query.search) return empty(gettext("No session matches"), interpolate(query.archived ? gettext("None of your archived sessions holds “%(search)s”%(agent)s.") : gettext("None of your sessions holds “%(search)s”%(agent)s."), { search: query.search, agent: query.agent ? interpolate(gettext(" with %(agent)s"), { agent: query.agent }, true) : "" }, true));
+  if (query.archived) return empty(gettext("No archived sessions"), gettext("Sessions you archive are kept here, out of the way."));
+  if (query.agent) return empty(interpolate(gettext("No sessions with %(agent)s"), { agent: query.agent }, true), gettext("Start one from the list of agents."));
+  return empty(gettext("No sessions yet"), gettext("Start one with an agent from the list; it will be listed here."));
 }
 
 async function loadMore() {
   const mine = listing;
   moreButton.disabled = true;
-  moreButton.textContent = "Loading…";
+  moreButton.textContent = gettext("Loading…");
   try {
     const page = await api(nextPage);
     if (mine !== listing) return;
@@ -139,10 +140,10 @@ async function loadMore() {
     const link = firstNew && body.querySelector(`tr[data-session="${CSS.escape(firstNew.id)}"] a`);
     if (link) link.focus();
   } catch (error) {
-    toast(`Could not load more sessions: ${error.message}`, "bad");
+    toast(interpolate(gettext("Could not load more sessions: %(error)s"), { error: error.message }, true), "bad");
   } finally {
     moreButton.disabled = false;
-    moreButton.textContent = "Load more";
+    moreButton.textContent = gettext("Load more");
   }
 }
 
@@ -152,7 +153,7 @@ function showMore(page) {
   nextPage = page.next;
   moreButton.hidden = !nextPage;
   const count = document.querySelectorAll("#sessions-table tbody tr").length;
-  countLine.textContent = `${count} session${count === 1 ? "" : "s"} shown${nextPage ? ", more to load" : ""}.`;
+  countLine.textContent = interpolate(ngettext("%(count)s session shown%(more)s.", "%(count)s sessions shown%(more)s.", count), { count, more: nextPage ? gettext(", more to load") : "" }, true);
 }
 
 function sessionsTable(sessions) {
@@ -165,12 +166,12 @@ function sessionsTable(sessions) {
       h(
         "tr",
         {},
-        h("th", { scope: "col" }, "Session"),
-        h("th", { scope: "col" }, "Agent"),
-        h("th", { scope: "col" }, "Last activity"),
-        h("th", { scope: "col" }, "Status"),
-        h("th", { scope: "col", class: "num hide-phone" }, "Events"),
-        h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")),
+        h("th", { scope: "col" }, gettext("Session")),
+        h("th", { scope: "col" }, gettext("Agent")),
+        h("th", { scope: "col" }, gettext("Last activity")),
+        h("th", { scope: "col" }, gettext("Status")),
+        h("th", { scope: "col", class: "num hide-phone" }, gettext("Events")),
+        h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, gettext("Actions"))),
       ),
     ),
     h("tbody", {}, newRows(sessions)),
@@ -187,20 +188,20 @@ function newRows(sessions) {
   return rows;
 }
 
-const WAITING_FOR = { approval: "waiting for approval", credential: "waiting for a credential", result: "waiting for a result" };
+const WAITING_FOR = { approval: gettext_noop("waiting for approval"), credential: gettext_noop("waiting for a credential"), result: gettext_noop("waiting for a result") };
 
 /** How a session is, in words: closed, waiting for a person (for what), running, or idle. */
 function sessionBadge(session) {
   const run = session.last_run;
-  if (session.status === "closed") return badge("closed");
+  if (session.status === "closed") return badge(gettext("closed"));
   if (session.status === "waiting") {
-    const what = run && run.status === "waiting" ? WAITING_FOR[run.waiting_for] : null;
-    return badge(what || "waiting for a person", "wait");
+    const what = run && run.status === "waiting" ? WAITING_FOR[run.waiting_for] && gettext(WAITING_FOR[run.waiting_for]) : null;
+    return badge(what || gettext("waiting for a person"), "wait");
   }
   if (session.status === "running") return statusBadge("running");
-  if (!run) return h("span", { class: "muted" }, "new");
+  if (!run) return h("span", { class: "muted" }, gettext("new"));
   if (run.status === "failed") return statusBadge("failed");
-  return badge("idle");
+  return badge(gettext("idle"));
 }
 
 /** A search result's matching text: text nodes, the words found in <mark> (never HTML). */
@@ -220,24 +221,24 @@ function fillRow(row, session) {
   const link = h(
     "a",
     { href: `/sessions/${session.id}/`, class: `strong session-link${untitled ? " muted" : ""}` },
-    untitled ? "New session, no message yet" : session.title,
+    untitled ? gettext("New session, no message yet") : session.title,
   );
-  const name = session.title || `${session.agent} session`;
-  const rename = h("button", { type: "button", class: "button ghost small", "aria-label": `Rename “${name}”` }, "Rename");
+  const name = session.title || interpolate(gettext("%(agent)s session"), { agent: session.agent }, true);
+  const rename = h("button", { type: "button", class: "button ghost small", "aria-label": interpolate(gettext("Rename “%(name)s”"), { name }, true) }, gettext("Rename"));
   rename.addEventListener("click", () =>
     renameInPlace(session, link, {
       returnFocus: rename,
       onSaved: (saved) => {
         fillRow(row, { ...session, ...saved });
         row.querySelector("button").focus();
-        toast(`Renamed to “${saved.title}”.`);
+        toast(interpolate(gettext("Renamed to “%(title)s”."), { title: saved.title }, true));
       },
     }),
   );
   const archived = Boolean(session.archived_at);
-  const archive = h("button", { type: "button", class: "button ghost small", "aria-label": `${archived ? "Unarchive" : "Archive"} “${name}”` }, archived ? "Unarchive" : "Archive");
+  const archive = h("button", { type: "button", class: "button ghost small", "aria-label": `${archived ? gettext("Unarchive") : gettext("Archive")} “${name}”` }, archived ? gettext("Unarchive") : gettext(gettext("Archive")));
   archive.addEventListener("click", () => setArchived(row, session, !archived));
-  const remove = h("button", { type: "button", class: "button ghost small danger", "aria-label": `Delete “${name}”` }, "Delete");
+  const remove = h("button", { type: "button", class: "button ghost small danger", "aria-label": interpolate(gettext("Delete “%(name)s”"), { name }, true) }, gettext("Delete"));
   remove.addEventListener("click", () => confirmDelete(row, session, remove));
   row.replaceChildren(
     h("td", { class: "session-title" }, link, snippet(session.snippet)),
@@ -255,21 +256,21 @@ async function setArchived(row, session, archived) {
   try {
     await api(`/api/sessions/${encodeURIComponent(session.id)}/`, { method: "PATCH", body: { archived } });
   } catch (error) {
-    toast(`Could not ${archived ? "archive" : "unarchive"} the session: ${error.message}`, "bad");
+    toast(interpolate(archived ? gettext("Could not archive the session: %(error)s") : gettext("Could not unarchive the session: %(error)s"), { error: error.message }, true), "bad");
     return;
   }
-  const name = session.title || `${session.agent} session`;
-  leaveList(row, archived ? `Archived “${name}”: tick Archived to see it.` : `“${name}” is back in your sessions.`);
+  const name = session.title || interpolate(gettext("%(agent)s session"), { agent: session.agent }, true);
+  leaveList(row, archived ? interpolate(gettext("Archived “%(name)s”: tick Archived to see it."), { name }, true) : interpolate(gettext("“%(name)s” is back in your sessions."), { name }, true));
 }
 
 /** Delete asks first, in the row: what goes, and a way to keep it. */
 function confirmDelete(row, session, trigger) {
   const cell = row.querySelector(".row-actions");
   const before = [...cell.childNodes];
-  const name = session.title || `${session.agent} session`;
-  const keep = h("button", { type: "button", class: "button small" }, "Keep");
-  const sure = h("button", { type: "button", class: "button small danger-solid" }, "Delete");
-  const question = h("div", { class: "confirm", role: "group", "aria-label": `Delete “${name}”?` }, h("span", { class: "small" }, "Delete it and its events for good?"), sure, keep);
+  const name = session.title || interpolate(gettext("%(agent)s session"), { agent: session.agent }, true);
+  const keep = h("button", { type: "button", class: "button small" }, gettext("Keep"));
+  const sure = h("button", { type: "button", class: "button small danger-solid" }, gettext("Delete"));
+  const question = h("div", { class: "confirm", role: "group", "aria-label": interpolate(gettext("Delete “%(name)s”?"), { name }, true) }, h("span", { class: "small" }, gettext("Delete it and its events for good?")), sure, keep);
   cell.replaceChildren(question);
   keep.focus();
   const restore = () => {
@@ -285,11 +286,11 @@ function confirmDelete(row, session, trigger) {
     try {
       await api(`/api/sessions/${encodeURIComponent(session.id)}/`, { method: "DELETE" });
     } catch (error) {
-      toast(`Could not delete the session: ${error.message}`, "bad");
+      toast(interpolate(gettext("Could not delete the session: %(error)s"), { error: error.message }, true), "bad");
       restore();
       return;
     }
-    leaveList(row, `Deleted “${name}”.`);
+    leaveList(row, interpolate(gettext("Deleted “%(name)s”."), { name }, true));
   });
 }
 

@@ -34,3 +34,10 @@ export function interpolate(format, values, named = false) {
   let index = 0;
   return format.replace(/%s/g, () => String(values[index++]));
 }
+
+// Marks a string for the catalog without translating it: for tables a module builds
+// as it loads, translated with gettext() where they are read (the catalog may not be
+// there yet at import time).
+export function gettext_noop(text) {
+  return text;
+}

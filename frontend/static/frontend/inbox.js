@@ -9,6 +9,7 @@
 
 import { ApiError } from "./api.js";
 import { clear, debounce, empty, failure, h, loading, toast } from "./dom.js";
+import { gettext, ngettext, gettext_noop, interpolate } from "./i18n.js";
 import { askToNotify, notificationState, onRequestFrame } from "./inboxfeed.js";
 import { afterAnswer, decideMany as sendDecisions, listRequests, requestCard, requestKey } from "./requests.js";
 
@@ -19,14 +20,14 @@ const TABS = {
     count: el("count-waiting"),
     query: {},
     listId: "waiting-list",
-    empty: ["Nothing is waiting for you", "Tool calls waiting for your approval, credentials your tools ask for and results you may post show up here as they happen."],
+    empty: [gettext_noop("Nothing is waiting for you"), gettext_noop("Tool calls waiting for your approval, credentials your tools ask for and results you may post show up here as they happen.")],
   },
   mine: {
     box: el("requests-mine"),
     count: el("count-mine"),
     query: { mine: 1, status: "all" },
     listId: "mine-list",
-    empty: ["You are waiting on nobody", "When a tool of yours waits for someone else's approval, it shows up here, and so does the decision."],
+    empty: [gettext_noop("You are waiting on nobody"), gettext_noop("When a tool of yours waits for someone else's approval, it shows up here, and so does the decision.")],
   },
 };
 const state = { loading: false, again: false, tab: "waiting" };
@@ -62,7 +63,7 @@ async function load() {
 }
 
 async function fill(tab) {
-  if (!tab.box.querySelector(".inbox-list")) clear(tab.box, loading("Loading…"));
+  if (!tab.box.querySelector(".inbox-list")) clear(tab.box, loading(gettext("Loading…")));
   let rows;
   try {
     rows = await listRequests(tab.query);
@@ -74,7 +75,7 @@ async function fill(tab) {
   tab.count.textContent = rows.length ? String(rows.length) : "";
   if (tab === TABS.waiting) toolChoices(rows);
   if (!rows.length) {
-    clear(tab.box, empty(...tab.empty));
+    clear(tab.box, empty(...tab.empty.map((text) => gettext(text))));
     if (tab === TABS.waiting) showBulk();
     return;
   }
@@ -110,7 +111,7 @@ function item(request) {
     ? h(
         "label",
         { class: "bulk-pick" },
-        h("input", { type: "checkbox", class: "bulk-pick-input", dataset: { requestId: String(request.id) }, "aria-label": `Select request ${request.id}, ${request.tool_name || "a call"}, to decide many at once` }),
+        h("input", { type: "checkbox", class: "bulk-pick-input", dataset: { requestId: String(request.id) }, "aria-label": interpolate(gettext("Select request %(id)s, %(tool_name)s, to decide many at once"), { id: request.id, tool_name: request.tool_name || gettext("a call") }, true) }),
       )
     : null;
   if (pick) pick.firstChild.addEventListener("change", countPicked);
@@ -144,7 +145,7 @@ function picks({ shown = true } = {}) {
 function toolChoices(rows) {
   const tools = [...new Set(rows.filter(decidable).map((r) => r.tool_name || ""))].sort();
   const chosen = bulk.tool.value;
-  bulk.tool.replaceChildren(h("option", { value: "" }, "Every tool"), ...tools.map((name) => h("option", { value: name }, name || "(no tool)")));
+  bulk.tool.replaceChildren(h("option", { value: "" }, gettext("Every tool")), ...tools.map((name) => h("option", { value: name }, name || gettext("(no tool)"))));
   bulk.tool.value = tools.includes(chosen) ? chosen : "";
 }
 
@@ -164,7 +165,7 @@ function showBulk() {
 function countPicked() {
   const shown = picks();
   const picked = shown.filter((input) => input.checked);
-  bulk.count.textContent = picked.length ? `${picked.length} selected` : "";
+  bulk.count.textContent = picked.length ? interpolate(gettext("%(picked)s selected"), { picked: picked.length }, true) : "";
   bulk.all.checked = shown.length > 0 && picked.length === shown.length;
   bulk.approve.disabled = bulk.reject.disabled = picked.length === 0;
 }
@@ -177,7 +178,7 @@ bulk.all.addEventListener("change", () => {
 bulk.approve.addEventListener("click", () => decideMany(true));
 bulk.reject.addEventListener("click", () => decideMany(false));
 
-const OUTCOME_WORDS = { decided: "", counted: "counted; it waits for another person's approval", refused: "not decided" };
+const OUTCOME_WORDS = { decided: "", counted: gettext_noop("counted; it waits for another person's approval"), refused: gettext_noop("not decided") };
 
 async function decideMany(approved) {
   const ids = picks()
@@ -185,12 +186,12 @@ async function decideMany(approved) {
     .map((input) => Number(input.dataset.requestId));
   if (!ids.length) return;
   bulk.approve.disabled = bulk.reject.disabled = true;
-  bulk.count.textContent = "Sending…";
+  bulk.count.textContent = gettext("Sending…");
   let results;
   try {
     results = await sendDecisions(ids, { approved, comment: bulk.comment.value.trim() });
   } catch (error) {
-    toast(`Not sent: ${error.message}`, "bad");
+    toast(interpolate(gettext("Not sent: %(error)s"), { error: error.message }, true), "bad");
     countPicked();
     return;
   }
@@ -200,21 +201,23 @@ async function decideMany(approved) {
       h(
         "li",
         { dataset: { requestId: String(r.id), outcome: r.outcome } },
-        `Request ${r.id}: `,
-        r.outcome === "refused" ? `${OUTCOME_WORDS.refused}: ${r.detail}` : r.outcome === "counted" ? OUTCOME_WORDS.counted : r.status,
+        interpolate(gettext("Request %(id)s: "), { id: r.id }, true),
+        r.outcome === "refused" ? interpolate(gettext("not decided: %(detail)s"), { detail: r.detail }, true) : r.outcome === "counted" ? gettext(OUTCOME_WORDS.counted) : r.status,
       ),
     ),
   );
-  toast(`${approved ? "Approved" : "Rejected"} ${done} of ${results.length}${done < results.length ? "; see why the others were not" : ""}.`, done < results.length ? "bad" : "ok");
+  const others = done < results.length ? gettext("; see why the others were not") : "";
+  const words = approved ? ngettext("Approved %(done)s of %(count)s%(others)s.", "Approved %(done)s of %(count)s%(others)s.", results.length) : ngettext("Rejected %(done)s of %(count)s%(others)s.", "Rejected %(done)s of %(count)s%(others)s.", results.length);
+  toast(interpolate(words, { done, count: results.length, others }, true), done < results.length ? "bad" : "ok");
   bulk.comment.value = "";
   load();
 }
 
 function said(request, body) {
-  const tool = request.tool_name || "the call";
-  if (request.kind === "approval") return `${body.approved ? "Approved" : "Rejected"} ${tool}`;
-  if (request.kind === "credential") return `Credential sent to ${tool}`;
-  return `Answered ${tool}`;
+  const tool = request.tool_name || gettext("the call");
+  if (request.kind === "approval") return interpolate(body.approved ? gettext("Approved %(tool)s") : gettext("Rejected %(tool)s"), { tool }, true);
+  if (request.kind === "credential") return interpolate(gettext("Credential sent to %(tool)s"), { tool }, true);
+  return interpolate(gettext("Answered %(tool)s"), { tool }, true);
 }
 
 // Browser notifications: asked for from this button only, never on page load.
@@ -226,8 +229,8 @@ function showNotifyState() {
   const current = notificationState();
   notifyButton.hidden = current !== "default";
   notifyState.textContent = {
-    granted: "Notifications are on for new requests.",
-    denied: "Notifications are blocked for this site in your browser.",
+    granted: gettext("Notifications are on for new requests."),
+    denied: gettext("Notifications are blocked for this site in your browser."),
     unsupported: "",
     default: "",
   }[current];

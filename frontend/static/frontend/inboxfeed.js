@@ -7,6 +7,7 @@
 
 import { api } from "./api.js";
 import { toast } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 import { refusalText } from "./refusals.js";
 import { Stream } from "./stream.js";
 
@@ -28,7 +29,7 @@ function showCount(count) {
   counter.textContent = String(n);
   counter.hidden = n === 0;
   counter.dataset.count = String(n);
-  if (link) link.setAttribute("aria-label", n ? `Inbox, ${n} waiting on you` : "Inbox");
+  if (link) link.setAttribute("aria-label", n ? interpolate(gettext("Inbox, %(n)s waiting on you"), { n }, true) : gettext("Inbox"));
 }
 
 /** Fetch the count again (a frame only says that something changed). */
@@ -80,9 +81,9 @@ async function notify(id) {
     return; // not visible to me (any more)
   }
   if (!request.may_answer || request.status !== "pending") return;
-  const through = request.session ? "" : ` through ${request.agent || "an MCP client"}`;
-  const who = `${request.requester ? `${request.requester} asks` : "Asked"}${through}`;
-  const note = new Notification(request.title || `A request waits on you`, {
+  const through = request.session ? "" : interpolate(gettext(" through %(client)s"), { client: request.agent || gettext("an MCP client") }, true);
+  const who = `${request.requester ? interpolate(gettext("%(requester)s asks"), { requester: request.requester }, true) : gettext("Asked")}${through}`;
+  const note = new Notification(request.title || gettext("A request waits on you"), {
     body: `${who}${request.tool_name ? ` · ${request.tool_name}` : ""}`,
     tag: `toolcrib-request-${request.id}`, // one per request, however many tabs are open
   });

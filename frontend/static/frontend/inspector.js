@@ -7,6 +7,7 @@
 import { copyButton } from "./clipboard.js";
 import { clear, dateTime, duration, h, statusBadge, toDate } from "./dom.js";
 import { FetchDialog } from "./fetchdialog.js";
+import { gettext, ngettext, gettext_noop, interpolate } from "./i18n.js";
 import { jsonView } from "./jsonview.js";
 
 /** A magnifier, drawn by app.css (no <svg> in the timeline: only text and boxes). */
@@ -22,7 +23,7 @@ function lensIcon() {
 export function inspectButton(seq, { text = false } = {}) {
   return h(
     "button",
-    { type: "button", class: "inspect-button", dataset: { inspect: String(seq) }, "aria-label": `Inspect event #${seq}`, title: `Inspect event #${seq}` },
+    { type: "button", class: "inspect-button", dataset: { inspect: String(seq) }, "aria-label": interpolate(gettext("Inspect event #%(seq)s"), { seq }, true), title: interpolate(gettext("Inspect event #%(seq)s"), { seq }, true) },
     lensIcon(),
     text ? `#${seq}` : null,
   );
@@ -34,18 +35,18 @@ const sheet = new FetchDialog({ id: "event-inspector", prefix: "inspector", clas
 export function inspectEvent({ sessionId, seq, from = null }) {
   return sheet.open({
     url: `/api/sessions/${encodeURIComponent(sessionId)}/events/${encodeURIComponent(seq)}/inspect/`,
-    title: `Event #${seq}`,
+    title: interpolate(gettext("Event #%(seq)s"), { seq }, true),
     from,
-    missing: "This event is not there (or not yours).",
-    failed: "Cannot inspect it",
+    missing: gettext("This event is not there (or not yours)."),
+    failed: gettext("Cannot inspect it"),
     show: (found) => showInspection(seq, found),
   });
 }
 
 function showInspection(seq, found) {
   const event = (found.event && found.event.event) || {};
-  sheet.title.textContent = `Event #${seq} · ${event.kind || "event"}`;
-  sheet.meta.textContent = [event.author ? `by ${event.author}` : "", dateTime(event.ts)].filter(Boolean).join(" · ");
+  sheet.title.textContent = interpolate(gettext("Event #%(seq)s · %(kind)s"), { seq, kind: event.kind || "event" }, true);
+  sheet.meta.textContent = [event.author ? interpolate(gettext("by %(author)s"), { author: event.author }, true) : "", dateTime(event.ts)].filter(Boolean).join(" · ");
   clear(
     sheet.body,
     found.model_step ? modelStep(found.model_step) : null,
@@ -67,8 +68,8 @@ function facts(pairs, className = "") {
 
 function tokensText(tokens) {
   if (!tokens) return null;
-  const parts = [`${number(tokens.input)} in`, `${number(tokens.output)} out`];
-  if (tokens.total !== undefined && tokens.total !== null) parts.push(`${number(tokens.total)} total`);
+  const parts = [interpolate(gettext("%(input)s in"), { input: number(tokens.input) }, true), interpolate(gettext("%(output)s out"), { output: number(tokens.output) }, true)];
+  if (tokens.total !== undefined && tokens.total !== null) parts.push(interpolate(gettext("%(total)s total"), { total: number(tokens.total) }, true));
   return parts.join(" · ");
 }
 
@@ -83,24 +84,24 @@ function modelStep(step) {
   const calls = answer.function_calls || [];
   return section(
     "model",
-    "Model step",
+    gettext("Model step"),
     facts([
-      ["Model", step.model],
-      ["Agent", step.agent],
-      ["Tokens", tokensText(step.tokens)],
-      ["Duration", duration(step.duration_ms)],
-      ["Contents", step.contents === undefined ? null : `${step.contents} sent`],
-      ["Tools offered", tools.length ? h("ul", { class: "chips tools-offered" }, tools.map((name) => h("li", { class: "chip" }, toolName(name)))) : h("span", { class: "muted" }, "none")],
+      [gettext("Model"), step.model],
+      [gettext("Agent"), step.agent],
+      [gettext("Tokens"), tokensText(step.tokens)],
+      [gettext("Duration"), duration(step.duration_ms)],
+      [gettext("Contents"), step.contents === undefined ? null : interpolate(gettext("%(contents)s sent"), { contents: step.contents }, true)],
+      [gettext("Tools offered"), tools.length ? h("ul", { class: "chips tools-offered" }, tools.map((name) => h("li", { class: "chip" }, toolName(name)))) : h("span", { class: "muted" }, gettext("none"))],
     ]),
     step.instruction
-      ? h("details", { class: "instruction" }, h("summary", {}, `Instruction (${step.instruction.length.toLocaleString()} characters)`), h("pre", { class: "preview-text" }, step.instruction))
+      ? h("details", { class: "instruction" }, h("summary", {}, interpolate(gettext("Instruction (%(instruction)s characters)"), { instruction: step.instruction.length.toLocaleString() }, true)), h("pre", { class: "preview-text" }, step.instruction))
       : null,
-    h("h4", {}, "Answer"),
+    h("h4", {}, gettext("Answer")),
     answer.text ? h("pre", { class: "preview-text answer-text" }, answer.text) : null,
     calls.length
       ? h("ul", { class: "answer-calls" }, calls.map(answerCall))
       : null,
-    !answer.text && !calls.length ? h("p", { class: "muted" }, "No text and no call.") : null,
+    !answer.text && !calls.length ? h("p", { class: "muted" }, gettext("No text and no call.")) : null,
   );
 }
 
@@ -108,7 +109,7 @@ function modelStep(step) {
 function answerCall(call) {
   const name = toolName(call);
   const args = call && typeof call === "object" ? call.args : null;
-  return h("li", {}, h("code", {}, name), args ? jsonView(args, { label: `Arguments of ${name}` }) : null);
+  return h("li", {}, h("code", {}, name), args ? jsonView(args, { label: interpolate(gettext("Arguments of %(name)s"), { name }, true) }) : null);
 }
 
 function toolName(tool) {
@@ -119,30 +120,30 @@ function toolName(tool) {
 function toolCalls(calls) {
   return section(
     "calls",
-    calls.length === 1 ? "Tool call" : `Tool calls (${calls.length})`,
+    calls.length === 1 ? gettext("Tool call") : interpolate(ngettext("Tool calls (%(count)s)", "Tool calls (%(count)s)", calls.length), { count: calls.length }, true),
     calls.map((call) =>
       h(
         "article",
         { class: "inspected-call", dataset: { callId: call.call_id || "", status: call.status || "" } },
         h("h4", {}, h("code", {}, call.tool || "?"), " ", statusBadge(call.status)),
         facts([
-          ["Outcome", call.status],
-          ["Decision", call.decision],
-          ["Rule", call.rule],
-          ["Check", call.check],
-          ["Decided by", call.decided_by],
-          ["Attempts", call.attempts === undefined || call.attempts === null ? null : String(call.attempts)],
-          ["Started", preciseTime(call.started_at)],
-          ["Finished", preciseTime(call.finished_at)],
-          ["Duration", duration(call.duration_ms)],
-          ["Call id", call.call_id],
+          [gettext("Outcome"), call.status],
+          [gettext("Decision"), call.decision],
+          [gettext("Rule"), call.rule],
+          [gettext("Check"), call.check],
+          [gettext("Decided by"), call.decided_by],
+          [gettext("Attempts"), call.attempts === undefined || call.attempts === null ? null : String(call.attempts)],
+          [gettext("Started"), preciseTime(call.started_at)],
+          [gettext("Finished"), preciseTime(call.finished_at)],
+          [gettext("Duration"), duration(call.duration_ms)],
+          [gettext("Call id"), call.call_id],
         ], "call-facts"),
-        call.args ? h("div", {}, h("div", { class: "label" }, "Arguments"), jsonView(call.args, { label: "Arguments" })) : null,
+        call.args ? h("div", {}, h("div", { class: "label" }, gettext("Arguments")), jsonView(call.args, { label: gettext("Arguments") })) : null,
         call.result_summary !== undefined && call.result_summary !== null && call.result_summary !== ""
-          ? h("div", {}, h("div", { class: "label" }, "Result (what the model received)"), typeof call.result_summary === "string" ? h("pre", { class: "preview-text" }, call.result_summary) : jsonView(call.result_summary, { label: "Result" }))
+          ? h("div", {}, h("div", { class: "label" }, gettext("Result (what the model received)")), typeof call.result_summary === "string" ? h("pre", { class: "preview-text" }, call.result_summary) : jsonView(call.result_summary, { label: gettext("Result") }))
           : null,
         // Only when a callback changed the tool's result before the model read it.
-        call.raw_result_summary ? h("div", {}, h("div", { class: "label" }, "Tool's own result, before callbacks"), h("pre", { class: "preview-text" }, call.raw_result_summary)) : null,
+        call.raw_result_summary ? h("div", {}, h("div", { class: "label" }, gettext("Tool's own result, before callbacks")), h("pre", { class: "preview-text" }, call.raw_result_summary)) : null,
       ),
     ),
   );
@@ -157,23 +158,23 @@ function preciseTime(when) {
 }
 
 const ID_LABELS = [
-  ["event_id", "Event"],
-  ["invocation_id", "Invocation"],
-  ["run_id", "Run"],
-  ["session_id", "Session"],
+  ["event_id", gettext_noop("Event")],
+  ["invocation_id", gettext_noop("Invocation")],
+  ["run_id", gettext_noop("Run")],
+  ["session_id", gettext_noop("Session")],
 ];
 
 /** The ids, each with a Copy button. */
 function ids(found) {
-  const rows = ID_LABELS.filter(([key]) => found[key]).map(([key, label]) => [label, found[key]]);
-  for (const callId of found.call_ids || []) rows.push(["Call", callId]);
+  const rows = ID_LABELS.filter(([key]) => found[key]).map(([key, label]) => [gettext(label), found[key]]);
+  for (const callId of found.call_ids || []) rows.push([gettext("Call"), callId]);
   return section(
     "ids",
-    "Ids",
+    gettext("Ids"),
     h(
       "dl",
       { class: "facts ids" },
-      rows.map(([label, value]) => [h("dt", {}, label), h("dd", {}, h("code", {}, value), " ", copyButton(() => value, { label: `Copy ${label.toLowerCase()} id` }))]),
+      rows.map(([label, value]) => [h("dt", {}, label), h("dd", {}, h("code", {}, value), " ", copyButton(() => value, { label: interpolate(gettext("Copy %(label)s id"), { label: label.toLowerCase() }, true) }))]),
     ),
   );
 }
@@ -181,9 +182,9 @@ function ids(found) {
 function rawJson(frame) {
   return section(
     "raw",
-    "Wire JSON",
-    h("div", { class: "raw-actions" }, copyButton(() => JSON.stringify(frame, null, 2), { label: "Copy JSON", className: "copy-json" })),
-    jsonView(frame, { label: "The event as sent on the wire", className: "raw-json" }),
+    gettext("Wire JSON"),
+    h("div", { class: "raw-actions" }, copyButton(() => JSON.stringify(frame, null, 2), { label: gettext("Copy JSON"), className: "copy-json" })),
+    jsonView(frame, { label: gettext("The event as sent on the wire"), className: "raw-json" }),
   );
 }
 

@@ -3,6 +3,7 @@
 // never HTML, so any text a tool returns stays text.
 
 import { h } from "./dom.js";
+import { gettext, ngettext, interpolate } from "./i18n.js";
 
 const STRING_LIMIT = 280; // characters of a string shown before "Show all"
 const ITEM_LIMIT = 40; // entries of an object or array shown before "Show all"
@@ -38,7 +39,7 @@ function branch(entries, depth, isArray) {
     const more = h(
       "button",
       { type: "button", class: "json-more link-button" },
-      `Show all ${entries.length} ${isArray ? "items" : "keys"}`,
+      interpolate(isArray ? ngettext("Show all %(n)s item", "Show all %(n)s items", entries.length) : ngettext("Show all %(n)s key", "Show all %(n)s keys", entries.length), { n: entries.length }, true),
     );
     const holder = h("li", { class: "json-more-row" }, more);
     more.addEventListener("click", () => {
@@ -51,7 +52,8 @@ function branch(entries, depth, isArray) {
     list.append(holder);
   }
   if (depth === 0) return list;
-  const count = isArray ? `${entries.length} item${entries.length === 1 ? "" : "s"}` : `${entries.length} key${entries.length === 1 ? "" : "s"}`;
+  const n = entries.length;
+  const count = interpolate(isArray ? ngettext("%(n)s item", "%(n)s items", n) : ngettext("%(n)s key", "%(n)s keys", n), { n }, true);
   return h(
     "details",
     { class: "json-fold", open: depth < OPEN_DEPTH },
@@ -80,7 +82,7 @@ function leaf(value) {
 function stringLeaf(text) {
   if (text.length <= STRING_LIMIT) return h("span", { class: "json-string" }, text);
   const body = h("span", { class: "json-string" }, `${text.slice(0, STRING_LIMIT)}…`);
-  const more = h("button", { type: "button", class: "json-more link-button" }, `Show all ${text.length.toLocaleString()} characters`);
+  const more = h("button", { type: "button", class: "json-more link-button" }, interpolate(gettext("Show all %(text)s characters"), { text: text.length.toLocaleString() }, true));
   more.addEventListener("click", () => {
     body.textContent = text;
     body.tabIndex = -1;

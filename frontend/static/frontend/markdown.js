@@ -29,6 +29,7 @@ import hljs from "../vendor/highlight.min.js";
 import { copyButton } from "./clipboard.js";
 import { h } from "./dom.js";
 import { schemeMedia } from "./theme.js";
+import { gettext } from "./i18n.js";
 
 const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
 // Guessing a code block's language is the slow part: only for blocks this short.
@@ -117,7 +118,7 @@ function secureLinks(root) {
     link.setAttribute("target", "_blank");
     link.setAttribute("rel", "noopener noreferrer");
     if (link.dataset.image) {
-      link.prepend("Image: ");
+      link.prepend(gettext("Image: "));
       delete link.dataset.image;
     }
   }
@@ -144,7 +145,7 @@ function frameCode(root) {
     const block = h(
       "div",
       { class: "code-block" },
-      h("div", { class: "code-head" }, h("span", { class: "code-lang" }, lang), copyButton(() => code.textContent, { label: "Copy code" })),
+      h("div", { class: "code-head" }, h("span", { class: "code-lang" }, lang), copyButton(() => code.textContent, { label: gettext("Copy code") })),
     );
     pre.replaceWith(block);
     block.append(pre);

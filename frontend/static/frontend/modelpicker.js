@@ -6,6 +6,7 @@
 
 import { api } from "./api.js";
 import { clear, h, toast } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 /** Fill `box` with the picker for session `sessionId`, or leave it hidden. */
 export async function showModelPicker({ sessionId, box }) {
@@ -26,7 +27,7 @@ export async function showModelPicker({ sessionId, box }) {
     "select",
     { id: "model-picker-select", name: "model", "aria-describedby": "model-picker-error" },
     ...models.options.map((option) =>
-      h("option", { value: option.default ? "" : option.name, selected: (option.default ? "" : option.name) === current ? true : null }, option.default ? `${option.name} (the agent's own)` : option.name),
+      h("option", { value: option.default ? "" : option.name, selected: (option.default ? "" : option.name) === current ? true : null }, option.default ? interpolate(gettext("%(name)s (the agent's own)"), { name: option.name }, true) : option.name),
     ),
   );
   const error = h("p", { id: "model-picker-error", class: "field-error small", role: "alert" });
@@ -34,12 +35,12 @@ export async function showModelPicker({ sessionId, box }) {
     error.textContent = "";
     try {
       const saved = await api(path, { method: "PATCH", body: { model: select.value } });
-      toast(`The next turn runs on ${saved.model || models.options[0].name}.`, "ok");
+      toast(interpolate(gettext("The next turn runs on %(name)s."), { name: saved.model || models.options[0].name }, true), "ok");
     } catch (failure) {
       const body = failure.body && typeof failure.body === "object" ? failure.body : null;
       error.textContent = body && body.model ? [].concat(body.model).join(" ") : failure.message;
     }
   });
-  clear(box, h("label", { for: "model-picker-select", class: "small muted" }, "Model"), select, error);
+  clear(box, h("label", { for: "model-picker-select", class: "small muted" }, gettext("Model")), select, error);
   box.hidden = false;
 }

@@ -3,20 +3,21 @@
 
 import { api } from "./api.js";
 import { clear, failure, h, loading, toast } from "./dom.js";
+import { gettext, gettext_noop, interpolate } from "./i18n.js";
 
 const KINDS = [
-  ["approval", "Approvals I may decide"],
-  ["credential", "Credentials my tools ask for"],
-  ["call", "Results I may post"],
+  ["approval", gettext_noop("Approvals I may decide")],
+  ["credential", gettext_noop("Credentials my tools ask for")],
+  ["call", gettext_noop("Results I may post")],
 ];
 const CHANNELS = [
-  ["mail", "Mail"],
-  ["webhook", "My webhooks"],
+  ["mail", gettext_noop("Mail")],
+  ["webhook", gettext_noop("My webhooks")],
 ];
 const box = document.getElementById("notice-prefs-form");
 
 async function load() {
-  clear(box, loading("Loading your preferences…"));
+  clear(box, loading(gettext("Loading your preferences…")));
   let chosen;
   try {
     chosen = await api("/api/notices/preferences/");
@@ -31,12 +32,12 @@ function table(chosen) {
   return h(
     "table",
     { class: "table cards", id: "notice-prefs-table" },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Request"), CHANNELS.map(([, title]) => h("th", { scope: "col" }, title)))),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, gettext("Request")), CHANNELS.map(([, title]) => h("th", { scope: "col" }, gettext(title))))),
     h(
       "tbody",
       {},
       KINDS.map(([kind, title]) =>
-        h("tr", {}, h("th", { scope: "row" }, title), CHANNELS.map(([channel, label]) => h("td", {}, checkbox(chosen, kind, channel, `${label}: ${title}`)))),
+        h("tr", {}, h("th", { scope: "row" }, gettext(title)), CHANNELS.map(([channel, label]) => h("td", {}, checkbox(chosen, kind, channel, interpolate(gettext("%(channel)s: %(request)s"), { channel: gettext(label), request: gettext(title) }, true))))),
       ),
     ),
   );
@@ -54,10 +55,10 @@ async function save(chosen, kind, input) {
   input.disabled = true;
   try {
     Object.assign(chosen, await api("/api/notices/preferences/", { method: "PUT", body: { [kind]: changed } }));
-    toast("Saved.");
+    toast(gettext("Saved."));
   } catch (error) {
     input.checked = !input.checked;
-    toast(error.message || "Not saved.", "bad");
+    toast(error.message || gettext("Not saved."), "bad");
   } finally {
     input.disabled = false;
   }

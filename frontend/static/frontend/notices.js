@@ -2,6 +2,7 @@
 
 import { api } from "./api.js";
 import { clear, dateTime, empty, failure, h, loading, statusBadge } from "./dom.js";
+import { gettext } from "./i18n.js";
 
 const LIMIT = 100;
 const box = document.getElementById("notices");
@@ -18,7 +19,7 @@ function filters() {
 }
 
 async function load(before = 0) {
-  if (!before) clear(box, loading("Loading notices…"));
+  if (!before) clear(box, loading(gettext("Loading notices…")));
   let page;
   try {
     page = await api("/api/notices/deliveries/", { query: { ...filters(), limit: LIMIT, ...(before ? { before } : {}) } });
@@ -29,14 +30,14 @@ async function load(before = 0) {
   rows = before ? [...rows, ...page] : page;
   more.hidden = page.length < LIMIT;
   if (!rows.length) {
-    clear(box, empty("No notices", "A notice is logged here when a request is mailed or sent to a webhook."));
+    clear(box, empty(gettext("No notices"), gettext("A notice is logged here when a request is mailed or sent to a webhook.")));
     return;
   }
   clear(box, table(rows));
 }
 
 function table(deliveries) {
-  const titles = ["Queued", "Request", "Channel", "To", "Status", "Attempts", "Last error", "Next attempt", "Sent"];
+  const titles = [gettext("Queued"), gettext("Request"), gettext("Channel"), gettext("To"), gettext("Status"), gettext("Attempts"), gettext("Last error"), gettext("Next attempt"), gettext("Sent")];
   return h(
     "table",
     { class: "table cards", id: "notices-table" },

@@ -5,11 +5,12 @@
 import { api, ApiError } from "./api.js";
 import { barList, rangeBars, stackedColumns } from "./charts.js";
 import { ago, clear, duration, empty, failure, h, loading } from "./dom.js";
+import { gettext, gettext_noop, interpolate } from "./i18n.js";
 
 const RANGES = {
-  "24h": { hours: 24, bucket: "1h", bucketHours: 1, label: "last 24 hours" },
-  "7d": { hours: 24 * 7, bucket: "6h", bucketHours: 6, label: "last 7 days" },
-  "30d": { hours: 24 * 30, bucket: "1d", bucketHours: 24, label: "last 30 days" },
+  "24h": { hours: 24, bucket: "1h", bucketHours: 1, label: gettext_noop("last 24 hours") },
+  "7d": { hours: 24 * 7, bucket: "6h", bucketHours: 6, label: gettext_noop("last 7 days") },
+  "30d": { hours: 24 * 30, bucket: "1d", bucketHours: 24, label: gettext_noop("last 30 days") },
 };
 const el = (id) => document.getElementById(id);
 let range = "24h";
@@ -26,7 +27,7 @@ for (const button of document.querySelectorAll("#range [data-range]")) {
 
 async function load() {
   const { hours, bucket, label } = RANGES[range];
-  el("overview-range-label").textContent = `Showing the ${label}.`;
+  el("overview-range-label").textContent = interpolate(gettext("Showing the %(label)s."), { label: gettext(label) }, true);
   const since = new Date(Date.now() - hours * 3600 * 1000);
   for (const id of ["chart-calls", "chart-slow", "chart-denied"]) clear(el(id), loading());
   clear(el("kpis"));
@@ -50,15 +51,15 @@ function renderKpis(kpis) {
     h("div", { class: `kpi ${tone}`.trim(), dataset: { kpi: key } }, h("div", { class: "value" }, value), h("div", { class: "label" }, label));
   clear(
     el("kpis"),
-    kpi("calls", "Tool calls", String(kpis.calls)),
-    kpi("failed", `Failed, of ${kpis.ran} that ran`, kpis.ran ? `${Math.round((kpis.failed / kpis.ran) * 100)}%` : "—", kpis.failed ? "bad" : ""),
-    kpi("denied", "Denied", String(kpis.denied), kpis.denied ? "bad" : ""),
-    kpi("approved", "Approved", String(kpis.approved)),
-    kpi("rejected", "Rejected", String(kpis.rejected)),
-    kpi("expired", "Expired, undecided", String(kpis.expired)),
-    kpi("awaiting", "Awaiting approval", String(kpis.awaiting)),
-    kpi("p95", "p95 duration, to its bucket", kpis.p95_ms === null ? "—" : `≤ ${duration(kpis.p95_ms)}`),
-    kpi("tools", "Distinct tools", String(kpis.tools)),
+    kpi("calls", gettext("Tool calls"), String(kpis.calls)),
+    kpi("failed", interpolate(gettext("Failed, of %(ran)s that ran"), { ran: kpis.ran }, true), kpis.ran ? `${Math.round((kpis.failed / kpis.ran) * 100)}%` : "—", kpis.failed ? "bad" : ""),
+    kpi("denied", gettext("Denied"), String(kpis.denied), kpis.denied ? "bad" : ""),
+    kpi("approved", gettext("Approved"), String(kpis.approved)),
+    kpi("rejected", gettext("Rejected"), String(kpis.rejected)),
+    kpi("expired", gettext("Expired, undecided"), String(kpis.expired)),
+    kpi("awaiting", gettext("Awaiting approval"), String(kpis.awaiting)),
+    kpi("p95", gettext("p95 duration, to its bucket"), kpis.p95_ms === null ? "—" : `≤ ${duration(kpis.p95_ms)}`),
+    kpi("tools", gettext("Distinct tools"), String(kpis.tools)),
   );
 }
 
@@ -69,7 +70,7 @@ function shortName(fullName) {
 
 function renderCalls(summary) {
   if (summary.buckets.every((bucket) => Object.keys(bucket.counts).length === 0)) {
-    clear(el("chart-calls"), empty("No tool calls in this period", "Start a session and ask an agent something that needs a tool."));
+    clear(el("chart-calls"), empty(gettext("No tool calls in this period"), gettext("Start a session and ask an agent something that needs a tool.")));
     return;
   }
   const { bucketHours } = RANGES[range];
@@ -85,7 +86,7 @@ function renderCalls(summary) {
 
 function renderSlowest(slowest) {
   if (!slowest.length) {
-    clear(el("chart-slow"), empty("No tool ran in this period"));
+    clear(el("chart-slow"), empty(gettext("No tool ran in this period")));
     return;
   }
   const rows = slowest.map((row) => ({
@@ -93,14 +94,14 @@ function renderSlowest(slowest) {
     low: row.p50_ms,
     high: row.p95_ms,
     text: `${duration(row.p50_ms)} / ${duration(row.p95_ms)}`,
-    title: `${row.tool}: ${row.calls} calls, p50 ≤ ${duration(row.p50_ms)}, p95 ≤ ${duration(row.p95_ms)} (each the upper bound of its latency bucket)`,
+    title: interpolate(gettext("%(tool)s: %(calls)s calls, p50 ≤ %(p50_ms)s, p95 ≤ %(p95_ms)s (each the upper bound of its latency bucket)"), { tool: row.tool, calls: row.calls, p50_ms: duration(row.p50_ms), p95_ms: duration(row.p95_ms) }, true),
   }));
   clear(el("chart-slow"), rangeBars(rows));
 }
 
 function renderDenials(denials) {
   if (!denials.length) {
-    clear(el("chart-denied"), empty("No denials", "Nobody was refused a tool in this period."));
+    clear(el("chart-denied"), empty(gettext("No denials"), gettext("Nobody was refused a tool in this period.")));
     return;
   }
   const rows = denials.map((row) => {
@@ -118,14 +119,14 @@ async function loadApprovals() {
     waiting = (await api("/api/requests/")).filter((request) => request.kind === "approval");
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
-      clear(box, empty("Approvals are not switched on yet", "When tools wait for an approval, the waiting ones are counted here."));
+      clear(box, empty(gettext("Approvals are not switched on yet"), gettext("When tools wait for an approval, the waiting ones are counted here.")));
       return;
     }
     clear(box, failure(error, loadApprovals));
     return;
   }
   if (!waiting.length) {
-    clear(box, empty("Nothing waiting", "No tool call waits for an approval you may give."));
+    clear(box, empty(gettext("Nothing waiting"), gettext("No tool call waits for an approval you may give.")));
     return;
   }
   const counts = new Map();
@@ -136,7 +137,7 @@ async function loadApprovals() {
   const oldest = waiting.reduce((first, request) => (request.created_at < first ? request.created_at : first), waiting[0].created_at);
   clear(
     box,
-    h("p", { class: "big-number" }, h("strong", {}, String(waiting.length)), ` waiting · oldest ${ago(oldest)} · `, h("a", { href: "/inbox/" }, "open the inbox")),
+    h("p", { class: "big-number" }, h("strong", {}, String(waiting.length)), interpolate(gettext(" waiting · oldest %(oldest)s · "), { oldest: ago(oldest) }, true), h("a", { href: "/inbox/" }, gettext("open the inbox"))),
     barList([...counts].sort((a, b) => b[1] - a[1]).map(([name, value]) => ({ name, value, title: name })), { fill: "denied" }),
   );
 }
@@ -156,7 +157,7 @@ async function loadTokens(since) {
     ]);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
-      clear(box, empty("Token usage is not recorded yet", "Tokens by user and agent appear here once the usage API is on."));
+      clear(box, empty(gettext("Token usage is not recorded yet"), gettext("Tokens by user and agent appear here once the usage API is on.")));
       return;
     }
     clear(box, failure(error, () => loadTokens(since)));
@@ -164,7 +165,7 @@ async function loadTokens(since) {
   }
   showCost(byUser, byAgent, byModel, day);
   if (!byUser.total.total_tokens) {
-    clear(box, empty("No tokens used in this period", "Model calls count their tokens here (the offline demo model counts words)."));
+    clear(box, empty(gettext("No tokens used in this period"), gettext("Model calls count their tokens here (the offline demo model counts words).")));
     return;
   }
   const rows = (usage) =>
@@ -172,11 +173,11 @@ async function loadTokens(since) {
       .filter((row) => row.total_tokens > 0)
       .sort((a, b) => b.total_tokens - a.total_tokens)
       .slice(0, 6)
-      .map((row) => ({ name: row.key, value: row.total_tokens, text: row.total_tokens.toLocaleString(), title: `${row.key}: ${row.runs} runs, ${row.prompt_tokens.toLocaleString()} in, ${row.completion_tokens.toLocaleString()} out` }));
+      .map((row) => ({ name: row.key, value: row.total_tokens, text: row.total_tokens.toLocaleString(), title: interpolate(gettext("%(key)s: %(runs)s runs, %(prompt_tokens)s in, %(completion_tokens)s out"), { key: row.key, runs: row.runs, prompt_tokens: row.prompt_tokens.toLocaleString(), completion_tokens: row.completion_tokens.toLocaleString() }, true) }));
   clear(
     box,
-    h("p", { class: "big-number" }, h("strong", {}, byUser.total.total_tokens.toLocaleString()), ` tokens in ${byUser.total.runs} runs since ${day}`),
-    h("div", { class: "split" }, h("div", {}, h("div", { class: "label" }, "By user"), barList(rows(byUser))), h("div", {}, h("div", { class: "label" }, "By agent"), barList(rows(byAgent)))),
+    h("p", { class: "big-number" }, h("strong", {}, byUser.total.total_tokens.toLocaleString()), interpolate(gettext(" tokens in %(runs)s runs since %(day)s"), { runs: byUser.total.runs, day }, true)),
+    h("div", { class: "split" }, h("div", {}, h("div", { class: "label" }, gettext("By user")), barList(rows(byUser))), h("div", {}, h("div", { class: "label" }, gettext("By agent")), barList(rows(byAgent)))),
   );
 }
 
@@ -191,7 +192,7 @@ function money(amount) {
 function showCost(byUser, byAgent, byModel, day) {
   const box = el("chart-cost");
   if (!Number(byUser.total.cost)) {
-    clear(box, empty("Nothing priced was used in this period", "Staff set each model's price per million tokens on the Models page; runs cost from then on."));
+    clear(box, empty(gettext("Nothing priced was used in this period"), gettext("Staff set each model's price per million tokens on the Models page; runs cost from then on.")));
     return;
   }
   const rows = (usage) =>
@@ -199,16 +200,16 @@ function showCost(byUser, byAgent, byModel, day) {
       .filter((row) => Number(row.cost) > 0)
       .sort((a, b) => Number(b.cost) - Number(a.cost))
       .slice(0, 6)
-      .map((row) => ({ name: row.key || "(before models were counted)", value: Number(row.cost), text: money(row.cost), title: `${row.key}: ${money(row.cost)} for ${row.total_tokens.toLocaleString()} tokens in ${row.runs} runs` }));
+      .map((row) => ({ name: row.key || gettext("(before models were counted)"), value: Number(row.cost), text: money(row.cost), title: interpolate(gettext("%(key)s: %(cost)s for %(total_tokens)s tokens in %(runs)s runs"), { key: row.key, cost: money(row.cost), total_tokens: row.total_tokens.toLocaleString(), runs: row.runs }, true) }));
   clear(
     box,
-    h("p", { class: "big-number", id: "cost-total" }, h("strong", {}, money(byUser.total.cost)), ` spent in ${byUser.total.runs} runs since ${day}`),
+    h("p", { class: "big-number", id: "cost-total" }, h("strong", {}, money(byUser.total.cost)), interpolate(gettext(" spent in %(runs)s runs since %(day)s"), { runs: byUser.total.runs, day }, true)),
     h(
       "div",
       { class: "split" },
-      h("div", { id: "cost-by-user" }, h("div", { class: "label" }, "By user"), barList(rows(byUser))),
-      h("div", { id: "cost-by-agent" }, h("div", { class: "label" }, "By agent"), barList(rows(byAgent))),
-      h("div", { id: "cost-by-model" }, h("div", { class: "label" }, "By model"), barList(rows(byModel))),
+      h("div", { id: "cost-by-user" }, h("div", { class: "label" }, gettext("By user")), barList(rows(byUser))),
+      h("div", { id: "cost-by-agent" }, h("div", { class: "label" }, gettext("By agent")), barList(rows(byAgent))),
+      h("div", { id: "cost-by-model" }, h("div", { class: "label" }, gettext("By model")), barList(rows(byModel))),
     ),
   );
 }

@@ -4,13 +4,14 @@
 
 import { api, ApiError } from "./api.js";
 import { badge, clear, dateTime, empty, failure, h, json, loading, toast } from "./dom.js";
+import { gettext, gettext_noop, interpolate } from "./i18n.js";
 import { previewArtifact } from "./preview.js";
 
 const RISK_TONES = { dangerous: "bad", write: "wait" };
 const SCOPES = [
-  ["session", "this session"],
-  ["user", "all your sessions of this agent"],
-  ["app", "everyone using this agent"],
+  ["session", gettext_noop("this session")],
+  ["user", gettext_noop("all your sessions of this agent")],
+  ["app", gettext_noop("everyone using this agent")],
 ];
 
 /**
@@ -18,7 +19,7 @@ const SCOPES = [
  * tools that are unavailable and why; `changed` says why it refreshed.
  */
 export async function showTools({ box, count, note, agent, sessionId = null, changed = false }) {
-  if (!box.childElementCount) clear(box, loading("Loading tools…"));
+  if (!box.childElementCount) clear(box, loading(gettext("Loading tools…")));
   const again = () => showTools({ box, count, note, agent, sessionId });
   let tools;
   let sessionTools = null;
@@ -37,7 +38,7 @@ export async function showTools({ box, count, note, agent, sessionId = null, cha
   }
   count.textContent = String(tools.length);
   if (changed) {
-    note.textContent = `Updated ${new Date().toLocaleTimeString()}: what you may use changed.`;
+    note.textContent = interpolate(gettext("Updated %(time)s: what you may use changed."), { time: new Date().toLocaleTimeString() }, true);
     const panel = box.closest(".panel");
     panel.classList.remove("flash");
     void panel.offsetWidth; // restart the highlight animation
@@ -49,27 +50,27 @@ export async function showTools({ box, count, note, agent, sessionId = null, cha
     box,
     tools.length
       ? h("ul", { class: "tool-list", id: "tool-list" }, tools.map((tool) => toolItem(tool, conditions.get(tool.full_name))))
-      : empty("No tools available", "This agent has no tools you may use right now."),
+      : empty(gettext("No tools available"), gettext("This agent has no tools you may use right now.")),
     unavailable.length
       ? h(
           "div",
           { class: "tool-unavailable", id: "tool-unavailable" },
-          h("h3", { class: "small" }, `Unavailable (${unavailable.length})`),
+          h("h3", { class: "small" }, interpolate(gettext("Unavailable (%(unavailable)s)"), { unavailable: unavailable.length }, true)),
           h("ul", { class: "tool-list", id: "tool-unavailable-list" }, unavailable.map(unavailableItem)),
         )
       : null,
-    whyError ? h("p", { class: "muted small", id: "tool-why-error" }, `Could not say which tools are unavailable: ${whyError.message}`) : null,
+    whyError ? h("p", { class: "muted small", id: "tool-why-error" }, interpolate(gettext("Could not say which tools are unavailable: %(message)s"), { message: whyError.message }, true)) : null,
   );
 }
 
 function toolItem(tool, conditionText) {
-  const title = `${tool.full_name} (on ${tool.agent})${tool.description ? `: ${tool.description}` : ""}`;
+  const title = interpolate(gettext("%(full_name)s (on %(agent)s)%(description)s"), { full_name: tool.full_name, agent: tool.agent, description: tool.description ? `: ${tool.description}` : "" }, true);
   return h(
     "li",
     { dataset: { tool: tool.full_name }, title },
     h("div", { class: "tool-line" }, h("code", {}, tool.name), badge(tool.risk, RISK_TONES[tool.risk] || "")),
     h("div", { class: "muted small" }, tool.rule),
-    conditionText ? h("div", { class: "small tool-condition" }, `Only when ${conditionText}`) : null,
+    conditionText ? h("div", { class: "small tool-condition" }, interpolate(gettext("Only when %(conditionText)s"), { conditionText }, true)) : null,
   );
 }
 
@@ -78,14 +79,14 @@ function unavailableItem(tool) {
   return h(
     "li",
     { dataset: { tool: tool.full_name, reason: tool.reason || "" }, class: "unavailable", title: tool.full_name },
-    h("div", { class: "tool-line" }, h("code", {}, tool.name), badge("unavailable", "bad")),
-    h("div", { class: "small tool-why" }, tool.why ? `${tool.why[0].toUpperCase()}${tool.why.slice(1)}.` : "Unavailable."),
+    h("div", { class: "tool-line" }, h("code", {}, tool.name), badge(gettext("unavailable"), "bad")),
+    h("div", { class: "small tool-why" }, tool.why ? `${tool.why[0].toUpperCase()}${tool.why.slice(1)}.` : gettext("Unavailable.")),
   );
 }
 
 /** Session, user and app state as the agent sees it. */
 export async function showState({ box, sessionId }) {
-  if (!box.childElementCount) clear(box, loading("Loading state…"));
+  if (!box.childElementCount) clear(box, loading(gettext("Loading state…")));
   let state;
   try {
     state = await api(`/api/sessions/${sessionId}/state/`);
@@ -100,10 +101,10 @@ export async function showState({ box, sessionId }) {
       return h(
         "div",
         { class: "scope", dataset: { scope } },
-        h("h3", {}, scope, h("span", { class: "muted small" }, ` · ${meaning}`)),
+        h("h3", {}, scope, h("span", { class: "muted small" }, ` · ${gettext(meaning)}`)),
         entries.length
           ? h("dl", { class: "kv" }, entries.map(([key, value]) => [h("dt", {}, key), h("dd", {}, stateValue(value))]))
-          : h("p", { class: "muted small" }, "Nothing stored."),
+          : h("p", { class: "muted small" }, gettext("Nothing stored.")),
       );
     }),
   );
@@ -119,7 +120,7 @@ function stateValue(value) {
  * version, from the events) stands in on a server without the artifacts API.
  */
 export async function showArtifacts({ box, sessionId, seen }) {
-  if (!box.childElementCount) clear(box, loading("Loading artifacts…"));
+  if (!box.childElementCount) clear(box, loading(gettext("Loading artifacts…")));
   let listing;
   try {
     listing = await api(`/api/sessions/${sessionId}/artifacts/`);
@@ -136,27 +137,27 @@ export async function showArtifacts({ box, sessionId, seen }) {
     box,
     listing.length
       ? h("ul", { class: "artifact-list", id: "artifact-list" }, listing.map((artifact) => artifactItem(artifact, url, sessionId)))
-      : h("p", { class: "muted small" }, "No artifacts saved in this session."),
+      : h("p", { class: "muted small" }, gettext("No artifacts saved in this session.")),
     uploadForm(sessionId, () => showArtifacts({ box, sessionId, seen })),
   );
 }
 
 function artifactItem(artifact, url, sessionId) {
   const latest = artifact.versions[artifact.versions.length - 1] || {};
-  const preview = h("button", { type: "button", class: "button ghost small preview-button", "aria-label": `Preview ${artifact.filename}` }, "Preview");
+  const preview = h("button", { type: "button", class: "button ghost small preview-button", "aria-label": interpolate(gettext("Preview %(filename)s"), { filename: artifact.filename }, true) }, gettext("Preview"));
   preview.addEventListener("click", () =>
     previewArtifact({ sessionId, filename: artifact.filename, version: latest.version, mimeType: latest.mime_type || "", size: latest.size, from: preview }),
   );
   return h(
     "li",
     { dataset: { artifact: artifact.filename } },
-    h("a", { href: url(artifact.filename, artifact.latest), download: "", title: `${latest.mime_type || ""} · ${latest.size ?? "?"} bytes` }, artifact.filename),
-    h("span", {}, artifact.scope === "user" ? badge("user", "live") : null, " ", badge(`v${artifact.latest}`), " ", preview),
+    h("a", { href: url(artifact.filename, artifact.latest), download: "", title: interpolate(gettext("%(mime_type)s · %(size)s bytes"), { mime_type: latest.mime_type || "", size: latest.size ?? "?" }, true) }, artifact.filename),
+    h("span", {}, artifact.scope === "user" ? badge(gettext("user"), "live") : null, " ", badge(`v${artifact.latest}`), " ", preview),
     artifact.versions.length > 1
       ? h(
           "div",
           { class: "versions muted" },
-          "versions:",
+          gettext("versions:"),
           artifact.versions.map((version) => h("a", { href: url(artifact.filename, version.version), download: "", title: dateTime(version.created_at) }, `v${version.version}`)),
         )
       : null,
@@ -164,8 +165,8 @@ function artifactItem(artifact, url, sessionId) {
 }
 
 function uploadForm(sessionId, onUploaded) {
-  const input = h("input", { type: "file", name: "file", "aria-label": "File to upload as an artifact" });
-  const button = h("button", { type: "submit", class: "button small" }, "Upload");
+  const input = h("input", { type: "file", name: "file", "aria-label": gettext("File to upload as an artifact") });
+  const button = h("button", { type: "submit", class: "button small" }, gettext("Upload"));
   const form = h("form", { class: "upload", id: "artifact-upload" }, input, button);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -178,10 +179,10 @@ function uploadForm(sessionId, onUploaded) {
     button.disabled = true;
     try {
       const saved = await api(`/api/sessions/${sessionId}/artifacts/`, { method: "POST", form: body });
-      toast(`Uploaded ${saved.filename} (v${saved.version}).`);
+      toast(interpolate(gettext("Uploaded %(filename)s (v%(version)s)."), { filename: saved.filename, version: saved.version }, true));
       onUploaded();
     } catch (error) {
-      toast(`Not uploaded: ${error.message}`, "bad");
+      toast(interpolate(gettext("Not uploaded: %(error)s"), { error: error.message }, true), "bad");
     } finally {
       button.disabled = false;
     }
@@ -191,7 +192,7 @@ function uploadForm(sessionId, onUploaded) {
 
 function showSeenArtifacts(box, seen) {
   if (!seen.size) {
-    clear(box, h("p", { class: "muted small" }, "No artifacts saved in this session."));
+    clear(box, h("p", { class: "muted small" }, gettext("No artifacts saved in this session.")));
     return;
   }
   clear(box, h("ul", { class: "artifact-list" }, [...seen].map(([name, version]) => h("li", {}, h("span", {}, name), badge(`v${version}`)))));

@@ -5,6 +5,7 @@
 import { api } from "./api.js";
 import { copyButton } from "./clipboard.js";
 import { badge, clear, debounce, empty, failure, h, loading, timeAgo, toast } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 const PAGE = 50;
 const list = document.getElementById("people-list");
@@ -44,10 +45,10 @@ function groupChoices(form) {
   const box = form.querySelector(".group-choices");
   clear(
     box,
-    h("legend", {}, "Groups"),
+    h("legend", {}, gettext("Groups")),
     groups.length
       ? groups.map((group) => h("label", {}, h("input", { type: "checkbox", name: "groups", value: group.name }), group.name))
-      : h("span", { class: "muted small" }, "No groups yet."),
+      : h("span", { class: "muted small" }, gettext("No groups yet.")),
   );
 }
 
@@ -74,7 +75,7 @@ async function loadGroups() {
 
 async function loadPeople({ append = false } = {}) {
   const after = append && shown.length ? shown[shown.length - 1].username : "";
-  if (!append) clear(list, loading("Loading people…"));
+  if (!append) clear(list, loading(gettext("Loading people…")));
   let page;
   try {
     page = await api("/api/users/", { query: { search: search.value.trim(), limit: PAGE, after } });
@@ -84,7 +85,7 @@ async function loadPeople({ append = false } = {}) {
   }
   shown = append ? shown.concat(page) : page;
   more.hidden = page.length < PAGE;
-  clear(list, shown.length ? shown.map(personItem) : h("li", { class: "muted" }, "Nobody matches."));
+  clear(list, shown.length ? shown.map(personItem) : h("li", { class: "muted" }, gettext("Nobody matches.")));
 }
 
 function personItem(user) {
@@ -96,9 +97,9 @@ function personItem(user) {
       { type: "button", class: "pick", "aria-current": user.username === selected ? "true" : null, onclick: () => select(user.username) },
       h("span", { class: "pick-name" }, user.username),
       user.full_name ? h("span", { class: "muted small" }, ` ${user.full_name}`) : null,
-      user.is_staff ? badge("staff") : null,
+      user.is_staff ? badge(gettext("staff")) : null,
       user.single_sign_on ? badge(user.source, "live") : null,
-      user.is_active ? null : badge("switched off", "bad"),
+      user.is_active ? null : badge(gettext("switched off"), "bad"),
     ),
   );
 }
@@ -111,10 +112,10 @@ async function select(username) {
 
 async function loadDetail() {
   if (selected === null) {
-    clear(detail, empty("Nobody chosen", "Pick someone to see and change her account."));
+    clear(detail, empty(gettext("Nobody chosen"), gettext("Pick someone to see and change her account.")));
     return;
   }
-  clear(detail, loading("Loading…"));
+  clear(detail, loading(gettext("Loading…")));
   try {
     const path = `/api/users/${encodeURIComponent(selected)}/`;
     const [user, budgets] = await Promise.all([api(path), api("/api/budgets/")]);
@@ -147,19 +148,19 @@ function personDetail(user, budget) {
       { class: "panel-title", id: "person-title" },
       user.username,
       " ",
-      user.is_staff ? badge("staff") : null,
-      user.is_active ? badge("active", "ok") : badge("switched off", "bad"),
+      user.is_staff ? badge(gettext("staff")) : null,
+      user.is_active ? badge(gettext("active"), "ok") : badge(gettext("switched off"), "bad"),
     ),
     h(
       "p",
       { class: "muted small", id: "person-source" },
       user.single_sign_on
-        ? `Signs in with ${user.source}: her name and email${owned.has("is_staff") ? ", and whether she is staff," : ""} come from there at each sign-in.`
-        : "Signs in with a password made here.",
-      " Joined ",
+        ? interpolate(gettext("Signs in with %(source)s: her name and email%(has)s come from there at each sign-in."), { source: user.source, has: owned.has("is_staff") ? gettext(", and whether she is staff,") : "" }, true)
+        : gettext("Signs in with a password made here."),
+      gettext(" Joined "),
       timeAgo(user.date_joined),
-      "; last signed in ",
-      user.last_login ? timeAgo(user.last_login) : "never",
+      gettext("; last signed in "),
+      user.last_login ? timeAgo(user.last_login) : gettext("never"),
       ".",
     ),
     standing(user, path, owned),
@@ -174,15 +175,15 @@ function standing(user, path, owned) {
   const patch = (body, done) => change(() => api(path, { method: "PATCH", body }), done, errors);
   const active = user.is_active
     ? h("button", { type: "button", class: "button reject small", id: "person-active", onclick: () => {
-        if (!window.confirm(`Switch ${user.username} off? Her sessions, tokens and open pages stop at once.`)) return;
-        patch({ is_active: false }, `${user.username} is switched off.`);
-      } }, "Switch off")
-    : h("button", { type: "button", class: "button small", id: "person-active", onclick: () => patch({ is_active: true }, `${user.username} is switched on.`) }, "Switch on");
+        if (!window.confirm(interpolate(gettext("Switch %(username)s off? Her sessions, tokens and open pages stop at once."), { username: user.username }, true))) return;
+        patch({ is_active: false }, interpolate(gettext("%(username)s is switched off."), { username: user.username }, true));
+      } }, gettext("Switch off"))
+    : h("button", { type: "button", class: "button small", id: "person-active", onclick: () => patch({ is_active: true }, interpolate(gettext("%(username)s is switched on."), { username: user.username }, true)) }, gettext("Switch on"));
   const staff = h(
     "button",
-    { type: "button", class: "button small", id: "person-staff", disabled: owned.has("is_staff"), title: owned.has("is_staff") ? `${user.source} decides this` : null,
-      onclick: () => patch({ is_staff: !user.is_staff }, user.is_staff ? `${user.username} is no longer staff.` : `${user.username} is staff now.`) },
-    user.is_staff ? "Remove staff" : "Make staff",
+    { type: "button", class: "button small", id: "person-staff", disabled: owned.has("is_staff"), title: owned.has("is_staff") ? interpolate(gettext("%(source)s decides this"), { source: user.source }, true) : null,
+      onclick: () => patch({ is_staff: !user.is_staff }, user.is_staff ? interpolate(gettext("%(username)s is no longer staff."), { username: user.username }, true) : interpolate(gettext("%(username)s is staff now."), { username: user.username }, true)) },
+    user.is_staff ? gettext("Remove staff") : gettext("Make staff"),
   );
   return [h("div", { class: "person-actions" }, active, staff), errors];
 }
@@ -190,17 +191,17 @@ function standing(user, path, owned) {
 function profile(user, path, owned) {
   const field = (name, label, type = "text") =>
     [
-      h("label", {}, label, h("input", { name, type, value: user[name], maxlength: 150, disabled: owned.has(name), title: owned.has(name) ? `${user.source} sets this` : null, autocomplete: "off" })),
+      h("label", {}, label, h("input", { name, type, value: user[name], maxlength: 150, disabled: owned.has(name), title: owned.has(name) ? interpolate(gettext("%(source)s sets this"), { source: user.source }, true) : null, autocomplete: "off" })),
       h("p", { class: "field-error small", "data-error": name, role: "alert" }),
     ];
   const form = h(
     "form",
     { class: "form-grid", id: "person-profile", novalidate: true },
-    field("first_name", "First name"),
-    field("last_name", "Last name"),
-    field("email", "Email", "email"),
+    field("first_name", gettext("First name")),
+    field("last_name", gettext("Last name")),
+    field("email", gettext("Email"), "email"),
     h("p", { class: "field-error small", "data-error": "non_field_errors", role: "alert" }),
-    owned.has("email") ? null : h("div", { class: "actions" }, h("button", { type: "submit", class: "button small" }, "Save")),
+    owned.has("email") ? null : h("div", { class: "actions" }, h("button", { type: "submit", class: "button small" }, gettext("Save"))),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -208,18 +209,18 @@ function profile(user, path, owned) {
     for (const input of form.querySelectorAll("input:not([disabled])")) {
       if (input.value !== user[input.name]) body[input.name] = input.value;
     }
-    change(() => api(path, { method: "PATCH", body }), `${user.username}'s details saved.`, form);
+    change(() => api(path, { method: "PATCH", body }), interpolate(gettext("%(username)s's details saved."), { username: user.username }, true), form);
   });
-  return [h("h3", { class: "label" }, "Details"), form];
+  return [h("h3", { class: "label" }, gettext("Details")), form];
 }
 
 function memberships(user) {
   const byName = new Map(groups.map((group) => [group.name, group]));
   const others = groups.filter((group) => !user.groups.includes(group.name));
-  const pick = h("select", { id: "person-group", "aria-label": "Group to add her to" }, others.map((group) => h("option", { value: group.id }, group.name)));
+  const pick = h("select", { id: "person-group", "aria-label": gettext("Group to add her to") }, others.map((group) => h("option", { value: group.id }, group.name)));
   const member = (path) => `/api/groups/${path}`;
   return [
-    h("h3", { class: "label" }, "Groups"),
+    h("h3", { class: "label" }, gettext("Groups")),
     user.groups.length
       ? h("ul", { class: "members", id: "person-groups" }, user.groups.map((name) => {
           const group = byName.get(name);
@@ -227,35 +228,35 @@ function memberships(user) {
           return h(
             "li",
             { dataset: { group: name } },
-            h("span", {}, name, managed ? badge("provider", "live") : null),
+            h("span", {}, name, managed ? badge(gettext("provider"), "live") : null),
             group && !managed
-              ? h("button", { type: "button", class: "button ghost small", "aria-label": `Take ${user.username} out of ${name}`,
-                  onclick: () => change(() => api(member(`${group.id}/members/${encodeURIComponent(user.username)}/`), { method: "DELETE" }), `${user.username} left ${name}.`) }, "Remove")
+              ? h("button", { type: "button", class: "button ghost small", "aria-label": interpolate(gettext("Take %(username)s out of %(name)s"), { username: user.username, name }, true),
+                  onclick: () => change(() => api(member(`${group.id}/members/${encodeURIComponent(user.username)}/`), { method: "DELETE" }), interpolate(gettext("%(username)s left %(name)s."), { username: user.username, name }, true)) }, gettext("Remove"))
               : null,
           );
         }))
-      : h("p", { class: "muted", id: "person-groups" }, "In no group."),
+      : h("p", { class: "muted", id: "person-groups" }, gettext("In no group.")),
     others.length
       ? h("form", { class: "inline-form", id: "person-add-group", onsubmit: (event) => {
           event.preventDefault();
           const group = groups.find((g) => String(g.id) === pick.value);
-          change(() => api(member(`${group.id}/members/`), { method: "POST", body: { username: user.username } }), `${user.username} added to ${group.name}.`);
-        } }, pick, h("button", { type: "submit", class: "button small" }, "Add to group"))
+          change(() => api(member(`${group.id}/members/`), { method: "POST", body: { username: user.username } }), interpolate(gettext("%(username)s added to %(name)s."), { username: user.username, name: group.name }, true));
+        } }, pick, h("button", { type: "submit", class: "button small" }, gettext("Add to group")))
       : null,
   ];
 }
 
 function budgetForm(user, budget) {
-  const tokens = h("input", { id: "person-budget", name: "daily_tokens", type: "number", min: 1, value: budget ? budget.daily_tokens : "", placeholder: "No budget of her own" });
+  const tokens = h("input", { id: "person-budget", name: "daily_tokens", type: "number", min: 1, value: budget ? budget.daily_tokens : "", placeholder: gettext("No budget of her own") });
   const form = h(
     "form",
     { class: "inline-form", id: "person-budget-form", novalidate: true },
-    h("label", { for: "person-budget" }, "Daily tokens"),
+    h("label", { for: "person-budget" }, gettext("Daily tokens")),
     tokens,
-    h("button", { type: "submit", class: "button small" }, "Save budget"),
+    h("button", { type: "submit", class: "button small" }, gettext("Save budget")),
     budget
       ? h("button", { type: "button", class: "button ghost small", onclick: () =>
-          change(() => api(`/api/budgets/${budget.id}/`, { method: "DELETE" }), `${user.username}'s budget removed.`) }, "Remove budget")
+          change(() => api(`/api/budgets/${budget.id}/`, { method: "DELETE" }), interpolate(gettext("%(username)s's budget removed."), { username: user.username }, true)) }, gettext("Remove budget"))
       : null,
     h("p", { class: "field-error small", "data-error": "daily_tokens", role: "alert" }),
     h("p", { class: "field-error small", "data-error": "non_field_errors", role: "alert" }),
@@ -266,36 +267,36 @@ function budgetForm(user, budget) {
     const save = budget
       ? () => api(`/api/budgets/${budget.id}/`, { method: "PATCH", body })
       : () => api("/api/budgets/", { method: "POST", body: { ...body, user: user.username } });
-    change(save, `${user.username}'s budget saved.`, form);
+    change(save, interpolate(gettext("%(username)s's budget saved."), { username: user.username }, true), form);
   });
-  const used = budget ? h("p", { class: "muted small" }, `${budget.used_today} used today, ${budget.remaining_today} left.`) : null;
-  return [h("h3", { class: "label" }, "Budget"), form, used];
+  const used = budget ? h("p", { class: "muted small" }, interpolate(gettext("%(used_today)s used today, %(remaining_today)s left."), { used_today: budget.used_today, remaining_today: budget.remaining_today }, true)) : null;
+  return [h("h3", { class: "label" }, gettext("Budget")), form, used];
 }
 
 async function loadInvites() {
   try {
     const invites = await api("/api/invites/");
-    clear(inviteList, invites.length ? invites.map(inviteItem) : h("li", { class: "muted" }, "None."));
+    clear(inviteList, invites.length ? invites.map(inviteItem) : h("li", { class: "muted" }, gettext("None.")));
   } catch (error) {
     clear(inviteList, failure(error, loadInvites));
   }
 }
 
 function inviteItem(invite) {
-  const who = invite.email || "a link";
+  const who = invite.email || gettext("a link");
   return h(
     "li",
     { dataset: { invite: String(invite.id) } },
-    h("span", {}, who, invite.is_staff ? badge("staff") : null, invite.groups.length ? ` (${invite.groups.join(", ")})` : "", " · expires ", timeAgo(invite.expires_at)),
+    h("span", {}, who, invite.is_staff ? badge(gettext("staff")) : null, invite.groups.length ? ` (${invite.groups.join(", ")})` : "", gettext(" · expires "), timeAgo(invite.expires_at)),
     h("button", { type: "button", class: "button ghost small", onclick: async () => {
       try {
         await api(`/api/invites/${invite.id}/`, { method: "DELETE" });
-        toast("Invitation withdrawn.", "ok");
+        toast(gettext("Invitation withdrawn."), "ok");
       } catch (error) {
         toast(error.message, "bad");
       }
       await loadInvites();
-    } }, "Withdraw"),
+    } }, gettext("Withdraw")),
   );
 }
 
@@ -309,11 +310,11 @@ inviteForm.addEventListener("submit", async (event) => {
     showErrors(inviteForm, error);
     return;
   }
-  const link = h("input", { id: "invite-link", readonly: true, value: made.link, "aria-label": "Invitation link" });
+  const link = h("input", { id: "invite-link", readonly: true, value: made.link, "aria-label": gettext("Invitation link") });
   clear(
     issued,
-    h("p", {}, made.mailed ? `Mailed to ${made.email}. ` : "", "Copy the link now: it is shown only once, and works once."),
-    h("div", { class: "invite-link" }, link, copyButton(() => made.link, { label: "Copy the link" })),
+    h("p", {}, made.mailed ? interpolate(gettext("Mailed to %(email)s. "), { email: made.email }, true) : "", gettext("Copy the link now: it is shown only once, and works once.")),
+    h("div", { class: "invite-link" }, link, copyButton(() => made.link, { label: gettext("Copy the link") })),
   );
   inviteForm.reset();
   groupChoices(inviteForm);
@@ -330,7 +331,7 @@ createForm.addEventListener("submit", async (event) => {
     showErrors(createForm, error);
     return;
   }
-  toast(`${user.username} created.`, "ok");
+  toast(interpolate(gettext("%(username)s created."), { username: user.username }, true), "ok");
   createForm.reset();
   groupChoices(createForm);
   createPanel.hidden = true;

@@ -7,6 +7,7 @@
 import { api } from "./api.js";
 import { clear, h } from "./dom.js";
 import { fileSize } from "./attach.js";
+import { gettext, ngettext, interpolate } from "./i18n.js";
 
 const TEXT_LIMIT = 200_000; // characters shown of a text file
 const IMAGE = /^image\/(png|jpe?g|gif|webp|avif|bmp|svg\+xml)$/;
@@ -45,8 +46,8 @@ function ensureDialog() {
   if (dialog) return dialog;
   const title = h("h2", { id: "preview-title", class: "preview-title" });
   const meta = h("p", { class: "muted small", id: "preview-meta" });
-  const download = h("a", { class: "button small", id: "preview-download", download: "" }, "Download");
-  const close = h("button", { type: "button", class: "button ghost small", id: "preview-close" }, "Close");
+  const download = h("a", { class: "button small", id: "preview-download", download: "" }, gettext("Download"));
+  const close = h("button", { type: "button", class: "button ghost small", id: "preview-close" }, gettext("Close"));
   const body = h("div", { class: "preview-body", id: "preview-body" });
   dialog = h(
     "dialog",
@@ -73,18 +74,18 @@ export async function previewArtifact({ sessionId, filename, version = null, mim
   let found = { version, mime_type: mimeType, size };
   if (mimeType === null) found = (await versionOf(sessionId, filename, version)) || found;
   const url = artifactUrl(sessionId, filename, found.version ?? version);
-  box.querySelector("#preview-title").textContent = `${filename}${found.version !== null && found.version !== undefined ? ` · v${found.version}` : ""}`;
+  box.querySelector("#preview-title").textContent = `${filename}${found.version !== null && found.version !== undefined ? interpolate(gettext(" · v%(version)s"), { version: found.version }, true) : ""}`;
   box.querySelector("#preview-meta").textContent = [found.mime_type, found.size !== null && found.size !== undefined ? fileSize(found.size) : null].filter(Boolean).join(" · ");
   box.querySelector("#preview-download").href = url;
   const body = box.querySelector("#preview-body");
   const kind = previewKind(filename, found.mime_type);
   body.dataset.kind = kind || "none";
-  clear(body, h("p", { class: "muted" }, "Loading…"));
+  clear(body, h("p", { class: "muted" }, gettext("Loading…")));
   if (!box.open) box.showModal();
   try {
     clear(body, await render(kind, url, filename));
   } catch (error) {
-    clear(body, h("p", { class: "error-box", role: "alert" }, `Cannot show ${filename}: ${error.message}`));
+    clear(body, h("p", { class: "error-box", role: "alert" }, interpolate(gettext("Cannot show %(filename)s: %(error)s"), { filename, error: error.message }, true)));
   }
 }
 
@@ -105,20 +106,20 @@ async function render(kind, url, filename) {
     case "image":
       return h("img", { src: url, alt: filename, class: "preview-image" });
     case "pdf":
-      return h("iframe", { src: `${url}${url.includes("?") ? "&" : "?"}inline=1`, title: `${filename} (PDF)`, class: "preview-frame" });
+      return h("iframe", { src: `${url}${url.includes("?") ? "&" : "?"}inline=1`, title: interpolate(gettext("%(filename)s (PDF)"), { filename }, true), class: "preview-frame" });
     case "html": {
       // sandbox="" (no allow-scripts, no allow-same-origin): scripts never run, and
       // the page is of an opaque origin, with no reach into this one.
-      const frame = h("iframe", { sandbox: "", title: `${filename} (HTML, scripts off)`, class: "preview-frame", referrerpolicy: "no-referrer" });
+      const frame = h("iframe", { sandbox: "", title: interpolate(gettext("%(filename)s (HTML, scripts off)"), { filename }, true), class: "preview-frame", referrerpolicy: "no-referrer" });
       frame.srcdoc = await fetchText(url);
-      return [h("p", { class: "muted small" }, "Shown in a sandbox: its scripts do not run, and it cannot reach this page."), frame];
+      return [h("p", { class: "muted small" }, gettext("Shown in a sandbox: its scripts do not run, and it cannot reach this page.")), frame];
     }
     case "markdown":
       return renderMarkdownText(await fetchText(url));
     case "text":
       return h("pre", { class: "preview-text" }, await fetchText(url));
     default:
-      return h("p", {}, "No preview for this type of file: download it to open it.");
+      return h("p", {}, gettext("No preview for this type of file: download it to open it."));
   }
 }
 
@@ -133,9 +134,9 @@ async function renderMarkdownText(text) {
 
 async function fetchText(url) {
   const response = await fetch(url, { credentials: "same-origin" });
-  if (!response.ok) throw new Error(response.status === 404 ? "it is not there (or not yours)." : `the server answered ${response.status}.`);
+  if (!response.ok) throw new Error(response.status === 404 ? gettext("it is not there (or not yours).") : interpolate(gettext("the server answered %(status)s."), { status: response.status }, true));
   const text = await response.text();
-  return text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT)}\n… (${text.length - TEXT_LIMIT} more characters: download the file to read them)` : text;
+  return text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT)}\n${interpolate(ngettext("… (%(n)s more character: download the file to read them)", "… (%(n)s more characters: download the file to read them)", text.length - TEXT_LIMIT), { n: text.length - TEXT_LIMIT }, true)}` : text;
 }
 
 /** Open a preview from an artifact chip of the timeline (its data-artifact, data-version). */

@@ -3,6 +3,8 @@
 // REST API's statuses. The server's own message is kept where it is already
 // written for people (who may answer, how many turns are queued, ...).
 
+import { gettext, gettext_noop, interpolate } from "./i18n.js";
+
 const SERVER_WORDS = new Set([
   "too_many_turns",
   "forbidden",
@@ -14,18 +16,18 @@ const SERVER_WORDS = new Set([
 ]);
 
 const WORDS = {
-  too_big: "Your message is too long to send in one piece. Shorten it, or split it into several messages.",
-  bad_json: "Your message could not be read on the way to the server. Try again; if it keeps failing, reload the page.",
-  unsupported: "This page asked the server for something it does not do here. Reload the page and try again.",
-  bad_request: "The page's connection to this session is wrong. Reload the page.",
-  session_closed: "This session is closed: it takes no new messages. Start a new session with the same agent to go on.",
-  not_found: "That is gone, or not yours: it may have been answered or removed elsewhere. Reload the page to see it as it is now.",
-  unknown_call: "That call is no longer waiting for a result (it was answered, or it ended).",
-  already_answered: "Someone already answered this; the page shows the answer.",
-  already_decided: "Someone already decided this; the page shows the decision.",
-  expired: "This request expired: nobody answered it in time.",
-  run_ended: "That turn had already ended.",
-  nothing_running: "Nothing is running in this session to stop.",
+  too_big: gettext_noop("Your message is too long to send in one piece. Shorten it, or split it into several messages."),
+  bad_json: gettext_noop("Your message could not be read on the way to the server. Try again; if it keeps failing, reload the page."),
+  unsupported: gettext_noop("This page asked the server for something it does not do here. Reload the page and try again."),
+  bad_request: gettext_noop("The page's connection to this session is wrong. Reload the page."),
+  session_closed: gettext_noop("This session is closed: it takes no new messages. Start a new session with the same agent to go on."),
+  not_found: gettext_noop("That is gone, or not yours: it may have been answered or removed elsewhere. Reload the page to see it as it is now."),
+  unknown_call: gettext_noop("That call is no longer waiting for a result (it was answered, or it ended)."),
+  already_answered: gettext_noop("Someone already answered this; the page shows the answer."),
+  already_decided: gettext_noop("Someone already decided this; the page shows the decision."),
+  expired: gettext_noop("This request expired: nobody answered it in time."),
+  run_ended: gettext_noop("That turn had already ended."),
+  nothing_running: gettext_noop("Nothing is running in this session to stop."),
 };
 
 /** Plain words for a bad_frame's problem: which part of what you sent was refused. */
@@ -33,13 +35,13 @@ function badFrame(message) {
   const long = /longer than (\d+) characters/.exec(message || "");
   // The field comes first: "text: …" over REST, "message.text: …" on the socket.
   if (long && /(^|\.)text:/.test(message)) {
-    return `Your message is too long: at most ${Number(long[1]).toLocaleString()} characters. Shorten it, or split it into several messages.`;
+    return interpolate(gettext("Your message is too long: at most %(long)s characters. Shorten it, or split it into several messages."), { long: Number(long[1]).toLocaleString() }, true);
   }
-  if (/blank/.test(message || "")) return "Your message is empty: type something first.";
+  if (/blank/.test(message || "")) return gettext("Your message is empty: type something first.");
   if (/NUL|surrogate/.test(message || "")) {
-    return "Your message holds characters that cannot be stored (a NUL or a broken emoji half). Remove them, or paste the text again.";
+    return gettext("Your message holds characters that cannot be stored (a NUL or a broken emoji half). Remove them, or paste the text again.");
   }
-  return "The server could not take what was sent as it was. Reload the page and try again.";
+  return gettext("The server could not take what was sent as it was. Reload the page and try again.");
 }
 
 /**
@@ -51,8 +53,8 @@ export function refusalText(error) {
   const message = (error && error.message) || "";
   if (code === "bad_frame") return badFrame(message);
   if (SERVER_WORDS.has(code) && message) return message;
-  if (WORDS[code]) return WORDS[code];
-  return message ? `The server refused this: ${message}` : "The server refused this. Reload the page and try again.";
+  if (WORDS[code]) return gettext(WORDS[code]);
+  return message ? interpolate(gettext("The server refused this: %(message)s"), { message }, true) : gettext("The server refused this. Reload the page and try again.");
 }
 
 /** The refusal code a REST error stands for, where its status says it. */
@@ -67,19 +69,20 @@ export function restCode(error) {
 // which budget, model, grant or key (agents/usage.py, agents/adk/providers.py,
 // agents/model_grants.py, agents/model_picks.py).
 const TURN_ERRORS = {
-  BUDGET_EXCEEDED: "Stopped by a budget",
-  MODEL_NOT_GRANTED: "Stopped: the model is not granted to you",
-  MODEL_NOT_OFFERED: "Stopped: the agent no longer offers the model picked",
-  MODEL_NOT_CONFIGURED: "The model is not set up",
-  MODEL_AUTH_FAILED: "The model's provider refused the key",
-  MODEL_TIMEOUT: "The model did not answer in time",
-  MODEL_RATE_LIMITED: "The model's provider is limiting requests",
-  MODEL_PROVIDER_ERROR: "The model's provider failed",
-  MODEL_REQUEST_FAILED: "The model's provider refused the request",
+  BUDGET_EXCEEDED: gettext_noop("Stopped by a budget"),
+  MODEL_NOT_GRANTED: gettext_noop("Stopped: the model is not granted to you"),
+  MODEL_NOT_OFFERED: gettext_noop("Stopped: the agent no longer offers the model picked"),
+  MODEL_NOT_CONFIGURED: gettext_noop("The model is not set up"),
+  MODEL_AUTH_FAILED: gettext_noop("The model's provider refused the key"),
+  MODEL_TIMEOUT: gettext_noop("The model did not answer in time"),
+  MODEL_RATE_LIMITED: gettext_noop("The model's provider is limiting requests"),
+  MODEL_PROVIDER_ERROR: gettext_noop("The model's provider failed"),
+  MODEL_REQUEST_FAILED: gettext_noop("The model's provider refused the request"),
 };
 
 /** The title of a turn's error box: plain words for known codes, else the code. */
 export function turnErrorTitle(code) {
-  if (!code) return "Error";
-  return TURN_ERRORS[code] || `Error: ${code}`;
+  if (!code) return gettext("Error");
+  if (TURN_ERRORS[code]) return gettext(TURN_ERRORS[code]);
+  return interpolate(gettext("Error: %(code)s"), { code }, true);
 }

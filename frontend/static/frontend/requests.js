@@ -14,6 +14,7 @@
 
 import { api, ApiError } from "./api.js";
 import { argsView, badge, dateTime, h, statusBadge, timeAgo, toast } from "./dom.js";
+import { gettext, gettext_noop, interpolate } from "./i18n.js";
 import { renderInlineMarkdown } from "./markdown.js";
 
 const KIND_LABELS = { approval: "approval", credential: "credential", call: "result" };
@@ -38,16 +39,16 @@ export async function decideMany(ids, { approved, comment = "" }) {
 /** The MCP client whose gateway call waits (a request with no session), or "". */
 export function gatewayClient(request) {
   if (request.session) return "";
-  return request.agent || "the MCP client";
+  return request.agent || gettext("the MCP client");
 }
 
 /** What follows an answer `body` to `request`: the agent resumes, or the client hears. */
 export function afterAnswer(request, body) {
   const client = gatewayClient(request);
-  if (request.kind === "approval" && body.approved && stillShort(request)) return "it waits for another person's approval";
-  if (request.kind === "approval" && body.response) return `${client || "the agent"} reads your answer in the tool's place`;
-  if (!client || request.kind !== "approval") return "the agent resumes";
-  return body.approved ? `the call runs for ${client}` : `${client} is told it was rejected`;
+  if (request.kind === "approval" && body.approved && stillShort(request)) return gettext("it waits for another person's approval");
+  if (request.kind === "approval" && body.response) return interpolate(gettext("%(client)s reads your answer in the tool's place"), { client: client || gettext("the agent") }, true);
+  if (!client || request.kind !== "approval") return gettext("the agent resumes");
+  return body.approved ? interpolate(gettext("the call runs for %(client)s"), { client }, true) : interpolate(gettext("%(client)s is told it was rejected"), { client }, true);
 }
 
 /** Whether one more approval leaves `request` still short of the approvals it needs. */
@@ -82,18 +83,18 @@ export function requestCard(request, hooks = {}) {
       badge(KIND_LABELS[request.kind] || request.kind, "wait"),
       request.tool_name ? h("code", { class: "call-name" }, request.tool_name) : null,
       request.status === "pending" ? null : statusBadge(request.status),
-      h("span", { class: "muted small request-when" }, "asked ", timeAgo(request.created_at)),
+      h("span", { class: "muted small request-when" }, gettext("asked "), timeAgo(request.created_at)),
     ),
     h("h3", { class: "request-title" }, title(request)),
     request.description ? h("p", { class: "request-description" }, renderInlineMarkdown(request.description)) : null,
     h(
       "div",
       { class: "inbox-meta" },
-      request.requester ? h("span", {}, `asked by ${request.requester}`) : null,
-      client ? h("span", { class: "request-client" }, `through the MCP client ${client}`) : null,
-      !client && request.agent ? h("span", {}, `agent ${request.agent}`) : null,
+      request.requester ? h("span", {}, interpolate(gettext("asked by %(requester)s"), { requester: request.requester }, true)) : null,
+      client ? h("span", { class: "request-client" }, interpolate(gettext("through the MCP client %(client)s"), { client }, true)) : null,
+      !client && request.agent ? h("span", {}, interpolate(gettext("agent %(agent)s"), { agent: request.agent }, true)) : null,
       request.session
-        ? h("a", { href: `/sessions/${request.session}/` }, request.session_title ? `open “${request.session_title}”` : "open the session")
+        ? h("a", { href: `/sessions/${request.session}/` }, request.session_title ? interpolate(gettext("open “%(session_title)s”"), { session_title: request.session_title }, true) : gettext("open the session"))
         : null,
     ),
     request.kind === "credential" ? null : h("div", { class: "call-args asked-args" }, h("div", { class: "label" }, argsLabel(request, client)), argsView(request.args)),
@@ -102,8 +103,8 @@ export function requestCard(request, hooks = {}) {
 }
 
 function argsLabel(request, client) {
-  const label = request.approved_args ? "Arguments asked" : "Arguments";
-  return client ? `${label} (secrets redacted)` : label;
+  const label = request.approved_args ? gettext("Arguments asked") : gettext("Arguments");
+  return client ? interpolate(gettext("%(label)s (secrets redacted)"), { label }, true) : label;
 }
 
 /**
@@ -126,7 +127,7 @@ export function requestPart(request, hooks = {}) {
     return part;
   }
   part.append(h("p", { class: "waits" }, waitsFor(request), request.expires_at ? [" · ", expiry(request)] : null));
-  if (approvedByMe(request)) part.append(h("p", { class: "muted small approved-by-me" }, "You approved it; it waits for another person's approval."));
+  if (approvedByMe(request)) part.append(h("p", { class: "muted small approved-by-me" }, gettext("You approved it; it waits for another person's approval.")));
   if (!request.may_answer) return part;
   const form = { approval: decisionForm, credential: credentialForm, call: resultForm }[request.kind];
   if (form) part.append(form(request, hooks));
@@ -136,11 +137,11 @@ export function requestPart(request, hooks = {}) {
 /** The arguments an approver changed the call to, and who: beside the asked ones. */
 export function approvedArgs(request) {
   if (!request.approved_args) return null;
-  const who = request.args_edited_by ? `, changed by ${request.args_edited_by}` : "";
+  const who = request.args_edited_by ? interpolate(gettext(", changed by %(args_edited_by)s"), { args_edited_by: request.args_edited_by }, true) : "";
   return h(
     "div",
     { class: "call-args approved-args" },
-    h("div", { class: "label" }, `${request.status === "approved" ? "Approved arguments" : "Arguments to approve"}${who}`),
+    h("div", { class: "label" }, `${request.status === "approved" ? gettext("Approved arguments") : gettext("Arguments to approve")}${who}`),
     argsView(request.approved_args),
   );
 }
@@ -154,9 +155,9 @@ export function approvalsSoFar(request) {
   return h(
     "p",
     { class: "request-approvals", dataset: { approvals: String(approvals.length), required: String(needed) } },
-    badge(`${approvals.length} of ${needed} approvals`, approvals.length >= needed ? "ok" : "wait"),
+    badge(interpolate(gettext("%(approvals)s of %(needed)s approvals"), { approvals: approvals.length, needed }, true), approvals.length >= needed ? "ok" : "wait"),
     " ",
-    names.length ? `Approved by ${names.join(", ")}.` : `Needs ${needed} approvals from different people, never the requester's.`,
+    names.length ? interpolate(gettext("Approved by %(names)s."), { names: names.join(", ") }, true) : interpolate(gettext("Needs %(needed)s approvals from different people, never the requester's."), { needed }, true),
   );
 }
 
@@ -173,16 +174,16 @@ export function humanHint(hint) {
 
 function title(request) {
   if (request.title) return request.title;
-  const tool = request.tool_name || "a tool";
-  if (request.kind === "credential") return `Give ${tool} a credential`;
-  if (request.kind === "call") return `Post the result of ${tool}`;
-  return `Approve a call of ${tool}`;
+  const tool = request.tool_name || gettext("a tool");
+  if (request.kind === "credential") return interpolate(gettext("Give %(tool)s a credential"), { tool }, true);
+  if (request.kind === "call") return interpolate(gettext("Post the result of %(tool)s"), { tool }, true);
+  return interpolate(gettext("Approve a call of %(tool)s"), { tool }, true);
 }
 
 function waitsFor(request) {
-  if (request.who_may_answer) return `Waits for ${lowerFirst(request.who_may_answer)}.`;
-  if (request.answer_group) return `Waits for a member of ${request.answer_group} (not ${request.requester || "the requester"}).`;
-  return "Waits for the session's owner.";
+  if (request.who_may_answer) return interpolate(gettext("Waits for %(who_may_answer)s."), { who_may_answer: lowerFirst(request.who_may_answer) }, true);
+  if (request.answer_group) return interpolate(gettext("Waits for a member of %(answer_group)s (not %(requester)s)."), { answer_group: request.answer_group, requester: request.requester || gettext("the requester") }, true);
+  return gettext("Waits for the session's owner.");
 }
 
 /** "A member of x" reads on after "Waits for"; a name ("Alice, or staff") stays as it is. */
@@ -193,44 +194,44 @@ function lowerFirst(text) {
 /** "expires in 4 min", from the request's time. */
 export function expiry(request) {
   if (!request.expires_at) return null;
-  return h("span", { class: "expiry" }, "expires ", timeAgo(request.expires_at));
+  return h("span", { class: "expiry" }, gettext("expires "), timeAgo(request.expires_at));
 }
 
 const OUTCOMES = {
-  approved: "the tool ran.",
-  rejected: "the tool never ran.",
-  expired: "nobody answered in time; the agent was told.",
+  approved: gettext_noop("the tool ran."),
+  rejected: gettext_noop("the tool never ran."),
+  expired: gettext_noop("nobody answered in time; the agent was told."),
 };
 
 /** What became of a gateway call's approval, for its client. */
 function gatewayOutcomes(client) {
   return {
-    approved: `the call runs for ${client}.`,
-    rejected: `${client} is told it was rejected.`,
-    expired: `nobody answered in time; ${client} is told.`,
+    approved: interpolate(gettext("the call runs for %(client)s."), { client }, true),
+    rejected: interpolate(gettext("%(client)s is told it was rejected."), { client }, true),
+    expired: interpolate(gettext("nobody answered in time; %(client)s is told."), { client }, true),
   };
 }
 
 /** An answered request: its status, who answered, when, and the comment. */
 export function outcome(request) {
-  const who = request.answered_by ? ` by ${request.answered_by}` : "";
+  const who = request.answered_by ? interpolate(gettext(" by %(answered_by)s"), { answered_by: request.answered_by }, true) : "";
   const when = request.answered_at ? ` · ${dateTime(request.answered_at)}` : "";
   const client = gatewayClient(request);
-  const outcomes = client ? gatewayOutcomes(client) : OUTCOMES;
+  const outcomes = client ? gatewayOutcomes(client) : Object.fromEntries(Object.entries(OUTCOMES).map(([key, text]) => [key, gettext(text)]));
   let words;
-  if (request.status === "approved") words = `Approved${who}${when}: ${outcomes.approved}`;
-  else if (request.status === "rejected" && typeof request.response === "string") words = `Answered instead${who}${when}: ${client || "the agent"} read this as the tool's answer; the tool never ran.`;
-  else if (request.status === "rejected") words = `Rejected${who}${when}: ${outcomes.rejected}`;
-  else if (request.status === "expired") words = `Expired${when}: ${outcomes.expired}`;
-  else if (request.kind === "credential") words = `Credential given${who}${when}: the tool ran again with it.`;
-  else words = `Answered${who}${when}: the agent resumed.`;
+  if (request.status === "approved") words = interpolate(gettext("Approved%(who)s%(when)s: %(approved)s"), { who, when, approved: outcomes.approved }, true);
+  else if (request.status === "rejected" && typeof request.response === "string") words = interpolate(gettext("Answered instead%(who)s%(when)s: %(client)s read this as the tool's answer; the tool never ran."), { who, when, client: client || gettext("the agent") }, true);
+  else if (request.status === "rejected") words = interpolate(gettext("Rejected%(who)s%(when)s: %(rejected)s"), { who, when, rejected: outcomes.rejected }, true);
+  else if (request.status === "expired") words = interpolate(gettext("Expired%(when)s: %(expired)s"), { when, expired: outcomes.expired }, true);
+  else if (request.kind === "credential") words = interpolate(gettext("Credential given%(who)s%(when)s: the tool ran again with it."), { who, when }, true);
+  else words = interpolate(gettext("Answered%(who)s%(when)s: the agent resumed."), { who, when }, true);
   return h(
     "div",
     { class: "request-outcome" },
     h(
       "p",
       { class: "approval-outcome", dataset: { outcome: request.status } },
-      request.status === "answered" ? badge("answered", "ok") : statusBadge(request.status),
+      request.status === "answered" ? badge(gettext("answered"), "ok") : statusBadge(request.status),
       " ",
       words,
     ),
@@ -239,7 +240,7 @@ export function outcome(request) {
           "figure",
           { class: "request-response" },
           h("blockquote", {}, request.response),
-          h("figcaption", { class: "muted small" }, `the tool's answer${who}`),
+          h("figcaption", { class: "muted small" }, interpolate(gettext("the tool's answer%(who)s"), { who }, true)),
         )
       : null,
     request.comment
@@ -247,7 +248,7 @@ export function outcome(request) {
           "figure",
           { class: "request-comment" },
           h("blockquote", {}, request.comment),
-          h("figcaption", { class: "muted small" }, `comment${who}`),
+          h("figcaption", { class: "muted small" }, interpolate(gettext("comment%(who)s"), { who }, true)),
         )
       : null,
   );
@@ -255,10 +256,10 @@ export function outcome(request) {
 
 /** Send an answer; the hooks hear the run, or a refusal that is final. */
 async function send(request, body, hooks, { status, enable }) {
-  status.textContent = "Sending…";
+  status.textContent = gettext("Sending…");
   try {
     const answer = await api(`/api/requests/${encodeURIComponent(request.id)}/answer/`, { method: "POST", body });
-    status.textContent = `Sent: ${afterAnswer(request, body)}.`;
+    status.textContent = interpolate(gettext("Sent: %(body)s."), { body: afterAnswer(request, body) }, true);
     followAnswer(request, status);
     // {run, request}: `run` is null for a gateway call's approval (no agent resumes).
     const run = answer && typeof answer === "object" && "run" in answer ? answer.run : answer;
@@ -267,7 +268,7 @@ async function send(request, body, hooks, { status, enable }) {
   } catch (error) {
     status.textContent = "";
     enable();
-    toast(`Not sent: ${error.message}`, "bad");
+    toast(interpolate(gettext("Not sent: %(error)s"), { error: error.message }, true), "bad");
     // Answered or expired meanwhile (409), not mine (403), gone (404): show what is.
     if (error instanceof ApiError && [403, 404, 409].includes(error.status) && hooks.onRefused) hooks.onRefused(error, request);
     return false;
@@ -334,13 +335,13 @@ function followAnswer(request, status) {
  * same call) and "Answer instead" (the caller reads the text as the tool's answer).
  */
 function decisionForm(request, hooks) {
-  const label = request.tool_name || "this call";
+  const label = request.tool_name || gettext("this call");
   const n = (ids += 1);
   const commentId = `request-${request.id}-comment-${n}`;
-  const comment = h("textarea", { id: commentId, class: "request-comment-input", rows: "2", maxlength: String(COMMENT_LIMIT), placeholder: "Why, for the requester and the audit" });
+  const comment = h("textarea", { id: commentId, class: "request-comment-input", rows: "2", maxlength: String(COMMENT_LIMIT), placeholder: gettext("Why, for the requester and the audit") });
   const remember = request.may_remember ? h("input", { type: "checkbox", name: "remember" }) : null;
-  const approve = h("button", { type: "button", class: "button small approve", dataset: { decide: "approve" }, "aria-label": `Approve ${label}` }, stillShort(request) ? "Approve (one of several)" : "Approve");
-  const reject = h("button", { type: "button", class: "button small reject", dataset: { decide: "reject" }, "aria-label": `Reject ${label}` }, "Reject");
+  const approve = h("button", { type: "button", class: "button small approve", dataset: { decide: "approve" }, "aria-label": interpolate(gettext("Approve %(label)s"), { label }, true) }, stillShort(request) ? gettext("Approve (one of several)") : gettext("Approve"));
+  const reject = h("button", { type: "button", class: "button small reject", dataset: { decide: "reject" }, "aria-label": interpolate(gettext("Reject %(label)s"), { label }, true) }, gettext("Reject"));
   const status = h("span", { class: "muted small", role: "status" });
   const edit = editArguments(request, n);
   const instead = answerInstead(request, n);
@@ -364,7 +365,7 @@ function decisionForm(request, hooks) {
   instead.button.addEventListener("click", () => {
     const text = instead.text.value.trim();
     if (!text) {
-      toast("Write the answer the caller should read.", "bad");
+      toast(gettext("Write the answer the caller should read."), "bad");
       instead.text.focus();
       return;
     }
@@ -373,9 +374,9 @@ function decisionForm(request, hooks) {
   return h(
     "div",
     { class: "answer decide", dataset: { requestId: String(request.id) } },
-    h("label", { for: commentId, class: "small strong" }, "Comment (optional)"),
+    h("label", { for: commentId, class: "small strong" }, gettext("Comment (optional)")),
     comment,
-    remember ? h("label", { class: "remember small" }, remember, ` Always allow ${label} for ${request.requester || "me"} in this session`) : null,
+    remember ? h("label", { class: "remember small" }, remember, interpolate(gettext(" Always allow %(label)s for %(requester)s in this session"), { label, requester: request.requester || "me" }, true)) : null,
     edit ? edit.box : null,
     instead.box,
     h("div", { class: "answer-buttons" }, approve, reject, status),
@@ -391,8 +392,8 @@ function editArguments(request, n) {
   const box = h(
     "details",
     { class: "answer-edit" },
-    h("summary", {}, "Change the arguments, then approve"),
-    h("label", { for: id, class: "small" }, "The arguments the call runs with, as a JSON object (within the tool's schema and its grant's condition)"),
+    h("summary", {}, gettext("Change the arguments, then approve")),
+    h("label", { for: id, class: "small" }, gettext("The arguments the call runs with, as a JSON object (within the tool's schema and its grant's condition)")),
     editor,
   );
   const changed = () => {
@@ -401,12 +402,12 @@ function editArguments(request, n) {
     try {
       value = JSON.parse(editor.value);
     } catch (error) {
-      toast(`The arguments are not JSON: ${error.message}`, "bad");
+      toast(interpolate(gettext("The arguments are not JSON: %(error)s"), { error: error.message }, true), "bad");
       editor.focus();
       return undefined;
     }
     if (!value || typeof value !== "object" || Array.isArray(value)) {
-      toast('The arguments must be a JSON object, e.g. {"target": "mars"}.', "bad");
+      toast(gettext('The arguments must be a JSON object, e.g. {"target": "mars"}.'), "bad");
       editor.focus();
       return undefined;
     }
@@ -420,12 +421,12 @@ function answerInstead(request, n) {
   const id = `request-${request.id}-response-${n}`;
   const client = gatewayClient(request);
   const text = h("textarea", { id, class: "answer-instead-input", rows: "2", maxlength: "20000" });
-  const button = h("button", { type: "button", class: "button small", dataset: { decide: "respond" } }, "Send instead of running");
+  const button = h("button", { type: "button", class: "button small", dataset: { decide: "respond" } }, gettext("Send instead of running"));
   const box = h(
     "details",
     { class: "answer-instead" },
-    h("summary", {}, "Answer instead of running the tool"),
-    h("label", { for: id, class: "small" }, `${client || "The agent"} reads this as the tool's answer`),
+    h("summary", {}, gettext("Answer instead of running the tool")),
+    h("label", { for: id, class: "small" }, interpolate(gettext("%(client)s reads this as the tool's answer"), { client: client || gettext("The agent") }, true)),
     text,
     button,
   );
@@ -433,18 +434,18 @@ function answerInstead(request, n) {
 }
 
 const FIELD_LABELS = {
-  api_key: "API key",
-  token: "Bearer token",
-  username: "Username",
-  password: "Password",
-  access_token: "Access token",
-  refresh_token: "Refresh token (optional)",
+  api_key: gettext_noop("API key"),
+  token: gettext_noop("Bearer token"),
+  username: gettext_noop("Username"),
+  password: gettext_noop("Password"),
+  access_token: gettext_noop("Access token"),
+  refresh_token: gettext_noop("Refresh token (optional)"),
 };
 
 /** The fields a credential request needs: [name, label, type, required]. */
 export function credentialFields(request) {
   const names = Array.isArray(request.fields) && request.fields.length ? request.fields : defaultFields(request.scheme);
-  return names.map((name) => [name, FIELD_LABELS[name] || name, name === "username" ? "text" : "password", name !== "refresh_token"]);
+  return names.map((name) => [name, FIELD_LABELS[name] ? gettext(FIELD_LABELS[name]) : name, name === "username" ? "text" : "password", name !== "refresh_token"]);
 }
 
 function defaultFields(scheme) {
@@ -467,8 +468,8 @@ function signInLink(request) {
   return h(
     "p",
     { class: "credential-sign-in" },
-    h("a", { class: "button small primary", href: url.href, rel: "noopener noreferrer" }, `Sign in to give ${request.tool_name || "the tool"} access`),
-    h("span", { class: "muted small" }, " You come back here once you have signed in; the tool then runs again."),
+    h("a", { class: "button small primary", href: url.href, rel: "noopener noreferrer" }, interpolate(gettext("Sign in to give %(tool_name)s access"), { tool_name: request.tool_name || gettext("the tool") }, true)),
+    h("span", { class: "muted small" }, gettext(" You come back here once you have signed in; the tool then runs again.")),
   );
 }
 
@@ -479,7 +480,7 @@ function credentialForm(request, hooks) {
   }
   const fields = credentialFields(request);
   if (!fields.length) {
-    return h("p", { class: "muted small" }, `A “${request.scheme}” credential cannot be given from the browser.`);
+    return h("p", { class: "muted small" }, interpolate(gettext("A “%(scheme)s” credential cannot be given from the browser."), { scheme: request.scheme }, true));
   }
   const status = h("span", { class: "muted small", role: "status" });
   const inputs = fields.map(([name, label, type, required]) => {
@@ -487,13 +488,13 @@ function credentialForm(request, hooks) {
     const input = h("input", { id, name, type, required, autocomplete: "off", spellcheck: "false" });
     return { name, input, row: h("div", { class: "credential-field" }, h("label", { for: id }, label), input) };
   });
-  const button = h("button", { type: "submit", class: "button small primary" }, "Send credential");
+  const button = h("button", { type: "submit", class: "button small primary" }, gettext("Send credential"));
   const form = h(
     "form",
-    { class: "credential-form answer", dataset: { requestId: String(request.id) }, "aria-label": `Credential for ${request.tool_name || "the tool"}` },
+    { class: "credential-form answer", dataset: { requestId: String(request.id) }, "aria-label": interpolate(gettext("Credential for %(tool_name)s"), { tool_name: request.tool_name || gettext("the tool") }, true) },
     inputs.map((field) => field.row),
     h("div", { class: "answer-buttons" }, button, status),
-    h("p", { class: "muted small" }, "Stored encrypted for you; the tool runs again with it. Revoke it any time on your sessions page."),
+    h("p", { class: "muted small" }, gettext("Stored encrypted for you; the tool runs again with it. Revoke it any time on your sessions page.")),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -505,7 +506,7 @@ function credentialForm(request, hooks) {
     button.disabled = true;
     send(request, body, hooks, { status, enable: () => (button.disabled = false) }).then((sent) => {
       if (sent) for (const { input } of inputs) input.disabled = true;
-      else status.textContent = "Type it again to retry.";
+      else status.textContent = gettext("Type it again to retry.");
     });
   });
   return form;
@@ -514,12 +515,12 @@ function credentialForm(request, hooks) {
 /** A long-running call's result: quick Approve / Reject, or any JSON object. */
 function resultForm(request, hooks) {
   const me = document.body.dataset.user || "";
-  const label = request.tool_name || "the call";
+  const label = request.tool_name || gettext("the call");
   const status = h("span", { class: "muted small", role: "status" });
-  const approve = h("button", { type: "button", class: "button small approve", dataset: { answer: "approved" }, "aria-label": `Approve ${label}` }, "Approve");
-  const reject = h("button", { type: "button", class: "button small reject", dataset: { answer: "rejected" }, "aria-label": `Reject ${label}` }, "Reject");
-  const editor = h("textarea", { class: "json-input", rows: "3", "aria-label": `Result of ${label} as a JSON object`, spellcheck: "false" }, '{"status": "done"}');
-  const custom = h("button", { type: "button", class: "button small" }, "Send result");
+  const approve = h("button", { type: "button", class: "button small approve", dataset: { answer: "approved" }, "aria-label": interpolate(gettext("Approve %(label)s"), { label }, true) }, gettext("Approve"));
+  const reject = h("button", { type: "button", class: "button small reject", dataset: { answer: "rejected" }, "aria-label": interpolate(gettext("Reject %(label)s"), { label }, true) }, gettext("Reject"));
+  const editor = h("textarea", { class: "json-input", rows: "3", "aria-label": interpolate(gettext("Result of %(label)s as a JSON object"), { label }, true), spellcheck: "false" }, gettext('{"status": "done"}'));
+  const custom = h("button", { type: "button", class: "button small" }, gettext("Send result"));
   const buttons = [approve, reject, custom];
   const enable = (on) => {
     for (const button of buttons) button.disabled = !on;
@@ -535,12 +536,12 @@ function resultForm(request, hooks) {
     try {
       value = JSON.parse(editor.value);
     } catch (error) {
-      toast(`That is not JSON: ${error.message}`, "bad");
+      toast(interpolate(gettext("That is not JSON: %(error)s"), { error: error.message }, true), "bad");
       editor.focus();
       return;
     }
     if (!value || typeof value !== "object" || Array.isArray(value)) {
-      toast('The result must be a JSON object, e.g. {"status": "done"}.', "bad");
+      toast(gettext('The result must be a JSON object, e.g. {"status": "done"}.'), "bad");
       return;
     }
     post(value);
@@ -549,6 +550,6 @@ function resultForm(request, hooks) {
     "div",
     { class: "answer", dataset: { requestId: String(request.id) } },
     h("div", { class: "answer-buttons" }, approve, reject, status),
-    h("details", { class: "answer-custom" }, h("summary", {}, "Answer with any JSON result"), editor, custom),
+    h("details", { class: "answer-custom" }, h("summary", {}, gettext("Answer with any JSON result")), editor, custom),
   );
 }

@@ -2,6 +2,7 @@
 // and, on a user message, who sent it when that is not the session's owner.
 
 import { h } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 /** The signed-in user's username (base.html puts it on <body>). */
 export function me() {
@@ -21,8 +22,8 @@ export function showOwnerBanner(anchor, session) {
     h(
       "p",
       { class: "owner-banner", id: "owner-banner", role: "note" },
-      h("strong", {}, `You are viewing ${owner}'s session as staff`),
-      "; messages you send are marked as yours.",
+      h("strong", {}, interpolate(gettext("You are viewing %(owner)s's session as staff"), { owner }, true)),
+      gettext("; messages you send are marked as yours."),
     ),
   );
 }
@@ -36,5 +37,5 @@ export function senderNote(event, owner) {
   const sender = event.sender && event.sender.username;
   if (event.kind !== "user_message" || !sender || sender === owner) return null;
   const mine = sender === me();
-  return h("span", { class: "sender", dataset: { sender } }, mine ? `sent by you (${sender})` : `sent by ${sender}`);
+  return h("span", { class: "sender", dataset: { sender } }, mine ? interpolate(gettext("sent by you (%(sender)s)"), { sender }, true) : interpolate(gettext("sent by %(sender)s"), { sender }, true));
 }

@@ -6,6 +6,7 @@ import { Attachments } from "./attach.js";
 import { showClosedNotice, takeDraft } from "./closed.js";
 import { clear, debounce, empty, failure, h, loading, toast } from "./dom.js";
 import { History } from "./history.js";
+import { gettext, gettext_noop, interpolate } from "./i18n.js";
 import { onRequestFrame } from "./inboxfeed.js";
 import { bindInspector } from "./inspector.js";
 import { showModelPicker } from "./modelpicker.js";
@@ -69,7 +70,7 @@ const timeline = new Timeline(el("timeline"), el("timeline-scroll"), {
 });
 
 async function init() {
-  clear(el("timeline-state"), loading("Loading the conversation…"));
+  clear(el("timeline-state"), loading(gettext("Loading the conversation…")));
   backlog.prefetch().catch(() => {}); // the latest events beside the session; open() draws them
   try {
     session = await api(`/api/sessions/${encodeURIComponent(sessionId)}/`);
@@ -78,9 +79,9 @@ async function init() {
     return;
   }
   showSessionTitle(session, el("session-title"));
-  el("session-sub").textContent = `${session.agent || session.app_name} · session ${session.id.slice(0, 8)} · started ${new Date(session.created_at).toLocaleString()}`;
+  el("session-sub").textContent = interpolate(gettext("%(app_name)s · session %(id)s · started %(created_at)s"), { app_name: session.agent || session.app_name, id: session.id.slice(0, 8), created_at: new Date(session.created_at).toLocaleString() }, true);
   // A staff tryout of an agent's unpublished draft: everyone else runs the published agent.
-  if (session.draft) el("session-sub").prepend(h("span", { class: "badge wait", id: "draft-badge", title: "This session tries the agent's unpublished draft; everyone else uses the published version." }, "Draft"), " ");
+  if (session.draft) el("session-sub").prepend(h("span", { class: "badge wait", id: "draft-badge", title: gettext("This session tries the agent's unpublished draft; everyone else uses the published version.") }, gettext("Draft")), " ");
   if (session.last_run) noteRun(session.last_run);
   renderRunStatus();
   timeline.owner = ownerName(session);
@@ -115,9 +116,9 @@ function showMissing(error) {
       "div",
       { class: "page narrow" },
       notFound
-        ? empty("No such session", "It does not exist, or it is not yours.")
+        ? empty(gettext("No such session"), gettext("It does not exist, or it is not yours."))
         : failure(error, () => window.location.reload()),
-      h("p", {}, h("a", { href: "/" }, "Back to your sessions")),
+      h("p", {}, h("a", { href: "/" }, gettext("Back to your sessions"))),
     ),
   );
 }
@@ -199,7 +200,7 @@ function onFrame(frame) {
   }
 }
 
-const WAITING_FOR = { approval: "Waiting for approval", credential: "Waiting for a credential", result: "Waiting for a result" };
+const WAITING_FOR = { approval: gettext_noop("Waiting for approval"), credential: gettext_noop("Waiting for a credential"), result: gettext_noop("Waiting for a result") };
 
 // How far along a run is: an ended run (succeeded, failed, waiting, cancelled) is
 // never queued or running again (a person's answer starts a new run).
@@ -226,7 +227,7 @@ function renderRunStatus() {
   const waiting = newest && newest.status === "waiting" ? newest : null;
   if (!active.length && waiting) {
     box.dataset.active = "waiting";
-    clear(box, h("span", { class: "badge wait" }, WAITING_FOR[waiting.waiting_for] || "Waiting for a person"));
+    clear(box, h("span", { class: "badge wait" }, (WAITING_FOR[waiting.waiting_for] ? gettext(WAITING_FOR[waiting.waiting_for]) : null) || gettext("Waiting for a person")));
     return;
   }
   if (!active.length) {
@@ -236,7 +237,7 @@ function renderRunStatus() {
   }
   box.dataset.active = "true";
   const running = active.some((run) => run.status === "running");
-  clear(box, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i")), running ? `${session.agent} is working…` : "Queued…");
+  clear(box, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i")), running ? interpolate(gettext("%(agent)s is working…"), { agent: session.agent }, true) : gettext("Queued…"));
 }
 
 // Composer: Enter sends, Shift+Enter adds a line.
@@ -341,7 +342,7 @@ function giveBackUnconfirmed() {
   if (!outbox.size) return;
   for (const text of [...outbox.values()].reverse()) giveBack(text);
   outbox.clear();
-  showComposerError("The connection dropped before the server confirmed your message. It is back in the box: send it again if it does not appear in the conversation.");
+  showComposerError(gettext("The connection dropped before the server confirmed your message. It is back in the box: send it again if it does not appear in the conversation."));
 }
 
 function showComposerError(words) {
@@ -405,7 +406,7 @@ async function loadRequests() {
     rows = new Map(lists.flat().map((request) => [request.id, request]));
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return; // no requests API here
-    toast(`Could not load what this session waits for: ${error.message}`, "bad");
+    toast(interpolate(gettext("Could not load what this session waits for: %(error)s"), { error: error.message }, true), "bad");
     return;
   }
   const found = new Set();
@@ -420,7 +421,7 @@ async function loadRequests() {
   for (const slot of slots.values()) {
     if (found.has(slot) || slot.answered || slot.kind === "call") continue;
     // Not mine to see (someone else's, that a group decides): the timeline's words stay.
-    if (!slot.shown) fill(slot, h("p", { class: "waits" }, "Waits for a decision by someone else: the tool's approver group, or the session's owner."));
+    if (!slot.shown) fill(slot, h("p", { class: "waits" }, gettext("Waits for a decision by someone else: the tool's approver group, or the session's owner.")));
     slot.shown = "other";
   }
 }
@@ -486,12 +487,12 @@ onRequestFrame(() => refreshRequests());
 // A closed session keeps its history and takes no new turns.
 
 el("close-session").addEventListener("click", async () => {
-  if (!window.confirm("Close this session? It joins the agent's memory and takes no new messages.")) return;
+  if (!window.confirm(gettext("Close this session? It joins the agent's memory and takes no new messages."))) return;
   try {
     session = await api(`/api/sessions/${sessionId}/close/`, { method: "POST" });
     showClosed();
   } catch (error) {
-    toast(`Not closed: ${error.message}`, "bad");
+    toast(interpolate(gettext("Not closed: %(error)s"), { error: error.message }, true), "bad");
   }
 });
 

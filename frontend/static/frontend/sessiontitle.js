@@ -3,6 +3,7 @@
 
 import { api } from "./api.js";
 import { h } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 export const TITLE_MAX_CHARS = 120; // agents.inputs.TITLE_MAX_CHARS
 
@@ -23,7 +24,7 @@ export function renameInPlace(session, shown, { onSaved, returnFocus }) {
     class: "title-input",
     value: session.title,
     maxlength: String(TITLE_MAX_CHARS),
-    "aria-label": "Session title",
+    "aria-label": gettext("Session title"),
     "aria-describedby": error.id,
     placeholder: titleOf(session),
   });
@@ -80,13 +81,13 @@ export function renameInPlace(session, shown, { onSaved, returnFocus }) {
  * a way to rename (a click on it). */
 export function showSessionTitle(session, heading, { onSaved } = {}) {
   heading.textContent = titleOf(session);
-  document.title = `${titleOf(session)} · Toolcrib`;
+  document.title = interpolate(gettext("%(session)s · Toolcrib"), { session: titleOf(session) }, true);
   let button = document.getElementById("rename-session");
   if (!button) {
-    button = h("button", { type: "button", id: "rename-session", class: "button ghost small", "aria-label": "Rename this session" }, "Rename");
+    button = h("button", { type: "button", id: "rename-session", class: "button ghost small", "aria-label": gettext("Rename this session") }, gettext("Rename"));
     heading.after(button);
     heading.classList.add("renamable");
-    heading.title = "Click to rename";
+    heading.title = gettext("Click to rename");
     const rename = () =>
       renameInPlace(session, heading, {
         returnFocus: button,

@@ -4,6 +4,7 @@
 
 import { api } from "./api.js";
 import { clear, empty, h } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 /**
  * Fill `box` with the agent's introduction once its details arrive, unless the
@@ -21,7 +22,7 @@ export async function showIntro({ box, session, isEmpty, onStart }) {
   ]);
   if (!isEmpty()) return;
   if (!agent) {
-    clear(box, empty("Nothing here yet", `Say something to ${name}. Its tool calls, hand-overs and state changes will appear here as they happen.`));
+    clear(box, empty(gettext("Nothing here yet"), interpolate(gettext("Say something to %(name)s. Its tool calls, hand-overs and state changes will appear here as they happen."), { name }, true)));
     return;
   }
   clear(
@@ -29,8 +30,8 @@ export async function showIntro({ box, session, isEmpty, onStart }) {
     h(
       "section",
       { class: "intro", id: "session-intro", "aria-labelledby": "intro-title" },
-      h("h2", { id: "intro-title" }, `What ${agent.name} does`),
-      h("p", { class: "intro-description", id: "intro-description" }, agent.description || "Its author gave it no description."),
+      h("h2", { id: "intro-title" }, interpolate(gettext("What %(name)s does"), { name: agent.name }, true)),
+      h("p", { class: "intro-description", id: "intro-description" }, agent.description || gettext("Its author gave it no description.")),
       toolList(tools),
       session.closed_at ? null : starterButtons(agent.starters || [], onStart),
       agent.offline ? offlineNote(agent.offline) : null,
@@ -39,9 +40,9 @@ export async function showIntro({ box, session, isEmpty, onStart }) {
 }
 
 function toolList(tools) {
-  if (!tools.length) return h("p", { class: "muted small", id: "intro-tools" }, "It has no tools: it answers from the model alone.");
+  if (!tools.length) return h("p", { class: "muted small", id: "intro-tools" }, gettext("It has no tools: it answers from the model alone."));
   return [
-    h("h3", { class: "intro-heading" }, `Its tools (${tools.length})`),
+    h("h3", { class: "intro-heading" }, interpolate(gettext("Its tools (%(tools)s)"), { tools: tools.length }, true)),
     h(
       "ul",
       { class: "intro-tools", id: "intro-tools" },
@@ -51,7 +52,7 @@ function toolList(tools) {
           { dataset: { tool: tool.full_name }, class: tool.available ? "" : "unavailable" },
           h("code", {}, tool.name),
           tool.description ? h("span", {}, ` — ${tool.description}`) : null,
-          tool.available ? null : h("span", { class: "muted" }, ` (unavailable to you: ${tool.why || "not allowed"})`),
+          tool.available ? null : h("span", { class: "muted" }, interpolate(gettext(" (unavailable to you: %(why)s)"), { why: tool.why || gettext("not allowed") }, true)),
         ),
       ),
     ),
@@ -68,7 +69,7 @@ function starterButtons(starters, onStart) {
     });
     return button;
   });
-  return [h("h3", { class: "intro-heading", id: "starters-title" }, "Try"), h("div", { class: "starters", id: "starters", role: "group", "aria-labelledby": "starters-title" }, buttons)];
+  return [h("h3", { class: "intro-heading", id: "starters-title" }, gettext("Try")), h("div", { class: "starters", id: "starters", role: "group", "aria-labelledby": "starters-title" }, buttons)];
 }
 
 function offlineNote(offline) {

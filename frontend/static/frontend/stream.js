@@ -2,6 +2,8 @@
 // `?after=<last seq>`, passes on each stored event once (deduplicated by seq) and
 // reports its state (connecting, live, reconnecting, closed) for the indicator.
 
+import { gettext, gettext_noop, interpolate } from "./i18n.js";
+
 // A handshake nobody answers (a frozen server, a stuck proxy) is otherwise left to
 // the browser, and Chromium waits 4 minutes, holding up the page's other sockets to
 // the server meanwhile (one handshake at a time, RFC 6455 4.1): give it up sooner.
@@ -13,9 +15,9 @@ const MAX_BACKOFF_MS = 15000;
 
 // Close codes after which reconnecting cannot help.
 const FINAL_CODES = {
-  4401: "You are signed out.",
-  4403: "You may not watch this stream.",
-  4404: "This session does not exist, or it is not yours.",
+  4401: gettext_noop("You are signed out."),
+  4403: gettext_noop("You may not watch this stream."),
+  4404: gettext_noop("This session does not exist, or it is not yours."),
 };
 
 export class Stream {
@@ -73,7 +75,7 @@ export class Stream {
       this.clearTimers();
       if (this.stopped) return;
       if (FINAL_CODES[event.code]) {
-        this.setStatus("closed", FINAL_CODES[event.code]);
+        this.setStatus("closed", gettext(FINAL_CODES[event.code]));
         if (event.code === 4401) window.location.assign(`/login/?next=${encodeURIComponent(window.location.pathname)}`);
         return;
       }
@@ -181,22 +183,22 @@ export function bindIndicator(stream, element = document.getElementById("live-st
     element.dataset.status = status;
     element.disabled = !RETRYABLE.has(status);
     if (status === "live") {
-      element.textContent = "Live";
-      element.title = "Connected: events arrive as they happen.";
+      element.textContent = gettext("Live");
+      element.title = gettext("Connected: events arrive as they happen.");
     } else if (status === "connecting") {
-      element.textContent = "Connecting…";
-      element.title = "Not connected yet. Click to retry now.";
+      element.textContent = gettext("Connecting…");
+      element.title = gettext("Not connected yet. Click to retry now.");
     } else if (status === "closed") {
-      element.textContent = "Disconnected";
+      element.textContent = gettext("Disconnected");
       element.title = typeof detail === "string" ? detail : "";
     } else if (status === "reconnecting") {
       const until = Date.now() + (detail && detail.inMs ? detail.inMs : 0);
       const render = () => {
         const seconds = Math.max(0, Math.ceil((until - Date.now()) / 1000));
-        element.textContent = seconds > 0 ? `Reconnecting in ${seconds}s…` : "Reconnecting…";
+        element.textContent = seconds > 0 ? interpolate(gettext("Reconnecting in %(seconds)ss…"), { seconds }, true) : gettext("Reconnecting…");
       };
       render();
-      element.title = "Connection lost. Missed events are replayed on reconnect. Click to retry now.";
+      element.title = gettext("Connection lost. Missed events are replayed on reconnect. Click to retry now.");
       countdown = setInterval(render, 500);
     }
   };

@@ -2,7 +2,8 @@
 // function calls drawn as cards that their responses complete, model text that
 // streams in from partial frames (seq null) and is replaced by the stored text.
 
-import { badge, clock, duration, h, inline, json, statusBadge } from "./dom.js";
+import { badge, clock, duration, h, inline, json, statusBadge, statusWord } from "./dom.js";
+import { gettext, gettext_noop, interpolate } from "./i18n.js";
 import { jsonView } from "./jsonview.js";
 import { copyButton } from "./clipboard.js";
 import { liveMarkdown, renderMarkdown } from "./markdown.js";
@@ -145,7 +146,7 @@ export class Timeline {
     const item = h(
       "li",
       { class: `item kind-${event.kind} ${sideOf(event)}`, dataset: { seq: String(seq), kind: event.kind } },
-      blocks.length ? blocks : h("div", { class: "quiet" }, `${event.kind} from ${event.author}`),
+      blocks.length ? blocks : h("div", { class: "quiet" }, interpolate(gettext("%(kind)s from %(author)s"), { kind: event.kind, author: event.author }, true)),
     );
     // Its inspector: on a run's line, beside the line's words; else the item's corner.
     (item.querySelector(":scope > .divider > span") || item).append(inspectButton(seq));
@@ -168,11 +169,11 @@ export class Timeline {
     if (/^\d+$/.test(callId)) {
       // A workflow's fan-out (ADK 2.x): its nodes run side by side, on branches
       // named by their run counter (`check@1`); a tool's branch names its call.
-      item.prepend(h("div", { class: "nested-by" }, h("span", { class: "agent-chip" }, agent), " runs in parallel"));
+      item.prepend(h("div", { class: "nested-by" }, h("span", { class: "agent-chip" }, agent), gettext(" runs in parallel")));
       return;
     }
     const parent = segments.length > 1 ? splitSegment(segments[segments.length - 2])[0] : (this.calls.get(callId) || {}).author;
-    item.prepend(h("div", { class: "nested-by" }, h("span", { class: "agent-chip" }, agent), parent ? ` called by ${parent}` : " called as a tool"));
+    item.prepend(h("div", { class: "nested-by" }, h("span", { class: "agent-chip" }, agent), parent ? interpolate(gettext(" called by %(parent)s"), { parent }, true) : gettext(" called as a tool")));
   }
 
   addBlocks(event, blocks) {
@@ -216,14 +217,14 @@ export class Timeline {
     const long = (event.long_running_tool_ids || []).includes(call.id);
     const status = h("span", { class: "call-status" }, statusBadge("running"));
     const took = h("span", { class: "call-duration muted" });
-    const result = h("div", { class: "call-result" }, h("span", { class: "muted" }, "Waiting for the result…"));
+    const result = h("div", { class: "call-result" }, h("span", { class: "muted" }, gettext("Waiting for the result…")));
     const answer = h("div", { class: "call-answer" });
     const details = h(
       "details",
       { class: "call-details" },
-      callLine(call.name, call.args, long ? badge("long-running", "wait") : null, status, took),
-      h("div", { class: "call-author muted" }, `called by ${event.author} · ${clock(event.ts)}`),
-      h("div", { class: "call-args" }, h("div", { class: "label" }, "Arguments"), argsTree(call.args)),
+      callLine(call.name, call.args, long ? badge(gettext("long-running"), "wait") : null, status, took),
+      h("div", { class: "call-author muted" }, interpolate(gettext("called by %(author)s · %(ts)s"), { author: event.author, ts: clock(event.ts) }, true)),
+      h("div", { class: "call-args" }, h("div", { class: "label" }, gettext("Arguments")), argsTree(call.args)),
       result,
     );
     const card = h("article", { class: "card call", dataset: { callId: call.id || "", tool: call.name, status: "running" } }, details, answer);
@@ -275,12 +276,12 @@ export class Timeline {
 
   /** Put a call's result (or a long-running call's interim one) in its card. */
   finishCall(entry, response, event, tag) {
-    if (entry.card.dataset.status === "pending") keepInterim(entry, "Interim result");
-    if (entry.card.dataset.status === "awaiting") keepInterim(entry, "Waited for approval");
+    if (entry.card.dataset.status === "pending") keepInterim(entry, gettext("Interim result"));
+    if (entry.card.dataset.status === "awaiting") keepInterim(entry, gettext("Waited for approval"));
     entry.card.dataset.status = response.status;
     entry.status.replaceChildren(statusBadge(shownStatus(response)));
     entry.took.textContent = duration((event.ts - entry.ts) * 1000);
-    entry.result.replaceChildren(h("div", { class: "label" }, "Result ", tag), resultTree(response.response));
+    entry.result.replaceChildren(h("div", { class: "label" }, gettext("Result "), tag), resultTree(response.response));
     if (response.status === "pending") {
       // A long-running call waits for its result from a person: show it.
       entry.details.open = true;
@@ -301,7 +302,7 @@ export class Timeline {
       if (!entry) continue;
       this.orphans.delete(id);
       this.finishCall(entry, orphan.response, orphan.event, seqTag(orphan.seq, false));
-      orphan.card.replaceWith(h("p", { class: "note joined" }, `The result of ${orphan.response.name}: in its call above.`));
+      orphan.card.replaceWith(h("p", { class: "note joined" }, interpolate(gettext("The result of %(name)s: in its call above."), { name: orphan.response.name }, true)));
     }
   }
 
@@ -335,16 +336,16 @@ export class Timeline {
     const credential = call.name === "adk_request_credential";
     const kind = credential ? "credential" : "approval";
     const hint = credential ? credentialWanted(call) : humanHint(confirmationOf(call).hint);
-    const tagSlot = h("span", { class: "request-seq" }, tag ? ["asked ", tag] : null);
+    const tagSlot = h("span", { class: "request-seq" }, tag ? [gettext("asked "), tag] : null);
     const outcome = h(
       "div",
       { class: "request-outcome" },
-      h("p", { class: "waits" }, credential ? "Waits for a credential from the session's owner." : "Waits for a decision on this call."),
+      h("p", { class: "waits" }, credential ? gettext("Waits for a credential from the session's owner.") : gettext("Waits for a decision on this call.")),
     );
     const box = h(
       "section",
-      { class: "request-box", dataset: { callId: call.id || "", kind, status: "pending" }, "aria-label": credential ? "Credential requested" : "Approval requested" },
-      h("header", {}, badge(credential ? "credential requested" : "approval requested", "wait"), tagSlot),
+      { class: "request-box", dataset: { callId: call.id || "", kind, status: "pending" }, "aria-label": credential ? gettext("Credential requested") : gettext("Approval requested") },
+      h("header", {}, badge(credential ? gettext("credential requested") : gettext("approval requested"), "wait"), tagSlot),
       hint ? h("p", { class: "hint" }, hint) : null,
       outcome,
     );
@@ -353,7 +354,7 @@ export class Timeline {
       card.dataset.request = kind;
       host.answer.before(box);
       host.details.open = true; // a call that waits for a person stays open
-      if (credential && card.dataset.status === "running") host.status.replaceChildren(badge("waiting for a credential", "wait"));
+      if (credential && card.dataset.status === "running") host.status.replaceChildren(badge(gettext("waiting for a credential"), "wait"));
     } else {
       // The paused call is not shown (it never is, for a request made without one).
       const original = credential ? {} : confirmationOf(call).call;
@@ -363,8 +364,8 @@ export class Timeline {
         h(
           "details",
           { class: "call-details", open: true },
-          callLine(original.name || call.name, original.args, badge("waiting", "wait")),
-          original.args ? h("div", { class: "call-args" }, h("div", { class: "label" }, "Arguments"), argsTree(original.args)) : null,
+          callLine(original.name || call.name, original.args, badge(gettext("waiting"), "wait")),
+          original.args ? h("div", { class: "call-args" }, h("div", { class: "label" }, gettext("Arguments")), argsTree(original.args)) : null,
         ),
         box,
       );
@@ -391,14 +392,14 @@ export class Timeline {
     const changed = answered === "approved" && payload.toolcrib_arguments && typeof payload.toolcrib_arguments === "object" ? payload.toolcrib_arguments : null;
     const instead = answered === "rejected" && typeof payload.toolcrib_response === "string" ? payload.toolcrib_response : null;
     const words = {
-      approved: changed ? "Approved with changed arguments: the tool runs with them." : "Approved: the tool runs.",
-      rejected: instead === null ? "Rejected: the tool does not run." : "Answered instead: the agent reads this as the tool's answer; the tool does not run.",
-      answered: "Answered: the agent resumes.",
+      approved: changed ? gettext("Approved with changed arguments: the tool runs with them.") : gettext("Approved: the tool runs."),
+      rejected: instead === null ? gettext("Rejected: the tool does not run.") : gettext("Answered instead: the agent reads this as the tool's answer; the tool does not run."),
+      answered: gettext("Answered: the agent resumes."),
     };
     entry.outcome.replaceChildren(
       ...[
         h("p", { class: "approval-outcome", dataset: { outcome: answered } }, answered === "answered" ? badge(answered, "ok") : statusBadge(answered), " ", words[answered]),
-        changed ? h("div", { class: "call-args approved-args" }, h("div", { class: "label" }, "Approved arguments"), argsTree(changed)) : null,
+        changed ? h("div", { class: "call-args approved-args" }, h("div", { class: "label" }, gettext("Approved arguments")), argsTree(changed)) : null,
         instead === null ? null : h("figure", { class: "request-response" }, h("blockquote", {}, instead)),
       ].filter(Boolean),
     );
@@ -410,7 +411,7 @@ export class Timeline {
     if (event.kind === "run_started") {
       this.runStarts.set(run.id, event.ts);
       this.currentRun = run.id || null;
-      return h("div", { class: "divider", id: run.id ? `run-${run.id}` : null }, h("span", {}, `Run started · ${clock(event.ts)}`, this.resumes(run), run.id ? [" · ", traceButton(run.id)] : null));
+      return h("div", { class: "divider", id: run.id ? `run-${run.id}` : null }, h("span", {}, interpolate(gettext("Run started · %(ts)s"), { ts: clock(event.ts) }, true), this.resumes(run), run.id ? [" · ", traceButton(run.id)] : null));
     }
     const started = this.runStarts.get(run.id);
     const took = started ? ` · ${duration((event.ts - started) * 1000)}` : "";
@@ -428,7 +429,7 @@ export class Timeline {
   resumes(run) {
     if (!run.resumes) return null;
     const started = this.runStarts.get(run.resumes);
-    return [" · ", h("a", { href: `#run-${run.resumes}`, class: "resumes", dataset: { resumes: run.resumes } }, started ? `resumes the run of ${clock(started)}` : "resumes an earlier run")];
+    return [" · ", h("a", { href: `#run-${run.resumes}`, class: "resumes", dataset: { resumes: run.resumes } }, started ? interpolate(gettext("resumes the run of %(started)s"), { started: clock(started) }, true) : gettext("resumes an earlier run"))];
   }
 
   /** Partial model text: append to the bubble of this agent's turn. */
@@ -487,12 +488,12 @@ export class Timeline {
   }
 }
 
-const WAITING_FOR = { approval: "Waiting for approval", credential: "Waiting for a credential", result: "Waiting for a result" };
+const WAITING_FOR = { approval: gettext_noop("Waiting for approval"), credential: gettext_noop("Waiting for a credential"), result: gettext_noop("Waiting for a result") };
 
 /** "Run succeeded", "Waiting for approval", "Run failed". */
 function runWords(run) {
-  if (run.status === "waiting") return WAITING_FOR[run.waiting_for] || "Waiting for a person";
-  return `Run ${run.status || "finished"}`;
+  if (run.status === "waiting") return (WAITING_FOR[run.waiting_for] ? gettext(WAITING_FOR[run.waiting_for]) : null) || gettext("Waiting for a person");
+  return interpolate(gettext("Run %(status)s"), { status: statusWord(run.status || "finished") }, true);
 }
 
 /** Who switched which toolset (its `text`), else the generic note. */
@@ -501,12 +502,12 @@ function toolsChanged(event) {
   return h(
     "div",
     { class: "note tools-changed" },
-    event.text || "The tools you may use changed.",
+    event.text || gettext("The tools you may use changed."),
     switched.length
       ? h(
           "span",
           { class: "chips" },
-          switched.map(([name, active]) => h("span", { class: `chip toolset ${active ? "on" : "off"}`, dataset: { toolset: name } }, h("span", { class: "chip-key" }, name), active ? " on" : " off")),
+          switched.map(([name, active]) => h("span", { class: `chip toolset ${active ? "on" : "off"}`, dataset: { toolset: name } }, h("span", { class: "chip-key" }, name), active ? gettext(" on") : gettext(" off"))),
         )
       : null,
   );
@@ -521,10 +522,10 @@ function keepInterim(entry, title) {
 /** ADK answered the call "needs confirmation": it has not run, and waits. */
 function awaitApproval(entry, tag) {
   entry.card.dataset.status = "awaiting";
-  entry.status.replaceChildren(badge("awaiting approval", "wait"));
+  entry.status.replaceChildren(badge(gettext("awaiting approval"), "wait"));
   entry.result.replaceChildren(
-    h("div", { class: "label" }, "Result ", tag),
-    h("span", { class: "muted" }, "Not run yet: it waits for approval."),
+    h("div", { class: "label" }, gettext("Result "), tag),
+    h("span", { class: "muted" }, gettext("Not run yet: it waits for approval.")),
   );
 }
 
@@ -543,7 +544,7 @@ function credentialWanted(call) {
   const type = scheme.type || scheme.type_ || "";
   const key = config.credentialKey || config.credential_key || "";
   if (!type && !key) return "";
-  return `Asks for ${type ? `an ${type} credential` : "a credential"}${key ? ` (${key})` : ""}.`;
+  return interpolate(gettext("Asks for %(type)s%(key)s."), { type: type ? interpolate(gettext("an %(type)s credential"), { type }, true) : gettext("a credential"), key: key ? ` (${key})` : "" }, true);
 }
 
 /** The id of the call a request pauses: the confirmed call, or the one asking for a credential. */
@@ -581,7 +582,7 @@ function sideOf(event) {
 }
 
 function seqTag(seq, anchor, inspect = true) {
-  const attrs = { class: "seq", title: inspect ? null : `Event #${seq}` };
+  const attrs = { class: "seq", title: inspect ? null : interpolate(gettext("Event #%(seq)s"), { seq }, true) };
   if (anchor) attrs.dataset = { seq: String(seq) };
   // The seq is the button that opens the event in the inspector (inspector.js).
   return h("span", attrs, inspect ? inspectButton(seq, { text: true }) : `#${seq}`);
@@ -591,7 +592,7 @@ function seqTag(seq, anchor, inspect = true) {
 function inspectInCard(card, seq) {
   let line = card.querySelector(":scope > .card-events");
   if (!line) {
-    line = h("p", { class: "card-events muted" }, "Events ");
+    line = h("p", { class: "card-events muted" }, gettext("Events "));
     card.append(line);
   }
   line.append(inspectButton(seq, { text: true }), " ");
@@ -609,7 +610,7 @@ function message(event, owner = "") {
     { class: "message" },
     user ? null : h("div", { class: "author" }, event.author),
     h("div", { class: "bubble" }, h("div", { class: "bubble-text" }, user ? event.text : renderMarkdown(event.text, MARKDOWN))),
-    h("div", { class: "meta" }, senderNote(event, owner), clock(event.ts), user ? null : copyButton(() => event.text, { label: "Copy answer", className: "copy-answer" })),
+    h("div", { class: "meta" }, senderNote(event, owner), clock(event.ts), user ? null : copyButton(() => event.text, { label: gettext("Copy answer"), className: "copy-answer" })),
   );
 }
 
@@ -621,7 +622,7 @@ function orphanResult(response) {
       "details",
       { class: "call-details" },
       callLine(response.name, null, h("span", { class: "call-status" }, statusBadge(shownStatus(response)))),
-      h("div", { class: "call-result" }, h("div", { class: "label" }, "Result"), resultTree(response.response)),
+      h("div", { class: "call-result" }, h("div", { class: "label" }, gettext("Result")), resultTree(response.response)),
     ),
   );
 }
@@ -652,12 +653,12 @@ function keyArgument(args) {
 }
 
 function argsTree(args) {
-  if (!Object.keys(args || {}).length) return h("span", { class: "muted" }, "none");
-  return jsonView(args, { label: "Arguments", className: "args" });
+  if (!Object.keys(args || {}).length) return h("span", { class: "muted" }, gettext("none"));
+  return jsonView(args, { label: gettext("Arguments"), className: "args" });
 }
 
 function resultTree(response) {
-  return jsonView(response, { label: "Result", className: "result" });
+  return jsonView(response, { label: gettext("Result"), className: "result" });
 }
 
 /** What a call's line says: governance's outcome for a refused call (denied,
@@ -670,14 +671,14 @@ function shownStatus(response) {
 }
 
 function handoff(kind, { from, to, reason }) {
-  const label = kind === "transfer" ? "Transferred" : "Escalated";
+  const label = kind === "transfer" ? gettext("Transferred") : gettext("Escalated");
   return h(
     "div",
     { class: `handoff ${kind}` },
     h("span", { class: "handoff-label" }, label),
     h("span", { class: "agent-chip" }, from),
-    h("span", { class: "arrow", "aria-label": "to" }, "→"),
-    h("span", { class: "agent-chip" }, to || (kind === "escalation" ? "parent agent" : "?")),
+    h("span", { class: "arrow", "aria-label": gettext("to") }, "→"),
+    h("span", { class: "agent-chip" }, to || (kind === "escalation" ? gettext("parent agent") : "?")),
     reason ? h("span", { class: "handoff-reason" }, reason) : null,
   );
 }
@@ -690,8 +691,8 @@ function errorBox(event) {
     h("strong", {}, turnErrorTitle(error.code)),
     // A workflow node's failed attempt: ADK may run it again (its retry config),
     // and the turn goes on; the run's end says whether it failed.
-    event.node ? h("span", { class: "node-path", title: event.node.path }, ` in ${nodeNames(event.node.path)}`) : null,
-    h("p", {}, error.message || "The turn failed."),
+    event.node ? h("span", { class: "node-path", title: event.node.path }, interpolate(gettext(" in %(path)s"), { path: nodeNames(event.node.path) }, true)) : null,
+    h("p", {}, error.message || gettext("The turn failed.")),
   );
 }
 
@@ -708,12 +709,12 @@ function nodeOutput(node) {
   const output = node ? node.output : null;
   const shown =
     output !== null && typeof output === "object"
-      ? jsonView(output, { label: "Output", className: "result" })
-      : h("span", { class: "node-value" }, output === null || output === undefined ? "(no output)" : String(output));
+      ? jsonView(output, { label: gettext("Output"), className: "result" })
+      : h("span", { class: "node-value" }, output === null || output === undefined ? gettext("(no output)") : String(output));
   return h(
     "div",
     { class: "node-output" },
-    h("span", { class: "chip-key" }, "node"),
+    h("span", { class: "chip-key" }, gettext("node")),
     h("span", { class: "node-path", title: node ? node.path : "" }, nodeNames(node ? node.path : "")),
     shown,
   );
@@ -727,8 +728,8 @@ function artifactChips(delta) {
       // A button: the page opens its preview (preview.js's bindArtifactChips).
       h(
         "button",
-        { type: "button", class: "chip artifact", dataset: { artifactChip: name, version: String(version) }, title: `Preview ${name} v${version}` },
-        h("span", { class: "chip-key" }, "artifact"),
+        { type: "button", class: "chip artifact", dataset: { artifactChip: name, version: String(version) }, title: interpolate(gettext("Preview %(name)s v%(version)s"), { name, version }, true) },
+        h("span", { class: "chip-key" }, gettext("artifact")),
         ` ${name} `,
         h("span", { class: "muted" }, `v${version}`),
       ),

@@ -4,6 +4,7 @@
 import { api } from "./api.js";
 import { copyButton } from "./clipboard.js";
 import { ago, clear, empty, failure, h, loading, toast } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 const form = document.getElementById("new-token");
 const toolsetBox = document.getElementById("token-toolsets");
@@ -37,7 +38,7 @@ async function loadTokens() {
     return;
   }
   if (!tokens.length) {
-    clear(list, empty("No tokens yet", "Create one above for each MCP client you use."));
+    clear(list, empty(gettext("No tokens yet"), gettext("Create one above for each MCP client you use.")));
     return;
   }
   const rows = tokens.map((token) =>
@@ -47,22 +48,22 @@ async function loadTokens() {
       h("td", {}, token.name),
       h("td", {}, h("code", {}, `${token.prefix}…`)),
       h("td", {}, token.toolsets.join(", ")),
-      h("td", {}, token.expires_at ? ago(token.expires_at) : "never"),
-      h("td", {}, token.last_used_at ? ago(token.last_used_at) : "never"),
+      h("td", {}, token.expires_at ? ago(token.expires_at) : gettext("never")),
+      h("td", {}, token.last_used_at ? ago(token.last_used_at) : gettext("never")),
       h("td", {}, revokeButton(token)),
     ),
   );
-  const head = ["Name", "Token", "Toolsets", "Expires", "Last used", ""].map((label) => h("th", { scope: "col" }, label));
+  const head = [gettext("Name"), gettext("Token"), gettext("Toolsets"), gettext("Expires"), gettext("Last used"), ""].map((label) => h("th", { scope: "col" }, label));
   clear(list, h("table", { class: "table" }, h("thead", {}, h("tr", {}, ...head)), h("tbody", {}, ...rows)));
 }
 
 function revokeButton(token) {
-  const button = h("button", { type: "button", class: "button small reject", "aria-label": `Revoke ${token.name}` }, "Revoke");
+  const button = h("button", { type: "button", class: "button small reject", "aria-label": interpolate(gettext("Revoke %(name)s"), { name: token.name }, true) }, gettext("Revoke"));
   button.addEventListener("click", async () => {
-    if (!window.confirm(`Revoke "${token.name}"? Clients using it stop working at once.`)) return;
+    if (!window.confirm(interpolate(gettext("Revoke \"%(name)s\"? Clients using it stop working at once."), { name: token.name }, true))) return;
     try {
       await api(`/api/gateway/tokens/${token.id}/`, { method: "DELETE" });
-      toast(`Revoked "${token.name}".`);
+      toast(interpolate(gettext("Revoked \"%(name)s\"."), { name: token.name }, true));
     } catch (error) {
       toast(error.message, "bad");
     }
@@ -86,7 +87,7 @@ form.addEventListener("submit", async (event) => {
       h(
         "div",
         { class: "state", role: "status" },
-        h("strong", {}, "Copy your token now: it is not shown again."),
+        h("strong", {}, gettext("Copy your token now: it is not shown again.")),
         h("p", {}, h("code", { id: "new-token-value" }, made.token), " ", copyButton(made.token)),
       ),
     );

@@ -10,20 +10,21 @@
 
 import { ApiError, api } from "./api.js";
 import { badge, clear, dateTime, empty, failure, h, json, loading, toast } from "./dom.js";
+import { gettext, ngettext, gettext_noop, interpolate } from "./i18n.js";
 
 const list = document.getElementById("server-list");
 const count = document.getElementById("server-count");
 const detail = document.getElementById("server-detail");
 const groupNames = document.getElementById("group-names");
-const REVIEW = { new: ["new — review", "wait"], changed: ["changed — review", "bad"], approved: ["approved", "ok"] };
+const REVIEW = { new: [gettext_noop("new — review"), "wait"], changed: [gettext_noop("changed — review"), "bad"], approved: [gettext_noop("approved"), "ok"] };
 const KINDS = {
-  "mcp-stdio": "MCP server: a command on this server (stdio)",
-  "mcp-http": "MCP server: a URL (Streamable HTTP)",
-  "openapi-url": "OpenAPI spec: a URL",
-  "openapi-file": "OpenAPI spec: a file",
-  a2a: "Remote A2A agent: its card's URL",
+  "mcp-stdio": gettext_noop(gettext_noop("MCP server: a command on this server (stdio)")),
+  "mcp-http": gettext_noop(gettext_noop("MCP server: a URL (Streamable HTTP)")),
+  "openapi-url": gettext_noop(gettext_noop("OpenAPI spec: a URL")),
+  "openapi-file": gettext_noop(gettext_noop("OpenAPI spec: a file")),
+  a2a: gettext_noop(gettext_noop("Remote A2A agent: its card's URL")),
 };
-const KIND_LABELS = { mcp: "MCP", openapi: "OpenAPI", a2a: "A2A agent" };
+const KIND_LABELS = { mcp: "MCP", openapi: "OpenAPI", a2a: gettext_noop("A2A agent") };
 let servers = [];
 let selected = null; // the chosen server's id
 const changesOf = new Map(); // server id -> what its last refresh found
@@ -37,9 +38,9 @@ async function loadServers() {
   }
   count.textContent = String(servers.length);
   if (selected !== null && !servers.some((server) => server.id === selected)) selected = null;
-  clear(list, servers.length ? servers.map(serverItem) : h("li", { class: "muted" }, "No servers connected yet."));
+  clear(list, servers.length ? servers.map(serverItem) : h("li", { class: "muted" }, gettext("No servers connected yet.")));
   if (selected === null && !detail.querySelector("#connect-form")) {
-    clear(detail, empty("No server chosen", "Pick a server, or connect one."));
+    clear(detail, empty(gettext("No server chosen"), gettext("Pick a server, or connect one.")));
   }
 }
 
@@ -56,9 +57,9 @@ function serverItem(server) {
       "button",
       { type: "button", class: "pick", "aria-current": server.id === selected ? "true" : null, dataset: { server: server.name }, onclick: () => select(server.id) },
       h("span", { class: "pick-name" }, server.name),
-      badge(KIND_LABELS[server.kind] || server.kind),
-      waiting ? badge(`${waiting} to review`, "wait") : null,
-      server.last_error ? badge("failing", "bad") : null,
+      badge(KIND_LABELS[server.kind] ? gettext(KIND_LABELS[server.kind]) : server.kind),
+      waiting ? badge(interpolate(gettext("%(waiting)s to review"), { waiting }, true), "wait") : null,
+      server.last_error ? badge(gettext("failing"), "bad") : null,
     ),
   );
 }
@@ -71,7 +72,7 @@ async function select(id) {
 
 async function loadDetail() {
   if (selected === null) return;
-  clear(detail, loading("Loading the server…"));
+  clear(detail, loading(gettext("Loading the server…")));
   try {
     const server = await api(`/api/imports/${selected}/`);
     const [toolset, grants] = await Promise.all([
@@ -111,27 +112,27 @@ function field(id, label, control, help) {
 }
 
 function connectForm() {
-  const kind = h("select", { id: "connect-kind", name: "kind" }, Object.entries(KINDS).map(([value, text]) => h("option", { value }, text)));
+  const kind = h("select", { id: "connect-kind", name: "kind" }, Object.entries(KINDS).map(([value, text]) => h("option", { value }, gettext(text))));
   const rows = {
-    command: field("command", "Command", h("input", { id: "connect-command", placeholder: "npx -y @modelcontextprotocol/server-everything", autocomplete: "off" }), "Run on this server, without a shell; quote arguments with spaces."),
-    env: field("env", "Environment (optional)", h("textarea", { id: "connect-env", rows: 2, placeholder: "API_KEY=…", autocomplete: "off" }), "One NAME=value a line. Values are sealed and never shown again."),
-    url: field("url", "URL", h("input", { id: "connect-url", type: "url", placeholder: "https://tools.example.com/mcp", autocomplete: "off" })),
-    headers: field("headers", "Headers (optional)", h("textarea", { id: "connect-headers", rows: 2, placeholder: "Authorization: Bearer …", autocomplete: "off" }), "One Name: value a line. Values are sealed and never shown again."),
+    command: field("command", gettext("Command"), h("input", { id: "connect-command", placeholder: gettext("npx -y @modelcontextprotocol/server-everything"), autocomplete: "off" }), gettext("Run on this server, without a shell; quote arguments with spaces.")),
+    env: field("env", gettext("Environment (optional)"), h("textarea", { id: "connect-env", rows: 2, placeholder: "API_KEY=…", autocomplete: "off" }), gettext("One NAME=value a line. Values are sealed and never shown again.")),
+    url: field("url", gettext("URL"), h("input", { id: "connect-url", type: "url", placeholder: "https://tools.example.com/mcp", autocomplete: "off" })),
+    headers: field("headers", gettext("Headers (optional)"), h("textarea", { id: "connect-headers", rows: 2, placeholder: gettext("Authorization: Bearer …"), autocomplete: "off" }), gettext("One Name: value a line. Values are sealed and never shown again.")),
     oauth: h(
       "fieldset",
       { class: "oauth", id: "row-oauth" },
-      h("legend", {}, "OAuth client credentials (optional)"),
-      h("p", { class: "muted small" }, "For a server behind OAuth: it names its authorization server, which must be this issuer. The secret is sealed and never shown again."),
-      field("oauth-issuer", "Issuer", h("input", { id: "connect-oauth-issuer", type: "url", placeholder: "https://auth.example.com", autocomplete: "off" })),
-      field("oauth-client", "Client ID", h("input", { id: "connect-oauth-client", autocomplete: "off" })),
-      field("oauth-secret", "Client secret", h("input", { id: "connect-oauth-secret", type: "password", autocomplete: "new-password" })),
-      field("oauth-scope", "Scope", h("input", { id: "connect-oauth-scope", placeholder: "tools:read tools:call", autocomplete: "off" })),
+      h("legend", {}, gettext("OAuth client credentials (optional)")),
+      h("p", { class: "muted small" }, gettext("For a server behind OAuth: it names its authorization server, which must be this issuer. The secret is sealed and never shown again.")),
+      field("oauth-issuer", gettext("Issuer"), h("input", { id: "connect-oauth-issuer", type: "url", placeholder: "https://auth.example.com", autocomplete: "off" })),
+      field("oauth-client", gettext("Client ID"), h("input", { id: "connect-oauth-client", autocomplete: "off" })),
+      field("oauth-secret", gettext("Client secret"), h("input", { id: "connect-oauth-secret", type: "password", autocomplete: "new-password" })),
+      field("oauth-scope", gettext("Scope"), h("input", { id: "connect-oauth-scope", placeholder: gettext("tools:read tools:call"), autocomplete: "off" })),
       h("p", { class: "field-error small", id: "error-oauth", role: "alert" }),
     ),
-    token: field("token", "Token (optional)", h("input", { id: "connect-token", type: "password", autocomplete: "new-password" }), "The credential the agent's endpoint takes, sealed and never shown again."),
-    token_header: field("token_header", "Token header (optional)", h("input", { id: "connect-token_header", placeholder: "X-Api-Key", autocomplete: "off" }), "Blank: sent as Authorization: Bearer <token>."),
-    spec_file: field("spec_file", "Spec file", h("input", { id: "connect-spec_file", type: "file", accept: ".json,.yaml,.yml,application/json" })),
-    private: h("label", { class: "check", id: "row-private" }, h("input", { type: "checkbox", id: "connect-private" }), " The API is on a private network or this host"),
+    token: field("token", gettext("Token (optional)"), h("input", { id: "connect-token", type: "password", autocomplete: "new-password" }), gettext("The credential the agent's endpoint takes, sealed and never shown again.")),
+    token_header: field("token_header", gettext("Token header (optional)"), h("input", { id: "connect-token_header", placeholder: "X-Api-Key", autocomplete: "off" }), gettext("Blank: sent as Authorization: Bearer <token>.")),
+    spec_file: field("spec_file", gettext("Spec file"), h("input", { id: "connect-spec_file", type: "file", accept: ".json,.yaml,.yml,application/json" })),
+    private: h("label", { class: "check", id: "row-private" }, h("input", { type: "checkbox", id: "connect-private" }), gettext(" The API is on a private network or this host")),
   };
   const shown = {
     "mcp-stdio": ["command", "env"],
@@ -151,13 +152,13 @@ function connectForm() {
       event.preventDefault();
       connect(form, kind.value);
     } },
-    h("h2", { class: "panel-title" }, "Connect a server"),
-    h("p", { class: "muted small" }, "Its tools are read now and listed for your review; none is offered to anyone until you approve it."),
-    field("kind", "What", kind),
-    field("name", "Name", h("input", { id: "connect-name", required: true, maxlength: 63, pattern: "[a-z][a-z0-9_]*", autocomplete: "off" }), "Lowercase letters, digits and _; it prefixes its tools' names."),
+    h("h2", { class: "panel-title" }, gettext("Connect a server")),
+    h("p", { class: "muted small" }, gettext("Its tools are read now and listed for your review; none is offered to anyone until you approve it.")),
+    field("kind", gettext("What"), kind),
+    field("name", gettext("Name"), h("input", { id: "connect-name", required: true, maxlength: 63, pattern: "[a-z][a-z0-9_]*", autocomplete: "off" }), gettext("Lowercase letters, digits and _; it prefixes its tools' names.")),
     Object.values(rows),
     h("p", { class: "field-error small", id: "error-non_field_errors", role: "alert" }),
-    h("div", { class: "actions" }, h("button", { type: "submit", class: "button primary", id: "connect-submit" }, "Connect"), h("button", { type: "button", class: "button ghost", onclick: () => { selected = null; loadServers(); } }, "Cancel")),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "button primary", id: "connect-submit" }, gettext("Connect")), h("button", { type: "button", class: "button ghost", onclick: () => { selected = null; loadServers(); } }, gettext("Cancel"))),
   );
   return form;
 }
@@ -167,7 +168,7 @@ function pairs(text, separator) {
   const result = {};
   for (const line of text.split("\n").map((l) => l.trim()).filter(Boolean)) {
     const at = line.indexOf(separator);
-    if (at < 1) throw new Error(`"${line.slice(0, 40)}" has no ${separator.trim()}.`);
+    if (at < 1) throw new Error(interpolate(gettext("\"%(line)s\" has no %(separator)s."), { line: line.slice(0, 40), separator: separator.trim() }, true));
     result[line.slice(0, at).trim()] = line.slice(at + separator.length).trim();
   }
   return result;
@@ -190,7 +191,7 @@ function bodyOf(form, kind) {
   const allow = form.querySelector("#connect-private").checked;
   if (kind === "openapi-file") {
     const file = form.querySelector("#connect-spec_file").files[0];
-    if (!file) throw new ApiError(400, { spec_file: ["Choose the spec's file."] });
+    if (!file) throw new ApiError(400, { spec_file: [gettext("Choose the spec's file.")] });
     const data = new FormData();
     data.append("kind", "openapi");
     data.append("name", name);
@@ -231,10 +232,10 @@ function bodyOf(form, kind) {
 async function connect(form, kind) {
   const submit = form.querySelector("#connect-submit");
   submit.disabled = true;
-  submit.textContent = "Connecting…";
+  submit.textContent = gettext("Connecting…");
   try {
     const server = await api("/api/imports/", { method: "POST", ...bodyOf(form, kind) });
-    toast(`${server.name} connected: ${server.tools.length} tool(s) found, held for your review.`, "ok");
+    toast(interpolate(ngettext("%(name)s connected: %(tools)s tool found, held for your review.", "%(name)s connected: %(tools)s tools found, held for your review.", server.tools.length), { name: server.name, tools: server.tools.length }, true), "ok");
     selected = server.id;
     await Promise.all([loadServers(), loadDetail()]);
   } catch (error) {
@@ -242,7 +243,7 @@ async function connect(form, kind) {
     else toast(error.message, "bad");
   } finally {
     submit.disabled = false;
-    submit.textContent = "Connect";
+    submit.textContent = gettext("Connect");
   }
 }
 
@@ -252,34 +253,34 @@ function serverDetail(server, toolset, grants) {
   const path = `/api/imports/${server.id}/`;
   const registration = server.registration || {};
   const secrets = [
-    ...(registration.header_names || []).map((n) => `header ${n}`),
-    ...(registration.env_names || []).map((n) => `env ${n}`),
-    ...(registration.oauth ? [`OAuth client ${registration.oauth.client_id} of ${registration.oauth.issuer}`] : []),
-    ...(registration.credential ? [`a token, in header ${registration.credential}`] : []),
+    ...(registration.header_names || []).map((n) => interpolate(gettext("header %(n)s"), { n }, true)),
+    ...(registration.env_names || []).map((n) => interpolate(gettext("env %(n)s"), { n }, true)),
+    ...(registration.oauth ? [interpolate(gettext("OAuth client %(client_id)s of %(issuer)s"), { client_id: registration.oauth.client_id, issuer: registration.oauth.issuer }, true)] : []),
+    ...(registration.credential ? [interpolate(gettext("a token, in header %(credential)s"), { credential: registration.credential }, true)] : []),
   ];
   const tools = server.tools.filter((tool) => !tool.missing);
   return [
-    h("h2", { class: "panel-title", id: "server-title" }, server.name, badge(KIND_LABELS[server.kind] || server.kind)),
+    h("h2", { class: "panel-title", id: "server-title" }, server.name, badge(KIND_LABELS[server.kind] ? gettext(KIND_LABELS[server.kind]) : server.kind)),
     h("p", { class: "muted small", id: "server-origin" }, server.origin),
-    secrets.length ? h("p", { class: "muted small", id: "server-secrets" }, `Set (values sealed, never shown): ${secrets.join(", ")}.`) : null,
-    h("p", { class: "muted small" }, server.last_refreshed_at ? `Read ${dateTime(server.last_refreshed_at)}.` : "Never read."),
-    server.last_error ? h("p", { class: "field-error", id: "server-error" }, `Last refresh failed: ${server.last_error}`) : null,
+    secrets.length ? h("p", { class: "muted small", id: "server-secrets" }, interpolate(gettext("Set (values sealed, never shown): %(secrets)s."), { secrets: secrets.join(", ") }, true)) : null,
+    h("p", { class: "muted small" }, server.last_refreshed_at ? interpolate(gettext("Read %(last_refreshed_at)s."), { last_refreshed_at: dateTime(server.last_refreshed_at) }, true) : gettext("Never read.")),
+    server.last_error ? h("p", { class: "field-error", id: "server-error" }, interpolate(gettext("Last refresh failed: %(last_error)s"), { last_error: server.last_error }, true)) : null,
     h(
       "div",
       { class: "actions" },
-      h("button", { type: "button", class: "button small", id: "refresh-server", onclick: () => refresh(server) }, "Refresh"),
+      h("button", { type: "button", class: "button small", id: "refresh-server", onclick: () => refresh(server) }, gettext("Refresh")),
       h("button", { type: "button", class: "button reject small", id: "remove-server", onclick: () => {
-        if (!window.confirm(`Remove ${server.name}? Its tools stop being offered; their audit and grants stay.`)) return;
+        if (!window.confirm(interpolate(gettext("Remove %(name)s? Its tools stop being offered; their audit and grants stay."), { name: server.name }, true))) return;
         selected = null;
         changesOf.delete(server.id);
-        change(() => api(path, { method: "DELETE" }), `${server.name} removed.`);
-      } }, "Remove server"),
+        change(() => api(path, { method: "DELETE" }), interpolate(gettext("%(name)s removed."), { name: server.name }, true));
+      } }, gettext("Remove server")),
     ),
     changesView(changesOf.get(server.id)),
     server.card ? cardView(server.card) : null,
     toolset ? policyView(toolset, grants) : null,
-    h("h3", { class: "label" }, `Tools (${tools.length})`),
-    tools.length ? h("div", { id: "tools" }, tools.map((tool) => toolCard(server, tool, grants))) : h("p", { class: "muted" }, "This server declares no tools."),
+    h("h3", { class: "label" }, interpolate(gettext("Tools (%(tools)s)"), { tools: tools.length }, true)),
+    tools.length ? h("div", { id: "tools" }, tools.map((tool) => toolCard(server, tool, grants))) : h("p", { class: "muted" }, gettext("This server declares no tools.")),
   ];
 }
 
@@ -288,13 +289,13 @@ function cardView(card) {
   return h(
     "section",
     { class: "agent-card", id: "server-card", "aria-labelledby": "card-title" },
-    h("h3", { class: "label", id: "card-title" }, `Its card: ${card.name}`),
-    h("p", { class: "small" }, card.description || "(no description)"),
-    h("p", { class: "muted small" }, `Endpoint ${card.url}${card.version ? `, version ${card.version}` : ""}.`),
-    h("h4", { class: "label" }, `Skills (${card.skills.length})`),
+    h("h3", { class: "label", id: "card-title" }, interpolate(gettext("Its card: %(name)s"), { name: card.name }, true)),
+    h("p", { class: "small" }, card.description || gettext("(no description)")),
+    h("p", { class: "muted small" }, interpolate(gettext("Endpoint %(url)s%(version)s."), { url: card.url, version: card.version ? interpolate(gettext(", version %(version)s"), { version: card.version }, true) : "" }, true)),
+    h("h4", { class: "label" }, interpolate(gettext("Skills (%(skills)s)"), { skills: card.skills.length }, true)),
     card.skills.length
       ? h("ul", { class: "small", id: "card-skills" }, card.skills.map((skill) => h("li", { dataset: { skill: skill.id || "" } }, h("strong", {}, skill.name || skill.id), skill.description ? ` — ${skill.description}` : "")))
-      : h("p", { class: "muted small" }, "It declares no skills."),
+      : h("p", { class: "muted small" }, gettext("It declares no skills.")),
   );
 }
 
@@ -302,7 +303,7 @@ async function refresh(server) {
   try {
     const refreshed = await api(`/api/imports/${server.id}/refresh/`, { method: "POST" });
     changesOf.set(server.id, refreshed.changes);
-    toast(`${server.name} read again.`, "ok");
+    toast(interpolate(gettext("%(name)s read again."), { name: server.name }, true), "ok");
   } catch (error) {
     toast(error.message, "bad");
   }
@@ -313,19 +314,19 @@ function changesView(changes) {
   if (!changes) return null;
   const { added, removed, changed } = changes;
   if (!added.length && !removed.length && !changed.length) {
-    return h("div", { class: "notice", id: "server-changes" }, "Refreshed: nothing changed.");
+    return h("div", { class: "notice", id: "server-changes" }, gettext("Refreshed: nothing changed."));
   }
   const what = (item) => [item.description_changed ? "description" : null, item.parameters_changed ? "arguments" : null].filter(Boolean).join(" and ");
   return h(
     "div",
     { class: "notice", id: "server-changes" },
-    h("strong", {}, "What the refresh found"),
+    h("strong", {}, gettext("What the refresh found")),
     h(
       "ul",
       {},
-      added.map((name) => h("li", {}, `Added: ${name} (held for review)`)),
-      removed.map((name) => h("li", {}, `Removed: ${name}`)),
-      changed.map((item) => h("li", {}, `Changed: ${item.full_name}, its ${what(item)} (held for review)`)),
+      added.map((name) => h("li", {}, interpolate(gettext("Added: %(name)s (held for review)"), { name }, true))),
+      removed.map((name) => h("li", {}, interpolate(gettext("Removed: %(name)s"), { name }, true))),
+      changed.map((item) => h("li", {}, interpolate(gettext("Changed: %(full_name)s, its %(item)s (held for review)"), { full_name: item.full_name, item: what(item) }, true))),
     ),
   );
 }
@@ -333,16 +334,16 @@ function changesView(changes) {
 function policyView(toolset, grants) {
   const policy = h(
     "select",
-    { id: "server-policy", onchange: () => change(() => api(`/api/toolsets/${encodeURIComponent(toolset.name)}/`, { method: "PATCH", body: { default_policy: policy.value } }), `${toolset.name}: default saved.`) },
-    h("option", { value: "open", selected: toolset.default_policy === "open" }, "Everyone, unless denied"),
-    h("option", { value: "granted_only", selected: toolset.default_policy === "granted_only" }, "Only those granted"),
+    { id: "server-policy", onchange: () => change(() => api(`/api/toolsets/${encodeURIComponent(toolset.name)}/`, { method: "PATCH", body: { default_policy: policy.value } }), interpolate(gettext("%(name)s: default saved."), { name: toolset.name }, true)) },
+    h("option", { value: "open", selected: toolset.default_policy === "open" }, gettext("Everyone, unless denied")),
+    h("option", { value: "granted_only", selected: toolset.default_policy === "granted_only" }, gettext("Only those granted")),
   );
   const mine = grants.filter((grant) => grant.toolset === toolset.name);
   return h(
     "section",
     { class: "server-policy", "aria-labelledby": "policy-title" },
-    h("h3", { class: "label", id: "policy-title" }, "Who may use its approved tools"),
-    h("label", { for: "server-policy", class: "visually-hidden" }, "Default"),
+    h("h3", { class: "label", id: "policy-title" }, gettext("Who may use its approved tools")),
+    h("label", { for: "server-policy", class: "visually-hidden" }, gettext("Default")),
     policy,
     grantList(mine, "toolset-grants"),
     grantForm({ toolset: toolset.name }, "toolset", false),
@@ -350,7 +351,7 @@ function policyView(toolset, grants) {
 }
 
 function grantList(grants, id) {
-  if (!grants.length) return h("p", { class: "muted small", id }, "No grants.");
+  if (!grants.length) return h("p", { class: "muted small", id }, gettext("No grants."));
   return h(
     "ul",
     { class: "grants small", id },
@@ -358,10 +359,10 @@ function grantList(grants, id) {
       h(
         "li",
         { dataset: { grant: String(grant.id) } },
-        `${grant.effect === "allow" ? "Allowed to" : "Denied to"} ${grant.group ? `group ${grant.group}` : grant.user}`,
-        grant.condition_text ? ` when ${grant.condition_text}` : "",
+        `${grant.effect === "allow" ? gettext("Allowed to") : gettext("Denied to")} ${grant.group ? interpolate(gettext("group %(group)s"), { group: grant.group }, true) : grant.user}`,
+        grant.condition_text ? interpolate(gettext(" when %(condition_text)s"), { condition_text: grant.condition_text }, true) : "",
         " ",
-        h("button", { type: "button", class: "button ghost small", "aria-label": `Remove the grant to ${grant.group ? `group ${grant.group}` : grant.user}`, onclick: () => change(() => api(`/api/grants/${grant.id}/`, { method: "DELETE" }), "Grant removed.") }, "Remove"),
+        h("button", { type: "button", class: "button ghost small", "aria-label": interpolate(gettext("Remove the grant to %(user)s"), { user: grant.group ? interpolate(gettext("group %(group)s"), { group: grant.group }, true) : grant.user }, true), onclick: () => change(() => api(`/api/grants/${grant.id}/`, { method: "DELETE" }), gettext("Grant removed.")) }, gettext("Remove")),
       ),
     ),
   );
@@ -370,8 +371,8 @@ function grantList(grants, id) {
 /** A form allowing a group the target; on a tool, maybe on a condition. */
 function grantForm(target, key, withCondition) {
   const id = key.replace(/[^a-z0-9]/gi, "-");
-  const group = h("input", { id: `grant-group-${id}`, list: "group-names", placeholder: "Group", required: true, autocomplete: "off" });
-  const condition = withCondition ? h("textarea", { id: `grant-condition-${id}`, rows: 2, placeholder: '{"path": {"prefix": "reports/"}}' }) : null;
+  const group = h("input", { id: `grant-group-${id}`, list: "group-names", placeholder: gettext("Group"), required: true, autocomplete: "off" });
+  const condition = withCondition ? h("textarea", { id: `grant-condition-${id}`, rows: 2, placeholder: gettext('{"path": {"prefix": "reports/"}}') }) : null;
   const error = h("p", { class: "field-error small", id: `grant-error-${id}`, role: "alert" });
   const form = h(
     "form",
@@ -383,7 +384,7 @@ function grantForm(target, key, withCondition) {
         try {
           body.condition = JSON.parse(condition.value);
         } catch {
-          error.textContent = "The condition is not JSON.";
+          error.textContent = gettext("The condition is not JSON.");
           return;
         }
       }
@@ -394,13 +395,13 @@ function grantForm(target, key, withCondition) {
         return;
       }
       await Promise.all([loadServers(), loadDetail()]);
-      toast(`Allowed to ${body.group}.`, "ok");
+      toast(interpolate(gettext("Allowed to %(group)s."), { group: body.group }, true), "ok");
     } },
-    h("label", { for: `grant-group-${id}`, class: "visually-hidden" }, "Allow a group"),
+    h("label", { for: `grant-group-${id}`, class: "visually-hidden" }, gettext("Allow a group")),
     group,
-    condition ? h("label", { for: `grant-condition-${id}`, class: "visually-hidden" }, "On the condition (JSON, optional)") : null,
+    condition ? h("label", { for: `grant-condition-${id}`, class: "visually-hidden" }, gettext("On the condition (JSON, optional)")) : null,
     condition,
-    h("button", { type: "submit", class: "button small" }, "Allow group"),
+    h("button", { type: "submit", class: "button small" }, gettext("Allow group")),
     error,
   );
   return form;
@@ -411,8 +412,8 @@ function declaration(title, description, parameters) {
     "div",
     { class: "declaration" },
     title ? h("h4", { class: "label" }, title) : null,
-    h("p", { class: "tool-description" }, description || "(no description)"),
-    h("details", {}, h("summary", { class: "small" }, "Arguments"), json(parameters)),
+    h("p", { class: "tool-description" }, description || gettext("(no description)")),
+    h("details", {}, h("summary", { class: "small" }, gettext("Arguments")), json(parameters)),
   );
 }
 
@@ -420,26 +421,26 @@ function toolCard(server, tool, grants) {
   const [label, tone] = REVIEW[tool.review];
   const approve = (text) =>
     h("button", { type: "button", class: "button primary small approve-tool", onclick: () =>
-      change(() => api(`/api/imports/${server.id}/approve/`, { method: "POST", body: { tool: tool.full_name, digest: tool.digest } }), `${tool.name} approved.`) }, text);
+      change(() => api(`/api/imports/${server.id}/approve/`, { method: "POST", body: { tool: tool.full_name, digest: tool.digest } }), interpolate(gettext("%(name)s approved."), { name: tool.name }, true)) }, text);
   let body;
   if (tool.review === "changed") {
     body = [
-      h("div", { class: "side-by-side" }, declaration("Approved", tool.approved_description, tool.approved_parameters), declaration("Now", tool.description, tool.parameters)),
-      approve("Approve the new description"),
+      h("div", { class: "side-by-side" }, declaration(gettext("Approved"), tool.approved_description, tool.approved_parameters), declaration(gettext("Now"), tool.description, tool.parameters)),
+      approve(gettext("Approve the new description")),
     ];
   } else if (tool.review === "new") {
-    body = [declaration(null, tool.description, tool.parameters), approve("Approve")];
+    body = [declaration(null, tool.description, tool.parameters), approve(gettext("Approve"))];
   } else {
     body = [declaration(null, tool.description, tool.parameters)];
   }
   return h(
     "article",
     { class: "tool-card", dataset: { tool: tool.full_name } },
-    h("h4", { class: "tool-name" }, tool.name, " ", badge(label, tone)),
+    h("h4", { class: "tool-name" }, tool.name, " ", badge(gettext(label), tone)),
     body,
-    h("h5", { class: "label" }, "Approval of each call"),
+    h("h5", { class: "label" }, gettext("Approval of each call")),
     approvalForm(tool),
-    h("h5", { class: "label" }, "Who may call it, on which condition"),
+    h("h5", { class: "label" }, gettext("Who may call it, on which condition")),
     grantList(grants.filter((grant) => grant.tool === tool.full_name), `grants-${tool.name}`),
     grantForm({ tool: tool.full_name }, tool.name, true),
   );
@@ -448,7 +449,7 @@ function toolCard(server, tool, grants) {
 function approvalForm(tool) {
   const id = tool.name;
   const requires = h("input", { type: "checkbox", id: `requires-${id}`, checked: tool.requires_approval });
-  const group = h("input", { id: `approver-${id}`, list: "group-names", value: tool.approver_group || "", placeholder: "Approver group (blank: the session's owner)", autocomplete: "off" });
+  const group = h("input", { id: `approver-${id}`, list: "group-names", value: tool.approver_group || "", placeholder: gettext("Approver group (blank: the session's owner)"), autocomplete: "off" });
   const needed = h("input", { id: `approvals-${id}`, type: "number", min: 1, max: 10, value: tool.approvals_required });
   const error = h("p", { class: "field-error small", id: `approval-error-${id}`, role: "alert" });
   return h(
@@ -464,14 +465,14 @@ function approvalForm(tool) {
         return;
       }
       await loadDetail();
-      toast(`${tool.name}: approval saved.`, "ok");
+      toast(interpolate(gettext("%(name)s: approval saved."), { name: tool.name }, true), "ok");
     } },
-    h("label", { class: "check", for: `requires-${id}` }, requires, " Each call needs a person's approval"),
-    h("label", { for: `approver-${id}`, class: "visually-hidden" }, "Approver group"),
+    h("label", { class: "check", for: `requires-${id}` }, requires, gettext(" Each call needs a person's approval")),
+    h("label", { for: `approver-${id}`, class: "visually-hidden" }, gettext("Approver group")),
     group,
-    h("label", { for: `approvals-${id}`, class: "visually-hidden" }, "Approvals needed"),
+    h("label", { for: `approvals-${id}`, class: "visually-hidden" }, gettext("Approvals needed")),
     needed,
-    h("button", { type: "submit", class: "button small" }, "Save"),
+    h("button", { type: "submit", class: "button small" }, gettext("Save")),
     error,
   );
 }

@@ -4,6 +4,7 @@
 
 import { api, ApiError } from "./api.js";
 import { badge, clear, dateTime, empty, failure, h, loading, toast } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 export class ToolsetsPanel {
   /**
@@ -20,7 +21,7 @@ export class ToolsetsPanel {
     this.busy = new Set(); // names with a PATCH in flight
     this.loadingNow = false;
     this.stale = false;
-    clear(box, loading("Loading toolsets…"));
+    clear(box, loading(gettext("Loading toolsets…")));
   }
 
   url(name = "") {
@@ -32,7 +33,7 @@ export class ToolsetsPanel {
   async load() {
     this.loadingNow = true;
     this.stale = false;
-    if (!this.box.childElementCount) clear(this.box, loading("Loading toolsets…"));
+    if (!this.box.childElementCount) clear(this.box, loading(gettext("Loading toolsets…")));
     let toolsets;
     try {
       toolsets = await api(this.url());
@@ -53,7 +54,7 @@ export class ToolsetsPanel {
   }
 
   showEmpty() {
-    clear(this.box, empty("No toolsets", "This agent has no toolsets you can switch on or off."));
+    clear(this.box, empty(gettext("No toolsets"), gettext("This agent has no toolsets you can switch on or off.")));
   }
 
   render(toolsets) {
@@ -66,7 +67,7 @@ export class ToolsetsPanel {
     const items = toolsets.map((toolset) => this.item(toolset));
     clear(
       this.box,
-      this.readOnly ? h("p", { class: "muted small", id: "toolsets-readonly" }, "This session is closed: its toolsets can no longer be switched.") : null,
+      this.readOnly ? h("p", { class: "muted small", id: "toolsets-readonly" }, gettext("This session is closed: its toolsets can no longer be switched.")) : null,
       h("ul", { class: "toolset-list", id: "toolset-list" }, items),
     );
   }
@@ -106,7 +107,7 @@ export class ToolsetsPanel {
         { id: describedBy },
         toolset.description ? h("p", { class: "toolset-description small" }, toolset.description) : null,
         toolset.tools && toolset.tools.length
-          ? h("p", { class: "toolset-tools small" }, h("span", { class: "muted" }, "Tools: "), toolset.tools.map((name, i) => [i ? ", " : "", h("code", {}, name)]))
+          ? h("p", { class: "toolset-tools small" }, h("span", { class: "muted" }, gettext("Tools: ")), toolset.tools.map((name, i) => [i ? ", " : "", h("code", {}, name)]))
           : null,
       ),
       when,
@@ -122,11 +123,11 @@ export class ToolsetsPanel {
     const { toolset } = row;
     row.input.checked = Boolean(toolset.active);
     row.item.dataset.active = String(Boolean(toolset.active));
-    row.state.textContent = toolset.active ? "Active" : "Inactive";
+    row.state.textContent = toolset.active ? gettext("Active") : gettext("Inactive");
     if (toolset.changed_at) {
-      row.detail.textContent = `${toolset.active ? "activated" : "deactivated"} by ${toolset.changed_by || "the model"}, ${dateTime(toolset.changed_at)}`;
+      row.detail.textContent = interpolate(toolset.active ? gettext("activated by %(changed_by)s, %(changed_at)s") : gettext("deactivated by %(changed_by)s, %(changed_at)s"), { changed_by: toolset.changed_by || gettext("the model"), changed_at: dateTime(toolset.changed_at) }, true);
     } else {
-      row.detail.textContent = "by default";
+      row.detail.textContent = gettext("by default");
     }
   }
 
@@ -139,10 +140,10 @@ export class ToolsetsPanel {
     try {
       const saved = await api(this.url(name), { method: "PATCH", body: { active } });
       row.toolset = { ...row.toolset, ...saved };
-      this.say(`${name} is now ${saved.active ? "active" : "inactive"}.`);
+      this.say(interpolate(saved.active ? gettext("%(name)s is now active.") : gettext("%(name)s is now inactive."), { name }, true));
     } catch (error) {
       // Put the switch back as it was, and say why.
-      toast(`${name} not ${active ? "activated" : "deactivated"}: ${error.message}`, "bad");
+      toast(interpolate(active ? gettext("%(name)s not activated: %(error)s") : gettext("%(name)s not deactivated: %(error)s"), { name, error: error.message }, true), "bad");
     } finally {
       this.busy.delete(name);
       row.item.removeAttribute("aria-busy");
@@ -175,7 +176,7 @@ export class ToolsetsPanel {
     }
     if (unknown) this.load();
     if (changed) {
-      this.say(text || "The toolsets changed.");
+      this.say(text || gettext("The toolsets changed."));
       const panel = this.box.closest(".panel");
       if (panel) {
         panel.classList.remove("flash");
@@ -197,7 +198,7 @@ export class ToolsetsPanel {
       for (const row of this.rows.values()) row.input.disabled = readOnly || this.busy.has(row.toolset.name);
       const existing = this.box.querySelector("#toolsets-readonly");
       if (readOnly && !existing) {
-        this.box.prepend(h("p", { class: "muted small", id: "toolsets-readonly" }, "This session is closed: its toolsets can no longer be switched."));
+        this.box.prepend(h("p", { class: "muted small", id: "toolsets-readonly" }, gettext("This session is closed: its toolsets can no longer be switched.")));
       } else if (!readOnly && existing) existing.remove();
     }
   }

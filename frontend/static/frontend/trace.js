@@ -7,6 +7,7 @@
 
 import { badge, clear, duration, h } from "./dom.js";
 import { FetchDialog } from "./fetchdialog.js";
+import { gettext, ngettext, interpolate } from "./i18n.js";
 import { jsonView } from "./jsonview.js";
 
 /** "gemini-2.5 · 1,204 tokens in, 88 out · 1.4 s · 2 model calls · 1 tool call". */
@@ -15,10 +16,10 @@ export function statsText(stats) {
   const tokens = stats.tokens || {};
   return [
     stats.model || null,
-    `${count(tokens.input)} tokens in, ${count(tokens.output)} out`,
+    interpolate(gettext("%(input)s tokens in, %(output)s out"), { input: count(tokens.input), output: count(tokens.output) }, true),
     duration(stats.duration_ms),
-    plural(stats.model_calls, "model call"),
-    plural(stats.tool_calls, "tool call"),
+    plural(stats.model_calls, (n) => ngettext("%(n)s model call", "%(n)s model calls", n)),
+    plural(stats.tool_calls, (n) => ngettext("%(n)s tool call", "%(n)s tool calls", n)),
   ]
     .filter(Boolean)
     .join(" · ");
@@ -32,16 +33,17 @@ export function runStats(stats) {
 
 /** The button on a run's line that opens its trace. */
 export function traceButton(runId) {
-  return h("button", { type: "button", class: "trace-button link-button", dataset: { trace: runId }, title: "The run's spans, as a waterfall" }, "Trace");
+  return h("button", { type: "button", class: "trace-button link-button", dataset: { trace: runId }, title: gettext("The run's spans, as a waterfall") }, gettext("Trace"));
 }
 
 function count(value) {
   return value === null || value === undefined ? "—" : Number(value).toLocaleString();
 }
 
-function plural(value, noun) {
+/** "3 model calls": `words` is an ngettext() of "%(n)s …" for the value. */
+function plural(value, words) {
   if (value === null || value === undefined) return null;
-  return `${count(value)} ${noun}${value === 1 ? "" : "s"}`;
+  return interpolate(words(value), { n: count(value) }, true);
 }
 
 const sheet = new FetchDialog({ id: "trace-view", prefix: "trace", className: "trace" });
@@ -50,10 +52,10 @@ const sheet = new FetchDialog({ id: "trace-view", prefix: "trace", className: "t
 export function showTrace({ runId, from = null }) {
   return sheet.open({
     url: `/api/runs/${encodeURIComponent(runId)}/trace/`,
-    title: "Trace",
+    title: gettext("Trace"),
     from,
-    missing: "This run is not there (or not yours).",
-    failed: "Cannot show its trace",
+    missing: gettext("This run is not there (or not yours)."),
+    failed: gettext("Cannot show its trace"),
     show: showWaterfall,
   });
 }
@@ -61,7 +63,7 @@ export function showTrace({ runId, from = null }) {
 function showWaterfall(trace) {
   const run = trace.run || {};
   const spans = trace.spans || [];
-  sheet.title.textContent = `Trace of run ${String(run.id || "").slice(0, 8)}`;
+  sheet.title.textContent = interpolate(gettext("Trace of run %(id)s"), { id: String(run.id || "").slice(0, 8) }, true);
   sheet.meta.textContent = [
     run.agent,
     run.status,
@@ -71,11 +73,11 @@ function showWaterfall(trace) {
     .join(" · ");
   const body = sheet.body;
   if (!spans.length) {
-    clear(body, h("p", { class: "muted" }, trace.traces === "off" ? "Traces are off on this server: this run kept no spans." : "This run kept no spans."));
+    clear(body, h("p", { class: "muted" }, trace.traces === "off" ? gettext("Traces are off on this server: this run kept no spans.") : gettext("This run kept no spans.")));
     return;
   }
   const rows = layout(spans, run.duration_ms || 0);
-  const list = h("ol", { class: "waterfall", "aria-label": "Spans" });
+  const list = h("ol", { class: "waterfall", "aria-label": gettext("Spans") });
   const view = { sort: "start", kind: "" };
   const draw = () => clear(list, arrange(rows, view).map((row) => row.element));
   clear(body, controls(rows, view, draw), slowestNote(rows), list);
@@ -118,15 +120,15 @@ function spanRow(row, total) {
     " ",
     h("span", { class: `span-kind kind-${span.kind}` }, span.kind),
     span.agent ? h("span", { class: "span-agent muted" }, span.agent) : null,
-    error ? badge("error", "bad") : null,
-    row.slowest ? badge("slowest tool call", "wait") : null,
+    error ? badge(gettext("error"), "bad") : null,
+    row.slowest ? badge(gettext("slowest tool call"), "wait") : null,
     h("span", { class: "span-duration" }, duration(span.duration_ms)),
   );
   toggle.addEventListener("click", () => {
     const open = toggle.getAttribute("aria-expanded") !== "true";
     toggle.setAttribute("aria-expanded", String(open));
     // Drawn at the first opening: most rows are never opened.
-    if (open && !attributes.firstChild) attributes.append(jsonView(span.attributes || {}, { label: `Attributes of ${span.name}` }));
+    if (open && !attributes.firstChild) attributes.append(jsonView(span.attributes || {}, { label: interpolate(gettext("Attributes of %(name)s"), { name: span.name }, true) }));
     attributes.hidden = !open;
   });
   const bar = h("div", { class: "span-track", "aria-hidden": "true" }, h("div", { class: "span-bar" }));
@@ -155,8 +157,8 @@ function arrange(rows, view) {
 
 function controls(rows, view, draw) {
   const kinds = [...new Set(rows.map((row) => row.span.kind))];
-  const kind = h("select", { id: "trace-kind" }, h("option", { value: "" }, "All kinds"), kinds.map((name) => h("option", { value: name }, name)));
-  const sort = h("select", { id: "trace-sort" }, h("option", { value: "start" }, "By start"), h("option", { value: "slowest" }, "Slowest first"));
+  const kind = h("select", { id: "trace-kind" }, h("option", { value: "" }, gettext("All kinds")), kinds.map((name) => h("option", { value: name }, name)));
+  const sort = h("select", { id: "trace-sort" }, h("option", { value: "start" }, gettext("By start")), h("option", { value: "slowest" }, gettext("Slowest first")));
   kind.addEventListener("change", () => {
     view.kind = kind.value;
     draw();
@@ -168,16 +170,16 @@ function controls(rows, view, draw) {
   return h(
     "div",
     { class: "trace-controls" },
-    h("label", { class: "trace-control" }, "Kind ", kind),
-    h("label", { class: "trace-control" }, "Order ", sort),
-    h("span", { class: "muted small" }, `${rows.length} span${rows.length === 1 ? "" : "s"}`),
+    h("label", { class: "trace-control" }, gettext("Kind "), kind),
+    h("label", { class: "trace-control" }, gettext("Order "), sort),
+    h("span", { class: "muted small" }, interpolate(ngettext("%(rows)s span", "%(rows)s spans", rows.length), { rows: rows.length }, true)),
   );
 }
 
 function slowestNote(rows) {
   const row = rows.find((item) => item.slowest);
   if (!row) return null;
-  return h("p", { class: "trace-slowest small" }, "Slowest tool call: ", h("strong", {}, row.span.name), ` (${duration(row.span.duration_ms)})`);
+  return h("p", { class: "trace-slowest small" }, gettext("Slowest tool call: "), h("strong", {}, row.span.name), ` (${duration(row.span.duration_ms)})`);
 }
 
 /** Open a run's trace from any Trace button in `list` (one listener for all). */

@@ -5,11 +5,12 @@
 
 import { api } from "./api.js";
 import { clear, dateTime, duration, failure, h, json, loading } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 const box = document.getElementById("try-it");
 
 async function load() {
-  clear(box, loading("Loading tools…"));
+  clear(box, loading(gettext("Loading tools…")));
   let tools;
   try {
     tools = await api("/api/tools/");
@@ -23,13 +24,13 @@ async function load() {
 function render(tools) {
   const picker = h(
     "select",
-    { id: "try-tool", "aria-label": "Tool to try" },
-    h("option", { value: "" }, "Choose a tool…"),
+    { id: "try-tool", "aria-label": gettext("Tool to try") },
+    h("option", { value: "" }, gettext("Choose a tool…")),
     tools.map((tool) => h("option", { value: tool.full_name }, tool.full_name)),
   );
   const fields = h("div", { class: "stack", id: "try-fields" });
   const result = h("div", { id: "try-result", "aria-live": "polite" });
-  const run = h("button", { type: "submit", class: "button primary", disabled: true }, "Run");
+  const run = h("button", { type: "submit", class: "button primary", disabled: true }, gettext("Run"));
   const form = h("form", { id: "try-form", novalidate: true }, fields, run);
   const byName = new Map(tools.map((tool) => [tool.full_name, tool]));
   picker.addEventListener("change", () => {
@@ -45,8 +46,8 @@ function render(tools) {
   });
   clear(
     box,
-    h("h2", { class: "panel-title" }, "Try a tool"),
-    h("p", { class: "muted small" }, "Run one tool now, outside any session, with your own access: its grants, policy, approval and audit apply as when a model calls it."),
+    h("h2", { class: "panel-title" }, gettext("Try a tool")),
+    h("p", { class: "muted small" }, gettext("Run one tool now, outside any session, with your own access: its grants, policy, approval and audit apply as when a model calls it.")),
     h("label", { class: "filter" }, picker),
     form,
     result,
@@ -70,7 +71,7 @@ function inputsFor(parameters) {
   const properties = (parameters && parameters.properties) || {};
   const required = new Set((parameters && parameters.required) || []);
   const names = Object.keys(properties);
-  if (!names.length) return h("p", { class: "muted small" }, "This tool takes no arguments.");
+  if (!names.length) return h("p", { class: "muted small" }, gettext("This tool takes no arguments."));
   return names.map((name) => field(name, properties[name], required.has(name)));
 }
 
@@ -86,13 +87,13 @@ function field(name, schema, required) {
   } else if (kind === "number" || kind === "integer") {
     input = h("input", { id, type: "number", step: kind === "integer" ? "1" : "any", dataset: data, required });
   } else if (kind === "object" || kind === "array") {
-    input = h("textarea", { id, rows: 3, placeholder: kind === "array" ? "[ … ] as JSON" : "{ … } as JSON", dataset: data, required });
+    input = h("textarea", { id, rows: 3, placeholder: kind === "array" ? gettext("[ … ] as JSON") : gettext("{ … } as JSON"), dataset: data, required });
   } else {
     input = h("input", { id, type: "text", dataset: data, required });
   }
-  const hint = schema.description || (schema.default !== undefined && schema.default !== null ? `default: ${JSON.stringify(schema.default)}` : "");
+  const hint = schema.description || (schema.default !== undefined && schema.default !== null ? interpolate(gettext("default: %(default)s"), { default: JSON.stringify(schema.default) }, true) : "");
   return [
-    h("label", { for: id }, name, required ? h("span", { class: "muted", title: "required" }, " *") : null, hint ? h("span", { class: "muted small" }, ` — ${hint}`) : null),
+    h("label", { for: id }, name, required ? h("span", { class: "muted", title: gettext("required") }, " *") : null, hint ? h("span", { class: "muted small" }, ` — ${hint}`) : null),
     input,
   ];
 }
@@ -113,7 +114,7 @@ function argsFrom(fields) {
       try {
         args[arg] = JSON.parse(raw);
       } catch {
-        throw new Error(`${arg}: not valid JSON`);
+        throw new Error(interpolate(gettext("%(arg)s: not valid JSON"), { arg }, true));
       }
     } else args[arg] = input.value;
   }
@@ -127,16 +128,16 @@ async function submit(tool, fields, run, result) {
   try {
     args = argsFrom(fields);
   } catch (error) {
-    clear(result, outcome("error", "not sent", error.message));
+    clear(result, outcome("error", gettext("not sent"), error.message));
     return;
   }
   run.disabled = true;
-  clear(result, loading(`Running ${tool.full_name}…`));
+  clear(result, loading(interpolate(gettext("Running %(full_name)s…"), { full_name: tool.full_name }, true)));
   try {
     const answer = await api(`/api/tools/${encodeURIComponent(tool.full_name)}/invoke/`, { method: "POST", body: { args } });
     clear(result, answered(answer));
   } catch (error) {
-    clear(result, outcome("error", error.status ? `refused (${error.status})` : "failed", error.message));
+    clear(result, outcome("error", error.status ? interpolate(gettext("refused (%(status)s)"), { status: error.status }, true) : "failed", error.message));
   } finally {
     run.disabled = false;
   }
@@ -148,13 +149,13 @@ function answered(answer) {
     h(
       "dl",
       { class: "kv" },
-      h("dt", {}, "attempts"),
+      h("dt", {}, gettext("attempts")),
       h("dd", { "data-field": "attempts" }, String(answer.attempts)),
-      h("dt", {}, "took"),
+      h("dt", {}, gettext("took")),
       h("dd", { "data-field": "duration" }, duration(answer.duration_ms)),
-      h("dt", {}, "started"),
+      h("dt", {}, gettext("started")),
       h("dd", {}, dateTime(answer.started_at)),
-      h("dt", {}, "audit"),
+      h("dt", {}, gettext("audit")),
       h("dd", {}, h("a", { href: `/staff/audit/?tool=${encodeURIComponent(answer.tool)}` }, `#${answer.audit_id}`)),
     ),
     h("pre", { class: "small", "data-field": "result" }, json(answer.result)),

@@ -5,6 +5,7 @@
 
 import { api, ApiError } from "./api.js";
 import { badge, h, toast } from "./dom.js";
+import { gettext, interpolate } from "./i18n.js";
 
 const ACTIVE = new Set(["queued", "running"]);
 const STOP_RETRY_MS = 5000;
@@ -76,7 +77,7 @@ export class TurnControls {
       this.stopping = null;
       this.stopButton.disabled = false;
       const ended = error instanceof ApiError && error.status === 409;
-      toast(ended ? "That turn had already ended." : `Not stopped: ${error.message}`, ended ? "" : "bad");
+      toast(ended ? gettext("That turn had already ended.") : interpolate(gettext("Not stopped: %(error)s"), { error: error.message }, true), ended ? "" : "bad");
     }
   }
 
@@ -88,10 +89,10 @@ export class TurnControls {
     const lastUser = items.findLast((item) => item.dataset.kind === "user_message");
     if (!lastUser) return;
     const text = lastUser.querySelector(".bubble-text")?.textContent || "";
-    lastUser.append(actions(h("button", { type: "button", class: "button ghost small edit-message", "aria-label": "Edit your last message and send it again", onclick: () => this.edit(text) }, "Edit")));
+    lastUser.append(actions(h("button", { type: "button", class: "button ghost small edit-message", "aria-label": gettext("Edit your last message and send it again"), onclick: () => this.edit(text) }, gettext("Edit"))));
     const answer = items.slice(items.indexOf(lastUser)).findLast((item) => item.dataset.kind === "text");
     if (!answer) return;
-    answer.append(actions(h("button", { type: "button", class: "button ghost small regenerate", "aria-label": "Regenerate the last answer", onclick: () => this.regenerate() }, "Regenerate")));
+    answer.append(actions(h("button", { type: "button", class: "button ghost small regenerate", "aria-label": gettext("Regenerate the last answer"), onclick: () => this.regenerate() }, gettext("Regenerate"))));
   }
 
   /** Put the last message in the composer, to send again edited. */
@@ -102,8 +103,8 @@ export class TurnControls {
     this.editNote = h(
       "p",
       { class: "edit-note", id: "edit-note" },
-      "Editing your last message: sending it starts a new turn (the earlier one stays above). ",
-      h("button", { type: "button", class: "button ghost small", onclick: () => this.leaveEdit({ clear: true }) }, "Cancel edit"),
+      gettext("Editing your last message: sending it starts a new turn (the earlier one stays above). "),
+      h("button", { type: "button", class: "button ghost small", onclick: () => this.leaveEdit({ clear: true }) }, gettext("Cancel edit")),
     );
     this.form.dataset.mode = "edit";
     this.form.before(this.editNote);
@@ -128,7 +129,7 @@ export class TurnControls {
     try {
       this.onRun(await api(`/api/sessions/${encodeURIComponent(this.sessionId)}/regenerate/`, { method: "POST" }));
     } catch (error) {
-      toast(`Not regenerated: ${error.message}`, "bad");
+      toast(interpolate(gettext("Not regenerated: %(error)s"), { error: error.message }, true), "bad");
     }
   }
 }
@@ -143,7 +144,7 @@ function markCutShort(timeline) {
     for (let item = end.previousElementSibling; item && item.dataset.kind !== "run_started"; item = item.previousElementSibling) {
       for (const card of item.querySelectorAll('.card.call[data-status="running"]')) {
         card.dataset.status = "cancelled";
-        card.querySelector(".call-status")?.replaceChildren(badge("cut short", "wait"));
+        card.querySelector(".call-status")?.replaceChildren(badge(gettext("cut short"), "wait"));
       }
     }
   }
