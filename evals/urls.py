@@ -10,6 +10,6 @@ from evals.api.sets import EvalCaseViewSet, EvalSetViewSet
 # Path converters type each id: <id:pk> is ASCII digits in the bigint range.
 router = SimpleRouter(use_regex_path=False)
 router.register("evalsets", EvalSetViewSet, basename="evalset")
-router.register("evalsets/<id:set_pk>/cases", EvalCaseViewSet, basename="evalset-case")
+router.register("evalsets/<id:set_id>/cases", EvalCaseViewSet, basename="evalset-case")
 
 urlpatterns = [path("", include(router.urls))]

@@ -140,16 +140,16 @@ class EvalCaseViewSet(viewsets.GenericViewSet):
     lookup_value_converter = ID_CONVERTER
     queryset = EvalCase.objects.none()  # for the schema; the set scopes
 
-    def list(self, request: Request, set_pk: int) -> Response:
+    def list(self, request: Request, set_id: int) -> Response:
         """The set's cases, in order."""
-        eval_set = sets.access_set(user=request.user, set_id=set_pk)
+        eval_set = sets.access_set(user=request.user, set_id=set_id)
         return Response(EvalCaseSerializer(eval_set.cases.all(), many=True).data)
 
     @extend_schema(request=CaseInput, responses={201: EvalCaseSerializer})
-    def create(self, request: Request, set_pk: int) -> Response:
+    def create(self, request: Request, set_id: int) -> Response:
         """A case written by hand, at the end of the set."""
         body = validated(CaseInput, request.data)
-        eval_set = sets.access_set(user=request.user, set_id=set_pk, edit=True)
+        eval_set = sets.access_set(user=request.user, set_id=set_id, edit=True)
         case = cases.add_case(
             eval_set=eval_set,
             eval_id=body.eval_id or "",
@@ -160,18 +160,18 @@ class EvalCaseViewSet(viewsets.GenericViewSet):
         )
         return Response(EvalCaseSerializer(case).data, status=status.HTTP_201_CREATED)
 
-    def retrieve(self, request: Request, set_pk: int, pk: int) -> Response:
+    def retrieve(self, request: Request, set_id: int, pk: int) -> Response:
         """One case."""
-        eval_set = sets.access_set(user=request.user, set_id=set_pk)
+        eval_set = sets.access_set(user=request.user, set_id=set_id)
         return Response(
             EvalCaseSerializer(cases.get_case(eval_set=eval_set, case_id=pk)).data
         )
 
     @extend_schema(request=CaseChange, responses={200: EvalCaseSerializer})
-    def partial_update(self, request: Request, set_pk: int, pk: int) -> Response:
+    def partial_update(self, request: Request, set_id: int, pk: int) -> Response:
         """Change a case."""
         body = validated(CaseChange, request.data)
-        eval_set = sets.access_set(user=request.user, set_id=set_pk, edit=True)
+        eval_set = sets.access_set(user=request.user, set_id=set_id, edit=True)
         case = cases.get_case(eval_set=eval_set, case_id=pk)
         changes = body.model_dump(exclude_unset=True, exclude_none=True)
         return Response(
@@ -179,9 +179,9 @@ class EvalCaseViewSet(viewsets.GenericViewSet):
         )
 
     @extend_schema(responses={204: None})
-    def destroy(self, request: Request, set_pk: int, pk: int) -> Response:
+    def destroy(self, request: Request, set_id: int, pk: int) -> Response:
         """Delete a case."""
-        eval_set = sets.access_set(user=request.user, set_id=set_pk, edit=True)
+        eval_set = sets.access_set(user=request.user, set_id=set_id, edit=True)
         cases.delete_case(case=cases.get_case(eval_set=eval_set, case_id=pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -191,11 +191,11 @@ class EvalCaseViewSet(viewsets.GenericViewSet):
         operation_id="evalsets_cases_from_session",
     )
     @action(detail=False, methods=["post"], url_path="from-session")
-    def from_session(self, request: Request, set_pk: int) -> Response:
+    def from_session(self, request: Request, set_id: int) -> Response:
         """A case made from a session you may read: one turn (`run`), the turns of
         a seq range, or the whole session."""
         body = validated(FromSessionInput, request.data)
-        eval_set = sets.access_set(user=request.user, set_id=set_pk, edit=True)
+        eval_set = sets.access_set(user=request.user, set_id=set_id, edit=True)
         seq_range = (body.from_seq, body.to_seq) if body.from_seq else None
         case = add_case_from_session(
             user=request.user,
