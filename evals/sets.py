@@ -28,9 +28,8 @@ class UnknownGroups(DomainError):
 
 def readable_sets(*, user) -> QuerySet[EvalSet]:
     """The sets `user` may read: her own, those shared to a group of hers; staff, all."""
-    sets = EvalSet.objects.select_related("owner").annotate(
-        case_count=Count("cases", distinct=True)
-    )
+    sets = EvalSet.objects.select_related("owner").prefetch_related("groups")
+    sets = sets.annotate(case_count=Count("cases", distinct=True))
     if user.is_staff:
         return sets
     shared = EvalSet.groups.through.objects.filter(group__user=user).values(
@@ -60,16 +59,19 @@ def access_set(*, user, set_id: int, edit: bool = False) -> EvalSet:
     return eval_set
 
 
+def shareable_groups(*, user) -> QuerySet[Group]:
+    """The groups `user` may share a set to: hers; staff, every group."""
+    groups = Group.objects.order_by("name")
+    return groups if user.is_staff else groups.filter(user=user)
+
+
 def groups_for(*, user, ids: Sequence[int]) -> list[Group]:
     """The groups of `ids` `user` may share to: hers; staff, any.
 
     Raises:
         UnknownGroups: An id names no group she may share to.
     """
-    groups = Group.objects.filter(pk__in=set(ids))
-    if not user.is_staff:
-        groups = groups.filter(user=user)
-    found = list(groups.order_by("name"))
+    found = list(shareable_groups(user=user).filter(pk__in=set(ids)))
     if len(found) != len(set(ids)):
         raise UnknownGroups(_("Share only to groups you are a member of."))
     return found

@@ -28,6 +28,7 @@ def _patterns(session: views.View) -> list:
         path("inbox/", views.inbox, name="inbox"),
         path("overview/", views.overview, name="overview"),
         path("tokens/", views.tokens, name="tokens"),
+        path("evals/", views.evals, name="evals"),
         path("staff/access/", views.access, name="access"),
         path("staff/audit/", views.audit, name="audit"),
         path("staff/firehose/", views.firehose, name="firehose"),

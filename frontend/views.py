@@ -45,6 +45,7 @@ def _page(template: str, nav: str, **context) -> Callable[..., HttpResponse]:
 home = login_required(_page("frontend/home.html", "home"))
 inbox = login_required(_page("frontend/inbox.html", "inbox"))
 overview = login_required(_page("frontend/overview.html", "overview"))
+evals = login_required(_page("frontend/evals.html", "evals"))
 audit = staff_required(_page("frontend/audit.html", "audit"))
 firehose = staff_required(_page("frontend/firehose.html", "firehose"))
 agents = staff_required(_page("frontend/agents.html", "agents"))

@@ -13,7 +13,11 @@ from rest_framework.response import Response
 
 from agents.client_input import ID_CONVERTER, validated
 from evals import adk_format, cases, sets
-from evals.api.serializers import EvalCaseSerializer, EvalSetSerializer
+from evals.api.serializers import (
+    EvalCaseSerializer,
+    EvalSetSerializer,
+    GroupRefSerializer,
+)
 from evals.from_session import add_case_from_session
 from evals.inputs import (
     CaseChange,
@@ -93,6 +97,16 @@ class EvalSetViewSet(viewsets.GenericViewSet):
         eval_set = sets.access_set(user=request.user, set_id=pk, edit=True)
         sets.delete_set(eval_set=eval_set)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        responses={200: GroupRefSerializer(many=True)},
+        operation_id="evalsets_groups",
+    )
+    @action(detail=False, methods=["get"])
+    def groups(self, request: Request) -> Response:
+        """The groups you may share a set to: yours (staff: every group)."""
+        groups = sets.shareable_groups(user=request.user)
+        return Response(GroupRefSerializer(groups, many=True).data)
 
     @extend_schema(
         request=ImportInput,
