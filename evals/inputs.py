@@ -5,6 +5,7 @@ set, case or session is looked up."""
 import uuid
 from typing import Annotated, Any
 
+from django.utils.translation import gettext as _
 from pydantic import AfterValidator, Field, model_validator
 
 from agents.client_input import ClientInput, StoredText
@@ -25,9 +26,9 @@ SEQ_MAX = 2**63 - 1
 def _plain(value: str) -> str:
     value = value.strip()
     if not value:
-        raise ValueError("A name cannot be blank.")
+        raise ValueError(_("A name cannot be blank."))
     if any(ord(char) < 32 or ord(char) == 127 for char in value):
-        raise ValueError("A name holds no control characters.")
+        raise ValueError(_("A name holds no control characters."))
     return value
 
 
@@ -35,7 +36,7 @@ def _eval_id(value: str) -> str:
     if not value or not all(
         char.isascii() and (char.isalnum() or char == "_") for char in value
     ):
-        raise ValueError("An eval_id is letters, digits and _ (as ADK's ids).")
+        raise ValueError(_("An eval_id is letters, digits and _ (as ADK's ids)."))
     return value
 
 
@@ -103,11 +104,11 @@ class FromSessionInput(ClientInput):
     def _one_way(self) -> "FromSessionInput":
         ranged = self.from_seq is not None or self.to_seq is not None
         if self.run is not None and ranged:
-            raise ValueError("Give a run or a seq range, not both.")
+            raise ValueError(_("Give a run or a seq range, not both."))
         if ranged and (self.from_seq is None or self.to_seq is None):
-            raise ValueError("A seq range needs from_seq and to_seq.")
+            raise ValueError(_("A seq range needs from_seq and to_seq."))
         if ranged and self.from_seq > self.to_seq:
-            raise ValueError("from_seq comes before to_seq.")
+            raise ValueError(_("from_seq comes before to_seq."))
         return self
 
 

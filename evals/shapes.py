@@ -210,11 +210,7 @@ def _invocation_index(index: int, value: Any) -> int:
 
 
 def _first_error(exc: pydantic.ValidationError) -> str:
-    """pydantic's first error as `where: what`, without the value given."""
-    error = exc.errors(include_input=False, include_url=False)[0]
-    where = ".".join(str(part) for part in error["loc"])
-    message = str(error["msg"]).removeprefix("Value error, ")
-    return f"{where}: {message}" if where else message
+    return errors_of(exc, limit=1)[0]
 
 
 def errors_of(exc: pydantic.ValidationError, *, limit: int = 5) -> list[str]:

@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from evals import sets
 from evals.models import EvalCase, EvalSet
 
 
@@ -44,8 +45,7 @@ class EvalSetSerializer(serializers.ModelSerializer):
         ]
 
     def get_may_edit(self, eval_set: EvalSet) -> bool:
-        user = self.context["request"].user
-        return user.is_staff or eval_set.owner_id == user.pk
+        return sets.may_edit(user=self.context["request"].user, eval_set=eval_set)
 
 
 class EvalCaseSerializer(serializers.ModelSerializer):
