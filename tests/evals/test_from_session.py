@@ -5,6 +5,7 @@ import pytest
 
 from agents.models import Run
 from evals.models import EvalCase
+from tests.agents.secret_agents import SECRETS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -130,3 +131,24 @@ def test_a_bad_body_is_a_400_naming_the_field(alice, api_for, eval_set):
 
     assert answer.status_code == 400
     assert set(answer.json()) >= {"run", "from_seq"}
+
+
+def test_a_case_and_its_export_hold_no_secret_the_session_met(
+    vault_keeper, alice, api_for, start_session, say, eval_set
+):
+    session = start_session(alice, vault_keeper)
+    say(alice, session, "keep and sign me in")
+    later = say(alice, session, "keep and sign me in")
+    client = api_for(alice)
+
+    whole = from_session(client, eval_set, {"session": session})
+    second = from_session(client, eval_set, {"session": session, "run": later["id"]})
+    exported = client.get(f"/api/evalsets/{eval_set}/export/").content.decode()
+
+    assert whole.status_code == second.status_code == 201, whole.content
+    calls = whole.json()["conversation"][0]["intermediate_data"]["tool_uses"]
+    assert {"keep_preferences", "sign_in"} <= {call["name"] for call in calls}
+    state = second.json()["session_input"]["state"]
+    assert state["user:preferences"]["database"]["db_password"] == "[redacted]"
+    assert "[redacted]" in exported
+    assert not [secret for secret in SECRETS if secret in exported]
