@@ -10,8 +10,9 @@ one rule (agents.runtime.redact_secrets): a case is shared and exported.
 
 ADK's own framework calls (`adk_request_credential`, `adk_request_confirmation`,
 `adk_request_input`) are a pause for a person, not a tool the agent chose: they are
-left out of the trajectory. A governance outcome a case should assert is written
-as one of its expectations.
+left out of the trajectory. The governance outcomes the turns met (a call denied,
+refused by a condition, held for approval; a budget stopping a turn) become the
+case's expectations (evals.outcomes).
 """
 
 from collections.abc import Iterable, Sequence
@@ -26,6 +27,7 @@ from agents.models import Event, Run, Session
 from agents.runtime import access_session, redact_secrets
 from evals.cases import add_case, free_eval_id, slug
 from evals.models import EvalCase, EvalSet
+from evals.outcomes import expectations_met
 from evals.shapes import invocation_json
 from project.errors import DomainError, NotFoundError
 
@@ -75,6 +77,7 @@ def add_case_from_session(
             "user_id": EVAL_USER,
             "state": state,
         },
+        expectations=expectations_met(session=session, conversation=conversation),
         source_session=session,
         created_by=user,
     )

@@ -6,6 +6,7 @@ import pytest
 from agents.models import Run
 from evals.models import EvalCase
 from tests.agents.secret_agents import SECRETS
+from toolsets.models import ToolCall
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -152,3 +153,42 @@ def test_a_case_and_its_export_hold_no_secret_the_session_met(
     assert state["user:preferences"]["database"]["db_password"] == "[redacted]"
     assert "[redacted]" in exported
     assert not [secret for secret in SECRETS if secret in exported]
+
+
+def test_the_governance_outcomes_the_turns_met_become_expectations(
+    alice, api_for, calc_session, eval_set
+):
+    session, _, _ = calc_session
+    audited = ToolCall.objects.filter(session_id=session)
+    # As governance audits a call it refused by a grant's condition, and one it held.
+    audited.filter(tool_name="calculator_add_numbers").update(
+        status="denied", access_rule="denied: b, outside the condition of grant 3"
+    )
+    audited.filter(tool_name="calculator_subtract_numbers").update(status="approved")
+
+    answer = from_session(api_for(alice), eval_set, {"session": session})
+
+    assert answer.status_code == 201, answer.content
+    assert answer.json()["expectations"] == [
+        {
+            "kind": "refused_by_condition",
+            "tool": "calculator_add_numbers",
+            "invocation": 0,
+        },
+        {
+            "kind": "held_for_approval",
+            "tool": "calculator_subtract_numbers",
+            "invocation": 1,
+        },
+    ]
+
+
+def test_calls_governance_let_through_expect_nothing(
+    alice, api_for, calc_session, eval_set
+):
+    session, _, _ = calc_session
+
+    answer = from_session(api_for(alice), eval_set, {"session": session})
+
+    assert ToolCall.objects.filter(session_id=session, status="ok").count() == 2
+    assert answer.json()["expectations"] == []
