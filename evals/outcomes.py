@@ -71,7 +71,7 @@ def _budget_stops(
         session=session, kind="error", invocation_id__in=[t for t in turns if t]
     )
     return [
-        {"kind": "budget_stops", "tool": "", "invocation": turns[invocation_id]}
+        {"kind": "budget_stops", "invocation": turns[invocation_id]}
         for invocation_id, data in errors.values_list("invocation_id", "data")
         if ((data or {}).get("error") or {}).get("code") == BUDGET_CODE
     ]

@@ -165,7 +165,7 @@ def clean_session_input(raw: Any) -> dict[str, Any]:
 
 def clean_expectations(raw: Any) -> list[dict[str, Any]]:
     """Governance outcomes: [{kind, tool, invocation?}], `tool` needed but for a
-    budget stop (any call, or the model's, may meet the budget)."""
+    budget stop (any call, or the model's, may meet the budget), which has none."""
     if not isinstance(raw, list):
         raise ValueError(_("Expectations are a list."))
     if len(raw) > MAX_EXPECTATIONS:
@@ -195,7 +195,9 @@ def _expectation(index: int, item: Any) -> dict[str, Any]:
         raise ValueError(
             _("%(i)d: %(kind)s names the tool.") % {"i": index, "kind": kind}
         )
-    cleaned: dict[str, Any] = {"kind": kind, "tool": tool.strip()}
+    cleaned: dict[str, Any] = {"kind": kind}
+    if tool.strip():
+        cleaned["tool"] = tool.strip()
     if "invocation" in item:
         cleaned["invocation"] = _invocation_index(index, item["invocation"])
     return cleaned

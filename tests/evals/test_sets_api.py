@@ -134,7 +134,7 @@ def test_a_case_written_by_hand_is_kept_in_adks_shape(alice, api_for):
         "user_id": "eval_user",
         "state": {"plan": "pro"},
     }
-    assert case["expectations"][1] == {"kind": "budget_stops", "tool": ""}
+    assert case["expectations"][1] == {"kind": "budget_stops"}
     listed = client.get(f"/api/evalsets/{set_id}/cases/").json()
     assert [c["eval_id"] for c in listed] == ["case_1"]
 
