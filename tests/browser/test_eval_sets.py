@@ -1,6 +1,6 @@
 """Eval sets in the browser: a turn of a session added to a new set from the
 session page, seen on /evals/ with its call; a malformed ADK file's errors named
-per case; the page fits a phone."""
+per case; both fit a phone."""
 
 import json
 import uuid
@@ -58,14 +58,18 @@ def test_a_malformed_file_is_refused_case_by_case(sign_in, tmp_path):
     expect(page.locator("#toasts")).to_contain_text("Nothing was imported")
 
 
-def test_the_evals_page_fits_a_phone(sign_in, api):
-    made = api("alice").post(
-        "/api/evalsets/", json={"name": f"p-{uuid.uuid4().hex[:6]}"}
-    )
+def test_the_evals_page_and_the_session_button_fit_a_phone(sign_in, api):
+    alice = api("alice")
+    made = alice.post("/api/evalsets/", json={"name": f"p-{uuid.uuid4().hex[:6]}"})
+    session = alice.post("/api/sessions/", json={"agent": "calculator"}).json()["id"]
     page = sign_in("alice", viewport=PHONE)
 
     page.goto(f"/evals/?set={made.json()['id']}")
-
     expect(page.locator("#set-title")).to_be_visible()
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= PHONE["width"]
+    evals_width = page.evaluate("document.documentElement.scrollWidth")
+    page.goto(f"/sessions/{session}/")
+    page.get_by_role("button", name="Add to eval set").click()
+    expect(page.locator("#eval-target-turn")).to_be_visible()
+    session_width = page.evaluate("document.documentElement.scrollWidth")
+
+    assert (evals_width, session_width) == (PHONE["width"], PHONE["width"])
