@@ -36,6 +36,7 @@ def _patterns(session: views.View, shared: views.View) -> list:
         path("prompts/", views.prompts, name="prompts"),
         path("overview/", views.overview, name="overview"),
         path("tokens/", views.tokens, name="tokens"),
+        path("evals/", views.evals, name="evals"),
         path("staff/access/", views.access, name="access"),
         path("staff/audit/", views.audit, name="audit"),
         path("staff/firehose/", views.firehose, name="firehose"),

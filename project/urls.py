@@ -29,6 +29,8 @@ urlpatterns = [
     # The MCP gateway's personal access tokens; the gateway itself is /mcp (asgi.py).
     path("api/gateway/", include("toolsets.api.gateway_urls")),
     path("api/", include("agents.api.urls")),
+    # Eval sets and their runs (evals/, docs/evals.md).
+    path("api/", include("evals.urls")),
     # Single sign-on (toolsets/sso/): /oidc/authenticate/, /oidc/callback/, /oidc/link/.
     path("oidc/", include("toolsets.sso.urls")),
     # An invitation's link (toolsets/people/): the invitee makes her account.

@@ -12,7 +12,7 @@ MAP = [
     ROOT / "docs" / "architecture.md",
     *sorted((ROOT / "docs" / "architecture").glob("*.md")),
 ]
-APPS = ("project", "agents", "toolsets", "demo", "frontend")
+APPS = ("project", "agents", "toolsets", "evals", "demo", "frontend")
 # `agents/adk/sessions.py`, `toolsets/builtin/`, `frontend/static/frontend/dom.js`
 NAMED_PATH = re.compile(r"`((?:" + "|".join(APPS) + r")/[\w./-]*)`")
 MAX_LINE = 120
