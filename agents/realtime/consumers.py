@@ -18,9 +18,9 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.contrib.auth import get_user_model
 from pydantic import BaseModel, ValidationError
 
 from agents.answers.answer import answer_by_id, answer_request
