@@ -42,7 +42,7 @@ def _page(template: str, nav: str, **context) -> Callable[..., HttpResponse]:
     return view
 
 
-home = login_required(_page("frontend/home.html", "home"))
+home = login_required(_page("frontend/home.html", "home", sidebar="home"))
 inbox = login_required(_page("frontend/inbox.html", "inbox"))
 overview = login_required(_page("frontend/overview.html", "overview"))
 audit = staff_required(_page("frontend/audit.html", "audit"))
@@ -106,7 +106,9 @@ def session_page(access: SessionAccess) -> View:
         except NotFoundError:
             raise Http404("No such session.") from None
         return render(
-            request, "frontend/session.html", {"nav": "home", "session_id": session_id}
+            request,
+            "frontend/session.html",
+            {"nav": "home", "session_id": session_id, "sidebar": "session"},
         )
 
     return session
