@@ -81,6 +81,7 @@ class Sidebar {
     this.listing = 0;
     this.rows = new Map(); // session id -> its row
     this.defaultAgent = "";
+    this.shown = { search: "", agent: "", archived: "" }; // the query the list shows
     this.bind();
     bindShortcuts({ conversation, newChat: () => this.startDefault(), focusSearch: () => this.focusSearch() });
   }
@@ -110,7 +111,7 @@ class Sidebar {
   }
 
   /** The plain list (no search, no filter): the one new sessions join. */
-  plain(query = this.query()) {
+  plain(query = this.shown) {
     return !query.search && !query.agent && !query.archived;
   }
 
@@ -127,6 +128,7 @@ class Sidebar {
       return;
     }
     if (mine !== this.listing) return;
+    this.shown = query;
     this.rows = new Map();
     this.list.dataset.search = query.search; // what the list shows, for tests and scripts
     if (!page.results.length) {
@@ -192,7 +194,7 @@ class Sidebar {
 
   /** The list a session goes in: its day's group, or in a search the one list. */
   container(session) {
-    if (this.query().search) {
+    if (this.shown.search) {
       let results = this.list.querySelector("ul.sb-results");
       if (!results) {
         results = h("ul", { class: "sb-results", "aria-label": gettext("Found sessions") });
