@@ -113,6 +113,10 @@ def test_sessions_are_grouped_by_last_activity_and_the_open_one_is_marked(
             group(page, key).locator(f'li[data-session="{made[key]}"]')
         ).to_have_text(re.compile(f"From {key}"))
     expect(page.locator('#sessions a[aria-current="page"]')).to_have_count(0)
+    # A row says its title and agent, and nothing it was not given.
+    expect(group(page, "today").locator("li")).to_have_text(
+        re.compile(r"^\s*Planning today\s*⋯\s*weather_sentiment\s*$")
+    )
     shoot(page, "sidebar-home")
 
     row(page, made["week"]).locator("a").click()

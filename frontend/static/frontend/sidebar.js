@@ -316,7 +316,7 @@ class Sidebar {
     let note = el("new-chat-agent");
     if (!note) {
       note = h("p", { id: "new-chat-agent", class: "sb-new-agent muted small" });
-      root.querySelector(".sb-new").after(note);
+      root.querySelector(".sb-top").after(note);
       this.newChat.setAttribute("aria-describedby", note.id);
     }
     note.textContent = interpolate(gettext("with %(agent)s"), { agent }, true);

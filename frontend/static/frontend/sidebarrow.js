@@ -77,10 +77,11 @@ export function fillRow(row, session, options) {
     { label: gettext("Delete"), danger: true, onSelect: () => confirmDelete(row, session, menuButton, options) },
   ]);
   row.classList.toggle("current", Boolean(current));
+  const found = snippet(session.snippet);
   row.replaceChildren(
     h("div", { class: "sb-row" }, link, menuButton, menu),
     h("div", { class: "sb-meta small muted" }, h("span", { class: "sb-agent" }, session.agent || session.app_name), statusOf(session)),
-    snippet(session.snippet),
+    ...(found ? [found] : []),
   );
 }
 
