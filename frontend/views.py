@@ -47,7 +47,7 @@ def _page(template: str, nav: str, **context) -> Callable[..., HttpResponse]:
     return view
 
 
-home = login_required(_page("frontend/home.html", "home"))
+home = login_required(_page("frontend/home.html", "home", sidebar="home"))
 inbox = login_required(_page("frontend/inbox.html", "inbox"))
 prompts = login_required(_page("frontend/prompts.html", "prompts"))
 overview = login_required(_page("frontend/overview.html", "overview"))
@@ -113,7 +113,9 @@ def session_page(access: SessionAccess) -> View:
         except NotFoundError:
             raise Http404("No such session.") from None
         return render(
-            request, "frontend/session.html", {"nav": "home", "session_id": session_id}
+            request,
+            "frontend/session.html",
+            {"nav": "home", "session_id": session_id, "sidebar": "session"},
         )
 
     return session

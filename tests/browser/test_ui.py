@@ -178,9 +178,7 @@ def test_chat_shows_the_function_call_card_live_and_signs_out(sign_in, shoot):
     page = sign_in("alice")
     expect(page.locator("#agents .agent-option").first).to_be_visible()
     # Other tests' sessions of alice's may be listed: the list is drawn either way.
-    expect(
-        page.locator("#sessions .state, #sessions td.session-title").first
-    ).to_be_visible()
+    expect(page.locator("#sessions .state, #sessions li.sb-item").first).to_be_visible()
     shoot(page, "home-alice")
     start_session(page, "weather_sentiment")
     # An empty session introduces its agent; the first event replaces the introduction.
@@ -309,7 +307,7 @@ def test_every_page_renders_and_the_inbox_answers_in_place(sign_in, api, shoot):
     shoot(admin, "session-transfer")
 
     phone = sign_in("alice", viewport=PHONE)
-    expect(phone.locator("#sessions-table")).to_be_visible()
+    expect(phone.locator("#agents .agent-option").first).to_be_visible()
     shoot(phone, "phone-home")
     phone.goto(f"/sessions/{session['id']}/")
     expect(phone.locator(".handoff.transfer")).to_be_visible()

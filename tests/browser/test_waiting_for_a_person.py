@@ -153,7 +153,7 @@ def test_a_manager_decides_from_the_inbox_live_and_the_badge_counts(
 
     mine = alice.context.new_page()
     mine.goto("/")
-    row = mine.locator(f'#sessions-table tr[data-session="{session_id}"]')
+    row = mine.locator(f'#sessions li[data-session="{session_id}"]')
     expect(row).to_have_attribute("data-status", "waiting")
     expect(row).to_contain_text("waiting for approval")
     mine.goto("/inbox/#mine")

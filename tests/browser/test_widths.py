@@ -130,7 +130,20 @@ def world(server, live_env) -> Iterator[dict[str, str]]:
             title=f"{LONG_WORD} and the weather",
         )
         waiting = session("bank", 'wire 500 to "bob"')
-        yield {"ran": ran, "waiting": waiting}
+        prompt = client.post(
+            "/api/prompts/",
+            json={
+                "command": "reconcile-" + "x" * 50,
+                "title": LONG_WORD,
+                "body": f"Reconcile {{{{supplier}}}} for {LONG_WORD} " * 5,
+            },
+        )
+        assert prompt.status_code in (201, 400), prompt.text  # 400: seeded before
+        shared = client.post(f"/api/sessions/{ran}/shares/", json={})
+        assert shared.status_code == 201, shared.text
+        evalset = client.post("/api/evalsets/", json={"name": f"{LONG_WORD}-{ran}"})
+        assert evalset.status_code == 201, evalset.text
+        yield {"ran": ran, "waiting": waiting, "share": shared.json()["token"]}
         for approval in client.get(f"/api/approvals/?session={waiting}").json():
             client.post(
                 f"/api/approvals/{approval['id']}/decide/", json={"approved": False}
@@ -141,11 +154,14 @@ LIVE = '#live-status[data-status="live"]'
 # Every page of frontend/urls.py: its path (from the world) and what shows once it
 # has loaded what it shows; logout is a form's POST, not a page.
 PAGES = {
-    "home": (lambda w: "/", "#sessions-table, #sessions .state.empty"),
+    "home": (lambda w: "/", "#sessions li[data-session]"),
     "session": (lambda w: f"/sessions/{w['ran']}/", ".artifact-list, #artifacts"),
     "inbox": (lambda w: "/inbox/", "#inbox-tabs"),
     "overview": (lambda w: "/overview/", ".kpi"),
     "tokens": (lambda w: "/tokens/", "#token-toolsets label, #token-list .state"),
+    "prompts": (lambda w: "/prompts/", ".prompt-item"),
+    "shared": (lambda w: f"/shared/{w['share']}/", "#timeline li"),
+    "evals": (lambda w: "/evals/", "#set-list li, #set-list .state"),
     "access": (lambda w: "/staff/access/", "#matrix th[data-subject]"),
     "audit": (lambda w: "/staff/audit/", "#audit-table"),
     "firehose": (lambda w: "/staff/firehose/", LIVE),

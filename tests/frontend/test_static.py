@@ -11,6 +11,7 @@ STATIC = FRONTEND / "static" / "frontend"
 TEMPLATES = FRONTEND / "templates" / "frontend"
 MODULES = sorted(STATIC.glob("*.js"))
 PAGES = sorted(p for p in TEMPLATES.glob("*.html") if p.name != "base.html")
+INCLUDES = sorted((TEMPLATES / "includes").glob("*.html"))  # parts of pages
 IMPORT = re.compile(r'^import\s[^;]*?from\s+"(\./[^"]+)";', re.M | re.S)
 
 
@@ -40,7 +41,7 @@ def test_pages_extend_the_base_first(template):
 
 
 @pytest.mark.parametrize(
-    "template", [*PAGES, TEMPLATES / "base.html"], ids=lambda p: p.name
+    "template", [*PAGES, *INCLUDES, TEMPLATES / "base.html"], ids=lambda p: p.name
 )
 def test_templates_attach_no_inline_handlers_or_styles(template):
     text = template.read_text()

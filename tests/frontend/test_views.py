@@ -89,6 +89,25 @@ def test_the_session_page_has_a_toolsets_panel_for_its_module(
     assert 'aria-labelledby="toolsets-title"' in content
 
 
+def test_the_home_and_a_session_page_carry_the_sessions_sidebar(
+    client, alice, alices_session
+):
+    client.force_login(alice)
+
+    home = client.get("/").content.decode()
+    session = client.get(f"/sessions/{alices_session}/").content.decode()
+    inbox = client.get("/inbox/").content.decode()
+
+    for page in (home, session):
+        assert 'id="sidebar"' in page
+        assert '<a class="skip-link" href="#sidebar">Skip to sessions</a>' in page
+    assert '<a class="skip-link" href="#main">Skip to conversation</a>' in session
+    assert f'data-current="{alices_session}"' in session
+    assert "data-current" not in home
+    assert 'id="sidebar"' not in inbox  # pages of their own keep the whole width
+    assert "Skip to sessions" not in inbox
+
+
 def test_the_access_page_finds_users_through_the_api_not_the_template(
     client, make_user
 ):

@@ -16,8 +16,9 @@ import { bindArtifactChips } from "./preview.js";
 import { listRequests, requestKey, requestPart } from "./requests.js";
 import { refusalText, restCode } from "./refusals.js";
 import { showOwnerBanner, ownerName } from "./senders.js";
-import { showSessionTitle } from "./sessiontitle.js";
+import { followTitle, showSessionTitle } from "./sessiontitle.js";
 import { bindShare } from "./share.js";
+import { initSidebar } from "./sidebar.js";
 import { showIntro } from "./starters.js";
 import { bindIndicator, Stream } from "./stream.js";
 import { Timeline } from "./timeline.js";
@@ -179,6 +180,7 @@ function onFrame(frame) {
   switch (frame.type) {
     case "event":
       timeline.apply(frame);
+      titleFollower(frame); // the first message names the session: header and sidebar
       if (frame.seq !== null) showTimelineState();
       else clear(el("timeline-state"));
       return;
@@ -505,4 +507,6 @@ function showClosed() {
   showClosedNotice(form, session, input.value.trim());
 }
 
+const titleFollower = followTitle(() => session, el("session-title"));
+initSidebar({ conversation: true });
 init();

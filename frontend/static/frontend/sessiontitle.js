@@ -1,5 +1,8 @@
 // A session's title: how it reads, and renaming it in place (Enter saves, Escape
-// cancels), on the session page's header and in the sessions list.
+// cancels), on the session page's header and in the sessions sidebar; the news of a
+// session made, named or renamed (announceSession) or deleted (announceGone) that
+// the header and the sidebar (sidebar.js) follow, without a reload; and the title
+// the server gives a session at its first message (followTitle, agents/titles.py).
 
 import { api } from "./api.js";
 import { h } from "./dom.js";
@@ -77,6 +80,56 @@ export function renameInPlace(session, shown, { onSaved, returnFocus }) {
   input.select();
 }
 
+const CHANGED = "toolcrib:session";
+const GONE = "toolcrib:session-gone";
+
+/** Tell the page that `session` (as the API shows it) was made, named or renamed. */
+export function announceSession(session, { from = "" } = {}) {
+  document.dispatchEvent(new CustomEvent(CHANGED, { detail: { session, from } }));
+}
+
+/** Tell the page that the session `id` was deleted. */
+export function announceGone(id) {
+  document.dispatchEvent(new CustomEvent(GONE, { detail: { id } }));
+}
+
+export function onSessionAnnounced(listener) {
+  document.addEventListener(CHANGED, (event) => listener(event.detail.session, event.detail.from));
+}
+
+export function onSessionGone(listener) {
+  document.addEventListener(GONE, (event) => listener(event.detail.id));
+}
+
+/**
+ * The server names a session when its first turn starts (agents/titles.py), in the
+ * UPDATE that starts it: until the session has a title, a stored `user_message` or
+ * `run_started` frame is the moment to read it again. Gives the socket's frame
+ * handler; `current()` is the page's session; the header and the sidebar follow.
+ */
+export function followTitle(current, heading) {
+  let asking = false;
+  return async (frame) => {
+    const session = current();
+    if (!session || session.title || asking || frame.type !== "event" || frame.seq === null) return;
+    const kind = frame.event && frame.event.kind;
+    if (kind !== "user_message" && kind !== "run_started") return;
+    asking = true;
+    try {
+      const fresh = await api(`/api/sessions/${encodeURIComponent(session.id)}/`);
+      if (fresh.title && !session.title) {
+        session.title = fresh.title;
+        showSessionTitle(session, heading);
+        announceSession(fresh, { from: "server" });
+      }
+    } catch {
+      // the next frame asks again
+    } finally {
+      asking = false;
+    }
+  };
+}
+
 /** The session page's header: the title, a Rename button, and the title itself as
  * a way to rename (a click on it). */
 export function showSessionTitle(session, heading, { onSaved } = {}) {
@@ -95,9 +148,16 @@ export function showSessionTitle(session, heading, { onSaved } = {}) {
           session.title = saved.title;
           showSessionTitle(session, heading, { onSaved });
           if (onSaved) onSaved(saved);
+          announceSession({ ...session, ...saved }, { from: "header" });
         },
       });
     button.addEventListener("click", rename);
     heading.addEventListener("click", rename);
+    // Renamed elsewhere on the page (the sidebar): the header follows.
+    onSessionAnnounced((changed, from) => {
+      if (from === "header" || changed.id !== session.id || changed.title === session.title) return;
+      session.title = changed.title;
+      showSessionTitle(session, heading, { onSaved });
+    });
   }
 }
