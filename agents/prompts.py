@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import Group
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext as _
 
 from agents.inputs import PromptInput
 from agents.models import Prompt
@@ -51,7 +52,7 @@ def get_prompt(user, prompt_id: int) -> Prompt:
     try:
         return visible_to(user).get(pk=prompt_id)
     except Prompt.DoesNotExist:
-        raise NotFoundError("No such prompt.") from None
+        raise NotFoundError(_("No such prompt.")) from None
 
 
 def matching(prompts: QuerySet[Prompt], text: str) -> QuerySet[Prompt]:
@@ -77,14 +78,17 @@ class Saved:
 def save_prompt(user, values: PromptInput, prompt: Prompt | None = None) -> Saved:
     """Create her prompt, or change one she may change, from validated input."""
     if prompt is not None and not may_change(user, prompt):
-        raise ForbiddenError("Only the prompt's owner or staff may change it.")
+        raise ForbiddenError(_("Only the prompt's owner or staff may change it."))
     groups = _groups(user, values.groups)
     owner_id = prompt.owner_id if prompt is not None else user.pk
     clash = Prompt.objects.filter(owner_id=owner_id, command=values.command)
     if prompt is not None:
         clash = clash.exclude(pk=prompt.pk)
     if clash.exists():
-        raise PromptRefused("command", f"You already have a prompt /{values.command}.")
+        raise PromptRefused(
+            "command",
+            _("You already have a prompt /%(command)s.") % {"command": values.command},
+        )
     created = prompt is None
     if prompt is None:
         prompt = Prompt(owner=user)
@@ -99,14 +103,15 @@ def save_prompt(user, values: PromptInput, prompt: Prompt | None = None) -> Save
     except IntegrityError:
         # Another request took the command between the check and the save.
         raise PromptRefused(
-            "command", f"You already have a prompt /{values.command}."
+            "command",
+            _("You already have a prompt /%(command)s.") % {"command": values.command},
         ) from None
     return Saved(prompt=prompt, created=created)
 
 
 def delete_prompt(user, prompt: Prompt) -> None:
     if not may_change(user, prompt):
-        raise ForbiddenError("Only the prompt's owner or staff may delete it.")
+        raise ForbiddenError(_("Only the prompt's owner or staff may delete it."))
     prompt.delete()
 
 
@@ -121,8 +126,15 @@ def _groups(user, names: list[str]) -> list[Group]:
     if missing:
         raise PromptRefused(
             "groups",
-            "You may share a prompt only to your own groups: "
-            + ", ".join(missing)
-            + (" is not one." if len(missing) == 1 else " are not."),
+            (
+                _(
+                    "You may share a prompt only to your own groups: %(groups)s is not one."
+                )
+                if len(missing) == 1
+                else _(
+                    "You may share a prompt only to your own groups: %(groups)s are not."
+                )
+            )
+            % {"groups": ", ".join(missing)},
         )
     return [found[name] for name in wanted]

@@ -7,6 +7,7 @@ The body's variables are `{{name}}`: a letter, then letters, digits or `_`, up t
 import re
 from typing import Annotated
 
+from django.utils.translation import gettext as _
 from pydantic import AfterValidator, Field
 
 from agents.inputs.rule import ClientInput, StoredText
@@ -29,8 +30,10 @@ def _command(value: str) -> str:
     value = value.strip().removeprefix("/")
     if not COMMAND.fullmatch(value):
         raise ValueError(
-            "a command is lower-case letters, digits and -, starting with a "
-            "letter or digit (what you type after /)"
+            _(
+                "a command is lower-case letters, digits and -, starting with a "
+                "letter or digit (what you type after /)"
+            )
         )
     return value
 
@@ -38,24 +41,25 @@ def _command(value: str) -> str:
 def _line(value: str) -> str:
     value = value.strip()
     if NOT_IN_A_TITLE.search(value):
-        raise ValueError("one line of text, without control characters")
+        raise ValueError(_("one line of text, without control characters"))
     return value
 
 
 def _title(value: str) -> str:
     value = _line(value)
     if not value:
-        raise ValueError("a title must not be blank")
+        raise ValueError(_("a title must not be blank"))
     return value
 
 
 def _body(value: str) -> str:
     if not value.strip():
-        raise ValueError("a prompt's text must not be blank")
+        raise ValueError(_("a prompt's text must not be blank"))
     count = len(variables_of(value))
     if count > VARIABLES_MAX:
         raise ValueError(
-            f"a prompt has at most {VARIABLES_MAX} variables; this one has {count}"
+            _("a prompt has at most %(most)s variables; this one has %(count)s")
+            % {"most": VARIABLES_MAX, "count": count}
         )
     return value
 

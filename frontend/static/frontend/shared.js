@@ -32,7 +32,7 @@ async function init() {
 
 function showHeading(shared) {
   el("session-title").textContent = shared.title || gettext("Shared session");
-  document.title = `${shared.title || gettext("Shared session")} · Toolcrib`;
+  document.title = interpolate(gettext("%(session)s · Toolcrib"), { session: shared.title || gettext("Shared session") }, true);
   el("shared-sub").textContent = interpolate(
     gettext("Shared by %(owner)s · %(agent)s · as of %(when)s"),
     { owner: shared.owner, agent: shared.agent, when: new Date(shared.shared_at).toLocaleString() },
