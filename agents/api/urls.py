@@ -12,7 +12,12 @@ from agents.api.oauth2 import oauth2_callback
 from agents.api.providers import ProviderViewSet
 from agents.api.requests import RequestViewSet
 from agents.api.retention import RetentionView
-from agents.api.runs import RegenerateView, RunCancelView
+from agents.api.runs import (
+    RegenerateView,
+    RunCancelView,
+    SessionQueueCancelView,
+    SessionQueueView,
+)
 from agents.api.traces import RunTraceView
 from agents.api.usage import BudgetViewSet, UsageView
 from agents.api.views import (
@@ -57,6 +62,12 @@ urlpatterns = [
         "sessions/<name:pk>/regenerate/",
         RegenerateView.as_view(),
         name="session-regenerate",
+    ),
+    path("sessions/<name:pk>/queue/", SessionQueueView.as_view(), name="session-queue"),
+    path(
+        "sessions/<name:pk>/queue/cancel/",
+        SessionQueueCancelView.as_view(),
+        name="session-queue-cancel",
     ),
     path("events/schema/", EventSchemaView.as_view(), name="event-schema"),
     path("usage/", UsageView.as_view(), name="usage"),

@@ -75,6 +75,7 @@ from agents.inputs.sessions import (
 from agents.inputs.turns import (
     CancelInput,
     MessageInput,
+    QueueCancelInput,
 )
 
 __all__ = [
@@ -88,6 +89,7 @@ __all__ = [
     "CallResult",
     "CallResultInput",
     "CancelInput",
+    "QueueCancelInput",
     "ClientInput",
     "Comment",
     "CredentialAnswer",
