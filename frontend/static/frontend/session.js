@@ -20,6 +20,7 @@ import { bindIndicator, Stream } from "./stream.js";
 import { Timeline } from "./timeline.js";
 import { bindTraces } from "./trace.js";
 import { TurnControls } from "./turncontrols.js";
+import { TurnQueue } from "./queue.js";
 import { ToolsetsPanel } from "./toolsets.js";
 
 const root = document.getElementById("session-page");
@@ -52,6 +53,7 @@ const timeline = new Timeline(el("timeline"), el("timeline-scroll"), {
   },
   onRun: (run, kind) => {
     noteRun(run);
+    turnQueue.refresh(); // the queue moved on: read it again
     renderRunStatus();
     // An answer given elsewhere (another tab, the inbox, an expiry) resumes a run.
     if (kind === "run_finished" && slots.size) refreshRequests();
@@ -78,8 +80,10 @@ async function init() {
   // A staff tryout of an agent's unpublished draft: everyone else runs the published agent.
   if (session.draft) el("session-sub").prepend(h("span", { class: "badge wait", id: "draft-badge", title: "This session tries the agent's unpublished draft; everyone else uses the published version." }, "Draft"), " ");
   if (session.last_run) noteRun(session.last_run);
+  turnQueue.load(); // the turns waiting: Stop and the list below the composer
   renderRunStatus();
   timeline.owner = ownerName(session);
+  controls.owner = ownerName(session);
   showOwnerBanner(el("timeline-scroll"), session);
   const draft = takeDraft(sessionId); // a closed session's unsent message
   if (draft) input.value = draft;
@@ -179,7 +183,9 @@ function onFrame(frame) {
       return;
     case "ack":
       if (frame.ref) outbox.delete(frame.ref);
-      noteRun(frame.run);
+      if (frame.run) noteRun(frame.run);
+      for (const run of frame.cancelled || []) noteRun(run);
+      turnQueue.refresh();
       renderRunStatus();
       return;
     case "access_changed":
@@ -212,11 +218,23 @@ function noteRun(run) {
   runs.set(run.id, older ? { ...run, ...known } : { ...known, ...run });
 }
 
+/** The runs queued or running: the server's queue, less what the page saw end, and
+ * what the page knows newer (an ack, a run_started), in the queue's order. */
+function activeRuns() {
+  const active = new Map(turnQueue.active().map((run) => [run.id, run]));
+  for (const run of runs.values()) {
+    if (run.status === "running" || run.status === "queued") active.set(run.id, { ...active.get(run.id), ...run });
+  }
+  return [...active.values()];
+}
+
 function renderRunStatus() {
   const box = el("run-status");
   const all = [...runs.values()];
-  const active = all.filter((run) => run.status === "running" || run.status === "queued");
-  controls.update(all, { closed: Boolean(session && session.closed_at) });
+  const active = activeRuns();
+  const closed = Boolean(session && session.closed_at);
+  controls.update(active, { closed, checking: turnQueue.checking });
+  turnQueue.render({ closed });
   // The newest run says whether the session now waits for a person.
   const newest = all[all.length - 1];
   const waiting = newest && newest.status === "waiting" ? newest : null;
@@ -255,6 +273,15 @@ const controls = new TurnControls({
     noteRun(run);
     renderRunStatus();
   },
+  onStopAll: () => turnQueue.cancelAll({ running: true }),
+});
+// The turns waiting behind the running one, under the composer (queue.js).
+const turnQueue = new TurnQueue({
+  sessionId,
+  after: form,
+  stream: () => stream,
+  ended: (id) => runs.has(id) && stageOf(runs.get(id).status) === 2,
+  onChange: () => renderRunStatus(),
 });
 
 input.addEventListener("keydown", (event) => {
@@ -298,6 +325,7 @@ form.addEventListener("submit", async (event) => {
     const run = await api(`/api/sessions/${sessionId}/messages/`, { method: "POST", body: { text } });
     if (input.value.trim() === typed) input.value = "";
     noteRun(run);
+    turnQueue.refresh();
     renderRunStatus();
   } catch (error) {
     refused({ code: restCode(error), message: error.message }, "");

@@ -144,7 +144,7 @@ export class Timeline {
     }
     const item = h(
       "li",
-      { class: `item kind-${event.kind} ${sideOf(event)}`, dataset: { seq: String(seq), kind: event.kind } },
+      { class: `item kind-${event.kind} ${sideOf(event)}`, dataset: { seq: String(seq), kind: event.kind, ...(event.sender ? { sender: event.sender.username } : {}) } },
       blocks.length ? blocks : h("div", { class: "quiet" }, `${event.kind} from ${event.author}`),
     );
     // Its inspector: on a run's line, beside the line's words; else the item's corner.
@@ -417,7 +417,7 @@ export class Timeline {
     const tone = { failed: "bad", waiting: "wait" }[run.status] || "";
     const line = h(
       "div",
-      { class: `divider ${tone}`.trim(), dataset: { status: run.status || "" } },
+      { class: `divider ${tone}`.trim(), dataset: { status: run.status || "", run: run.id || "" } },
       h("span", {}, `${runWords(run)}${took}`, this.resumes(run), run.id ? [" · ", traceButton(run.id)] : null),
     );
     // Model, tokens, duration, model and tool calls (trace.js), under the line.
