@@ -89,7 +89,9 @@ class SessionQueueView(APIView):
     first (running once its turn has started), each with its message's `text`.
     The session's owner or staff only; anyone else reads 404."""
 
-    @extend_schema(operation_id="sessions_queue_list", responses=RunSerializer(many=True))
+    @extend_schema(
+        operation_id="sessions_queue_list", responses=RunSerializer(many=True)
+    )
     def get(self, request: Request, pk: str) -> Response:
         session = access_session(user=request.user, session_id=pk)
         runs = cancel.session_queue(session=session)

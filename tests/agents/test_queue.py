@@ -38,7 +38,9 @@ def finished(events: list[dict]) -> dict[str, str]:
 
 
 def test_the_queue_lists_the_running_turn_then_the_waiting_ones(
-    alice, api_for, kettle_session
+    alice,
+    api_for,
+    kettle_session,  # noqa: F811
 ):
     client = api_for(alice)
     running = boiling(client, kettle_session)
@@ -57,7 +59,10 @@ def test_the_queue_lists_the_running_turn_then_the_waiting_ones(
 
 
 def test_cancelling_the_queue_ends_every_waiting_turn_and_none_of_them_runs(
-    alice, api_for, kettle_session, events_of
+    alice,
+    api_for,
+    kettle_session,  # noqa: F811
+    events_of,
 ):
     client = api_for(alice)
     running = boiling(client, kettle_session)
@@ -90,7 +95,7 @@ def test_cancelling_the_queue_ends_every_waiting_turn_and_none_of_them_runs(
     }
 
 
-def test_stop_all_stops_the_running_turn_too(alice, api_for, kettle_session):
+def test_stop_all_stops_the_running_turn_too(alice, api_for, kettle_session):  # noqa: F811
     client = api_for(alice)
     running = boiling(client, kettle_session)
     queued = send(client, kettle_session, "first in line")
@@ -108,7 +113,9 @@ def test_stop_all_stops_the_running_turn_too(alice, api_for, kettle_session):
 
 
 def test_one_waiting_turn_is_cancelled_by_its_run_and_the_rest_wait_on(
-    alice, api_for, kettle_session
+    alice,
+    api_for,
+    kettle_session,  # noqa: F811
 ):
     client = api_for(alice)
     running = boiling(client, kettle_session)
@@ -134,7 +141,9 @@ def test_a_bad_body_is_a_400_before_the_session_is_looked_up(alice, api_for):
 
 
 async def test_a_cancel_queue_frame_cancels_the_waiting_turns(
-    alice, api_for, kettle_session
+    alice,
+    api_for,
+    kettle_session,  # noqa: F811
 ):
     client = await sync(api_for)(alice)
     running = await sync(boiling)(client, kettle_session)
@@ -170,7 +179,5 @@ async def test_a_cancel_queue_frame_cancels_the_waiting_turns(
         frames.append(await socket.receive_json_from(timeout=TIMEOUT))
     acks = [f for f in frames if f["type"] == "ack"]
     assert acks[0]["cancelled"] == [{"id": running["id"], "status": "cancelled"}]
-    assert [f["error"]["code"] for f in frames if f["type"] == "error"] == [
-        "bad_frame"
-    ]
+    assert [f["error"]["code"] for f in frames if f["type"] == "error"] == ["bad_frame"]
     await socket.disconnect()

@@ -61,7 +61,9 @@ def test_a_cancel_that_locks_first_leaves_the_claim_nothing(queued, monkeypatch)
     )
     assert locked.wait(TIMEOUT)
     claims: list[bool] = []
-    claiming = in_a_thread(lambda: claims.append(queue.claim_if_first(queued)), failures)
+    claiming = in_a_thread(
+        lambda: claims.append(queue.claim_if_first(queued)), failures
+    )
     wait_until_blocked()  # the claim waits on the row the cancel holds
     go.set()
     cancelling.join(TIMEOUT)

@@ -67,7 +67,9 @@ def test_the_queue_is_listed_and_cancelled_in_every_tab(sign_in, shoot):
     expect(page.locator(KETTLE_CARD)).to_have_attribute("data-status", "cancelled")
     # Five runs ended (cancelled), and only the kettle's message ever ran.
     expect(finished_runs(page)).to_have_count(5)
-    expect(user_messages(page).locator(".bubble-text")).to_have_text(["boil the kettle"])
+    expect(user_messages(page).locator(".bubble-text")).to_have_text(
+        ["boil the kettle"]
+    )
 
 
 def test_stop_never_disappears_between_two_queued_turns(sign_in, api):

@@ -58,6 +58,10 @@ const timeline = new Timeline(el("timeline"), el("timeline-scroll"), {
     // An answer given elsewhere (another tab, the inbox, an expiry) resumes a run.
     if (kind === "run_finished" && slots.size) refreshRequests();
   },
+  // Closed in another tab, or by staff: Edit, Regenerate and uploads go at once.
+  onClosed: () => {
+    if (live && !(session && session.closed_at)) markClosed();
+  },
   onToolsChanged: (event) => {
     // The backlog's changes are already in the first loads; live ones are news.
     if (!live) return;
@@ -404,7 +408,7 @@ function loadState() {
 }
 
 function loadArtifacts() {
-  return showArtifacts({ box: el("artifacts"), sessionId, seen: seenArtifacts });
+  return showArtifacts({ box: el("artifacts"), sessionId, seen: seenArtifacts, closed: Boolean(session && session.closed_at) });
 }
 
 const refreshArtifacts = debounce(() => loadArtifacts(), 250);
@@ -522,6 +526,10 @@ function showClosed() {
   el("close-session").hidden = Boolean(session.closed_at);
   toolsets.setReadOnly(Boolean(session.closed_at));
   if (!session.closed_at) return;
+  renderRunStatus(); // no Edit, no Regenerate
+  el("artifact-upload")?.remove();
+  const attach = el("attach-button");
+  if (attach) attach.disabled = true;
   showComposerError("");
   // What was typed and not sent stays in view, and goes on to a new session.
   showClosedNotice(form, session, input.value.trim());

@@ -9,6 +9,7 @@ import { liveMarkdown, renderMarkdown } from "./markdown.js";
 import { humanHint } from "./requests.js";
 import { inspectButton } from "./inspector.js";
 import { runStats, traceButton } from "./trace.js";
+import { gettext } from "./i18n.js";
 import { senderNote } from "./senders.js";
 import { turnErrorTitle } from "./refusals.js";
 
@@ -120,11 +121,12 @@ export class Timeline {
   }
 
   notify(event) {
-    const { onState, onArtifacts, onRun, onToolsChanged } = this.hooks;
+    const { onState, onArtifacts, onRun, onToolsChanged, onClosed } = this.hooks;
     if (event.state_delta && onState) onState(event.state_delta);
     if (event.artifact_delta && onArtifacts) onArtifacts(event.artifact_delta, event);
     if (event.run && onRun) onRun(event.run, event.kind);
     if (event.kind === "tools_changed" && onToolsChanged) onToolsChanged(event);
+    if (event.kind === "session_closed" && onClosed) onClosed(event);
   }
 
   render(seq, event) {
@@ -189,6 +191,9 @@ export class Timeline {
         return;
       case "tools_changed":
         blocks.push(toolsChanged(event));
+        return;
+      case "session_closed":
+        blocks.push(h("div", { class: "divider" }, h("span", {}, `${gettext("Session closed")} · ${clock(event.ts)}`)));
         return;
       default:
     }
@@ -581,10 +586,11 @@ function sideOf(event) {
 }
 
 function seqTag(seq, anchor, inspect = true) {
-  const attrs = { class: "seq", title: inspect ? null : `Event #${seq}` };
-  if (anchor) attrs.dataset = { seq: String(seq) };
-  // The seq is the button that opens the event in the inspector (inspector.js).
-  return h("span", attrs, inspect ? inspectButton(seq, { text: true }) : `#${seq}`);
+  const attrs = { class: "seq", title: inspect ? null : `Event #${seq}`, dataset: { eventSeq: String(seq) } };
+  if (anchor) attrs.dataset.seq = String(seq);
+  // No "#12" chip: the button that opens the event in the inspector (inspector.js)
+  // names it; a tag without one keeps it in its title and data-event-seq.
+  return h("span", attrs, inspect ? inspectButton(seq) : null);
 }
 
 /** A line at the foot of a call's card with the inspect buttons of its request's events. */
@@ -594,7 +600,7 @@ function inspectInCard(card, seq) {
     line = h("p", { class: "card-events muted" }, "Events ");
     card.append(line);
   }
-  line.append(inspectButton(seq, { text: true }), " ");
+  line.append(inspectButton(seq), " ");
 }
 
 // Model text is Markdown (markdown.js), its headings under the page's; a person's
