@@ -528,6 +528,9 @@ function showClosed() {
   if (!session.closed_at) return;
   renderRunStatus(); // no Edit, no Regenerate
   el("artifact-upload")?.remove();
+  // The side panels scroll: with no control left in them (no upload), the keyboard
+  // still reaches them, as it does the timeline.
+  root.querySelector("aside.side")?.setAttribute("tabindex", "0");
   const attach = el("attach-button");
   if (attach) attach.disabled = true;
   showComposerError("");
