@@ -152,12 +152,18 @@ async function revealPending() {
 }
 
 function showTimelineState() {
-  if (timeline.size) {
+  if (hasConversation()) {
     clear(el("timeline-state"));
     return;
   }
   // What the agent does, its tools and starters (starters.js), until the first event.
-  showIntro({ box: el("timeline-state"), session, isEmpty: () => !timeline.size, onStart: sendStarter });
+  showIntro({ box: el("timeline-state"), session, isEmpty: () => !hasConversation(), onStart: sendStarter });
+}
+
+/** Whether the timeline shows more than the session's closing: an empty session
+ * closed still introduces its agent. */
+function hasConversation() {
+  return Boolean(el("timeline").querySelector(":scope > li:not(.kind-session_closed)"));
 }
 
 function sendStarter(text) {
