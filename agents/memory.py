@@ -15,6 +15,7 @@ from google.adk.sessions import Session as AdkSession
 
 from agents.adk.memory import add_session, search
 from agents.adk.sessions import DjangoSessionService
+from agents.events.log import record_and_publish
 from agents.models import AgentSpec, Run, Session
 from agents.requests import closing
 from agents.requests.inbox import has_pending_calls
@@ -35,7 +36,8 @@ def close_session(*, session: Session) -> Session:
     """Add the session to memory and close it; closing twice changes nothing.
 
     Its pending approvals and credential requests expire with it (nobody could
-    answer them any more), and the inboxes that showed them are told.
+    answer them any more), and the inboxes that showed them are told; once it is
+    stored, `session_closed` tells every open page of it at once.
 
     Raises:
         SessionBusy: A turn is queued or running, or a long-running call waits.
@@ -48,6 +50,7 @@ def close_session(*, session: Session) -> Session:
         session.closed_at = timezone.now()
         session.save(update_fields=["closed_at", "updated_at"])
         closing.expire_closed(session=session)
+    record_and_publish(session=session, kind="session_closed", data={})
     return session
 
 

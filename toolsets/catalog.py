@@ -69,11 +69,34 @@ def declaration_of(tool: BaseTool) -> tuple[str, dict[str, Any]]:
 
 
 def declared_risk(tool: BaseTool) -> str | None:
-    """A risk the code declares: `custom_metadata={"risk": ...}` or `func.risk`."""
+    """A risk the code declares: `custom_metadata={"risk": ...}` or `func.risk`;
+    else what an MCP tool's annotations say (annotated_risk)."""
     risk = (tool.custom_metadata or {}).get("risk")
     if risk is None and isinstance(tool, FunctionTool):
         risk = getattr(tool.func, "risk", None)
+    if risk is None:
+        risk = annotated_risk(tool)
     return risk if risk in RISKS else None
+
+
+def annotated_risk(tool: BaseTool) -> str | None:
+    """An MCP tool's own word on its risk (ADK's McpTool keeps the tool as the
+    server listed it): `readOnlyHint` is read, `destructiveHint` dangerous. A tool
+    its server marks read-only is never guessed `write` from its name."""
+    raw = getattr(tool, "raw_mcp_tool", None)
+    annotations = getattr(raw, "annotations", None)
+    if annotations is None:
+        return None
+    if _hint(annotations, "read_only_hint", "readOnlyHint"):
+        return Tool.Risk.READ
+    if _hint(annotations, "destructive_hint", "destructiveHint"):
+        return Tool.Risk.DANGEROUS
+    return None
+
+
+def _hint(annotations: Any, *names: str) -> bool:
+    """Whether a hint is set true (the MCP SDK names it in snake or camel case)."""
+    return any(getattr(annotations, name, None) is True for name in names)
 
 
 def guessed_risk(name: str) -> str:

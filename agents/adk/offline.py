@@ -134,7 +134,7 @@ def play_script(
     """The scripted step this request is at, counted from the last user text."""
     index = step_index(llm_request.contents)
     if index >= len(script):
-        return text_response(f"[{agent}] (script finished)")
+        return text_response("(script finished)")
     step = script[index]
     if step.error_code:
         return LlmResponse(error_code=step.error_code, error_message=step.error_message)
@@ -153,14 +153,14 @@ def improvise(llm_request: LlmRequest, agent: str) -> LlmResponse:
         summary = " ".join(
             describe_result(r.name or "tool", r.response) for r in results
         )
-        return text_response(f"[{agent}] {summary}")
+        return text_response(summary)
     text = latest_user_text(contents)
     ends_with_model = bool(contents) and contents[-1].role == "model"
     call = None if ends_with_model or not text else pick_call(llm_request, text)
     if call is not None:
         return calls_response([call])
     reply = f"You said: {text}" if text else "How can I help?"
-    return text_response(f"[{agent}] {reply}")
+    return text_response(reply)
 
 
 def pick_call(llm_request: LlmRequest, text: str) -> ChosenCall | None:

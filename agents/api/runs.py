@@ -1,6 +1,7 @@
 """Stopping a turn and sending the last message again, over REST:
-`POST /api/runs/{id}/cancel/` (agents.turns.cancel) and
-`POST /api/sessions/{id}/regenerate/` (agents.turns.regenerate).
+`POST /api/runs/{id}/cancel/` (agents.turns.cancel),
+`POST /api/sessions/{id}/regenerate/` (agents.turns.regenerate), and a session's
+queue of turns: `GET /api/sessions/{id}/queue/`, `POST .../queue/cancel/`.
 """
 
 from django.conf import settings
@@ -14,7 +15,7 @@ from rest_framework.views import APIView
 from agents.api.inputs import validated
 from agents.api.serializers import RunSerializer
 from agents.api.views import TOO_MANY_TURNS
-from agents.inputs import CancelInput
+from agents.inputs import CancelInput, QueueCancelInput
 from agents.params import bool_param
 from agents.sessions import access_session
 from agents.turns import cancel, regenerate, start
@@ -82,3 +83,35 @@ class RegenerateView(APIView):
             run = start.wait_for_run(run=run, timeout=settings.TOOLCRIB_WAIT_TIMEOUT)
         code = status.HTTP_200_OK if run.is_finished else status.HTTP_202_ACCEPTED
         return Response(RunSerializer(run).data, status=code)
+
+
+class SessionQueueView(APIView):
+    """The session's turns queued or running, in the order they run: the head
+    first (running once its turn has started), each with its message's `text`.
+    The session's owner or staff only; anyone else reads 404."""
+
+    @extend_schema(
+        operation_id="sessions_queue_list", responses=RunSerializer(many=True)
+    )
+    def get(self, request: Request, pk: str) -> Response:
+        session = access_session(user=request.user, session_id=pk)
+        runs = cancel.session_queue(session=session)
+        return Response(RunSerializer(runs, many=True).data)
+
+
+class SessionQueueCancelView(APIView):
+    """Cancel the session's queued turns: each ends cancelled and never runs, and
+    `run_finished` (status cancelled) reaches every open page. With `"running":
+    true` the running turn is stopped too. Answers the runs cancelled (none: there
+    was nothing left to cancel). The session's owner or staff only; 404 else."""
+
+    @extend_schema(
+        operation_id="sessions_queue_cancel",
+        request=QueueCancelInput,
+        responses={200: RunSerializer(many=True)},
+    )
+    def post(self, request: Request, pk: str) -> Response:
+        body = validated(QueueCancelInput, request.data or {})
+        session = access_session(user=request.user, session_id=pk)
+        runs = cancel.cancel_queue(session=session, running=body.running)
+        return Response(RunSerializer(runs, many=True).data)

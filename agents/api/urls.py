@@ -14,7 +14,12 @@ from agents.api.prompts import PromptViewSet
 from agents.api.providers import ProviderViewSet
 from agents.api.requests import RequestViewSet
 from agents.api.retention import RetentionView
-from agents.api.runs import RegenerateView, RunCancelView
+from agents.api.runs import (
+    RegenerateView,
+    RunCancelView,
+    SessionQueueCancelView,
+    SessionQueueView,
+)
 from agents.api.shares import (
     SessionSharesView,
     SessionShareView,
@@ -89,6 +94,12 @@ urlpatterns = [
         "shared/<str:token>/events/", SharedEventsView.as_view(), name="shared-events"
     ),
     path("shared/<str:token>/fork/", SharedForkView.as_view(), name="shared-fork"),
+    path("sessions/<name:pk>/queue/", SessionQueueView.as_view(), name="session-queue"),
+    path(
+        "sessions/<name:pk>/queue/cancel/",
+        SessionQueueCancelView.as_view(),
+        name="session-queue-cancel",
+    ),
     path("events/schema/", EventSchemaView.as_view(), name="event-schema"),
     path("usage/", UsageView.as_view(), name="usage"),
     path("notices/preferences/", PreferencesView.as_view(), name="notice-preferences"),

@@ -2,7 +2,7 @@
 client missed.
 
 record_and_publish() is the one way Toolcrib's own events (run_started, error,
-run_finished, tools_changed, artifact) are stored under the next seq and announced;
+run_finished, tools_changed, session_closed, artifact) are stored under the next seq and announced;
 events_after() is the one read of what a client missed, for the REST list and a
 socket's backlog alike; events_before() the one read of a page further back, for a
 page that opens at the latest events and pages back as its reader scrolls up.

@@ -34,6 +34,7 @@ Kind = Literal[
     "run_finished",
     "error",
     "tools_changed",
+    "session_closed",
     "node_output",
     "event",
 ]

@@ -77,6 +77,7 @@ from agents.inputs.sessions import (
 from agents.inputs.turns import (
     CancelInput,
     MessageInput,
+    QueueCancelInput,
 )
 
 __all__ = [
@@ -90,6 +91,7 @@ __all__ = [
     "CallResult",
     "CallResultInput",
     "CancelInput",
+    "QueueCancelInput",
     "ClientInput",
     "Comment",
     "CredentialAnswer",

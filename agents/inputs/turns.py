@@ -41,3 +41,13 @@ class CancelInput(ClientInput):
     """
 
     run: UUID | SkipJsonSchema[None] = None
+
+
+class QueueCancelInput(ClientInput):
+    """Cancel a session's queue: every queued turn, and with `running` the running
+    one too (agents.turns.cancel.cancel_queue).
+
+    `running`: also stop the turn that runs now (Stop all); left out, it goes on.
+    """
+
+    running: bool = False

@@ -209,6 +209,10 @@ class StreamConsumer(AsyncWebsocketConsumer):
         except DomainError as exc:
             await self.send_error(exc.code, str(exc), ref=ref)
             return
+        if isinstance(run, list):  # several runs: a queue cancelled
+            cancelled = [AckRun(id=str(one.id), status=one.status) for one in run]
+            await self.send_frame(AckFrame(run=None, cancelled=cancelled, ref=ref))
+            return
         ack = AckRun(id=str(run.id), status=run.status) if run is not None else None
         await self.send_frame(AckFrame(run=ack, ref=ref))
 
@@ -392,6 +396,11 @@ class SessionStreamConsumer(StreamConsumer):
                 user=self.user,
                 session=self.session,
                 run_id=frame.run,
+            )
+            return
+        if frame.type == "cancel_queue":
+            await self._act(
+                cancel.cancel_queue, session=self.session, running=frame.running
             )
             return
         if frame.type == "credential":

@@ -16,6 +16,7 @@ from agents.inputs import (
     DecisionInput,
     FunctionResponseInput,
     MessageInput,
+    QueueCancelInput,
     StoredText,
     load_client_json,
     text_problem,
@@ -81,13 +82,22 @@ class CancelFrame(CancelInput):
     type: Literal["cancel"]
 
 
+class CancelQueueFrame(QueueCancelInput):
+    """`{"type": "cancel_queue", "running"?: bool}`: cancel every queued turn of
+    this session, and with `running` the running one too (agents.turns.cancel).
+    Answered with an ack naming the runs cancelled (`cancelled`, maybe none)."""
+
+    type: Literal["cancel_queue"]
+
+
 ClientFrame = Annotated[
     PingFrame
     | MessageFrame
     | FunctionResponseFrame
     | DecideFrame
     | CredentialFrame
-    | CancelFrame,
+    | CancelFrame
+    | CancelQueueFrame,
     Field(discriminator="type"),
 ]
 _adapter = TypeAdapter(ClientFrame)
@@ -142,10 +152,12 @@ def _absent(value: object) -> bool:
 
 class AckFrame(BaseModel):
     """The answer to a message frame: the Run it started (and the frame's `ref`);
-    null for a decision of a gateway call's approval, which resumes no Run."""
+    null for a decision of a gateway call's approval, which resumes no Run, and for
+    `cancel_queue`, whose runs cancelled are in `cancelled`."""
 
     type: Literal["ack"] = "ack"
     run: AckRun | None
+    cancelled: list[AckRun] | None = Field(default=None, exclude_if=_absent)
     ref: str | None = Field(default=None, exclude_if=_absent)
 
 

@@ -1,12 +1,17 @@
 """Stopping a turn a person no longer wants: a queued or running Run ends cancelled.
 
 One path for REST (`POST /api/runs/{id}/cancel/`) and the session socket's `cancel`
-frame. In one transaction the Run ends `cancelled` (a conditional UPDATE, so a turn
+frame; a session's whole queue (`POST /api/sessions/{id}/queue/cancel/`, the socket's
+`cancel_queue` frame) the same way, all its runs in one UPDATE. In one transaction the Run ends `cancelled` (a conditional UPDATE, so a turn
 that ended first keeps its ending, and the refusal says so), usage counts it
 (agents.usage; the tokens its turn stores after are added then) and its pending
 requests expire; then the turn is told to stop wherever it runs (stops.py), and
 `run_finished` (status cancelled) is recorded and published, so every open page
 sees it. The session's queue goes on at once: the cancelled Run has ended.
+
+A queued run cancelled never runs: the cancel and the claim (agents.turns.queue) are
+both conditional UPDATEs of the Run's row, so one of them finds the row changed. A
+run the claim took first is running, and is stopped as a running one.
 
 The turn's process cancels the turn's task: the model call and any async tool in
 flight stop there, and the audit notes the calls it cut short. A sync tool runs on
@@ -88,6 +93,51 @@ def cancel_session_run(*, user, session: Session, run_id: UUID | None = None) ->
     return _cancel(run)
 
 
+def session_queue(*, session: Session) -> list[Run]:
+    """The session's queued and running runs, in the queue's order (queue.py): the
+    head first, running once a turn has claimed it."""
+    runs = Run.objects.select_related("session").filter(
+        session=session, status__in=UNFINISHED
+    )
+    return list(runs.order_by("created_at", "id"))
+
+
+def cancel_queue(*, session: Session, running: bool = False) -> list[Run]:
+    """Cancel every queued run of `session` (whose access the caller checked), and
+    with `running` its running one too; the runs cancelled, in the queue's order
+    (none: nothing was left to cancel).
+
+    One transaction: the runs are locked, then ended by one conditional UPDATE, so a
+    queued run this cancels is never claimed after, and one the claim took first
+    (running now) is left to Stop unless `running`.
+    """
+    statuses = UNFINISHED if running else (Run.Status.QUEUED,)
+    now = timezone.now()
+    with transaction.atomic():
+        locked = (
+            Run.objects.select_for_update()
+            .filter(session=session, status__in=statuses)
+            .order_by("created_at", "id")
+        )
+        ids = list(locked.values_list("pk", flat=True))
+        if not ids:
+            return []
+        Run.objects.filter(pk__in=ids, status__in=statuses).update(
+            status=Run.Status.CANCELLED, finished_at=now, waiting_for=""
+        )
+        count_ended_runs(Run.objects.filter(pk__in=ids))
+        runs = list(
+            Run.objects.select_related("session")
+            .filter(pk__in=ids)
+            .order_by("created_at", "id")
+        )
+        for run in runs:
+            expire_stopped(run=run)
+    for run in runs:
+        _announce(run)
+    return runs
+
+
 def _cancel(run: Run) -> Run:
     """End the run cancelled, expire its requests, stop its turn, tell every page."""
     now = timezone.now()
@@ -104,6 +154,12 @@ def _cancel(run: Run) -> Run:
     run.refresh_from_db(
         fields=["status", "finished_at", "waiting_for", "invocation_id"]
     )
+    _announce(run)
+    return run
+
+
+def _announce(run: Run) -> None:
+    """A run just cancelled: stop its turn wherever it runs, tell every page."""
     stops.request_stop(run_id=run.pk)
     logger.info("turn cancelled run=%s", run.pk)
     record_and_publish(
@@ -112,4 +168,3 @@ def _cancel(run: Run) -> Run:
         invocation_id=run.invocation_id,
         data={"run": run_out(run)},
     )
-    return run

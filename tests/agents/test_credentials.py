@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 TIMEOUT = 10
 SECRET = "sk-live-7Qx9Zr2Lm4Np8Vb3"
 ASK = "quote for ACME"
-QUOTED = "[quotes] ACME is at 123.45 (key ****8Vb3)."
+QUOTED = "ACME is at 123.45 (key ****8Vb3)."
 
 
 @pytest.fixture(autouse=True)

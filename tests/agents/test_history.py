@@ -228,7 +228,7 @@ def test_an_approval_older_than_the_window_still_runs_the_tool(
 
     assert decided.json()["status"] == "succeeded", decided.content
     texts = [f["event"].get("text") for f in events_of(alice, session)]
-    assert texts[-2] == "[bank] Sent 500.0 dollars to bob."
+    assert texts[-2] == "Sent 500.0 dollars to bob."
 
 
 def test_the_sub_agent_keeps_the_turn_after_its_transfer_left_the_window(

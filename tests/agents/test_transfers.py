@@ -303,7 +303,7 @@ def test_an_agent_used_as_a_tool_leaves_its_events_in_the_session(
     assert {e["branch"] for e in child} == {
         f"summarizer@{call['function_calls'][0]['id']}"
     }
-    assert child[-1]["text"].startswith("[summarizer] In short: Toolcrib runs agents")
+    assert child[-1]["text"].startswith("In short: Toolcrib runs agents")
     stored = Event.objects.filter(session_id=session, author="summarizer")
     assert stored.count() == 3
     answer = events(frames, "text")[-1]

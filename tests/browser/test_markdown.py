@@ -103,7 +103,7 @@ def test_a_markdown_answer_renders_and_its_code_and_text_copy(sign_in, server, s
     item = page.locator("#timeline li.kind-text.agent:not(.streaming)").last
     item.get_by_role("button", name="Copy answer").click()
     expect(item.locator(".copy-answer")).to_have_text("Copied")
-    assert clipboard(page) == f"[preferences_agent] You said: {ANSWER}"
+    assert clipboard(page) == f"You said: {ANSWER}"
 
     # The user's message is her text as typed: Markdown shown, not rendered.
     mine = page.locator("#timeline li.user .bubble-text").last

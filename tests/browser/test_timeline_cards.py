@@ -169,7 +169,7 @@ def test_an_agent_called_as_a_tool_is_indented_under_its_caller(sign_in, api, sh
         "summarizer called by briefing_agent"
     )
     expect(nested.locator(".nested-by")).to_have_count(1)
-    expect(nested.last).to_contain_text("[summarizer] In short:")
+    expect(nested.last).to_contain_text("In short:")
     caller_left = caller.bounding_box()["x"]
     for box in (item.bounding_box() for item in nested.all()):
         assert box["x"] >= caller_left + 20, "a called agent's event is not indented"

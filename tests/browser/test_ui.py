@@ -338,7 +338,7 @@ def test_the_owner_approves_a_transfer_in_the_live_timeline(sign_in, shoot):
 
     expect(wire).to_have_attribute("data-status", "ok")
     expect(wire.locator(".call-result")).to_contain_text("Sent 500.0 dollars to bob.")
-    expect(agent_answer(page)).to_have_text("[bank] Sent 500.0 dollars to bob.")
+    expect(agent_answer(page)).to_have_text("Sent 500.0 dollars to bob.")
     expect(card).to_have_attribute("data-status", "approved")
     expect(card.locator(".approval-outcome")).to_contain_text("Approved by alice")
     expect(card.get_by_role("button")).to_have_count(0)

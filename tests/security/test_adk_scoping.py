@@ -43,7 +43,7 @@ OTHER_APP = "scoping_other"
 SHARED_ID = "shared-session"
 SECRET = "sk-live-4Hq8Tw1Ze6Rc2Yp9"
 ASK = "quote for ACME"
-QUOTED = "[quotes] ACME is at 123.45 (key ****2Yp9)."
+QUOTED = "ACME is at 123.45 (key ****2Yp9)."
 
 
 @pytest.fixture(
@@ -186,8 +186,8 @@ async def test_a_runner_turn_stays_in_its_users_session(sessions):
     ]
     await runner.close()
 
-    assert [e.content.parts[0].text for e in yielded] == ["[echo] You said: hello"]
-    assert texts(await get(sessions, "bob")) == ["hello", "[echo] You said: hello"]
+    assert [e.content.parts[0].text for e in yielded] == ["You said: hello"]
+    assert texts(await get(sessions, "bob")) == ["hello", "You said: hello"]
     assert texts(await get(sessions, "alice")) == ["alice's secret"]
 
 

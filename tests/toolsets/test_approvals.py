@@ -484,4 +484,4 @@ def test_the_demo_bank_waits_for_approval(alice, start_session, say, decide, eve
     decide(alice, approval.id, True)
 
     assert approval.tool_name == "wire_money"
-    assert texts(events_of(alice, session))[-1] == "[bank] Sent 500.0 dollars to bob."
+    assert texts(events_of(alice, session))[-1] == "Sent 500.0 dollars to bob."

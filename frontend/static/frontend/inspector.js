@@ -16,16 +16,14 @@ function lensIcon() {
 }
 
 /**
- * The button that opens event `seq` in the inspector; it shows the seq ("#12"): as
- * text with `text`, else drawn by app.css (an item's corner), which keeps the item's
- * text what the event says.
+ * The button that opens event `seq` in the inspector: a magnifier, no "#12" chip in
+ * the timeline's text; the seq is in its name and title, and in the inspector.
  */
-export function inspectButton(seq, { text = false } = {}) {
+export function inspectButton(seq) {
   return h(
     "button",
     { type: "button", class: "inspect-button", dataset: { inspect: String(seq) }, "aria-label": interpolate(gettext("Inspect event #%(seq)s"), { seq }, true), title: interpolate(gettext("Inspect event #%(seq)s"), { seq }, true) },
     lensIcon(),
-    text ? `#${seq}` : null,
   );
 }
 

@@ -69,7 +69,7 @@ function toolItem(tool, conditionText) {
     "li",
     { dataset: { tool: tool.full_name }, title },
     h("div", { class: "tool-line" }, h("code", {}, tool.name), badge(tool.risk, RISK_TONES[tool.risk] || "")),
-    h("div", { class: "muted small" }, tool.rule),
+    h("div", { class: "muted small tool-rule" }, tool.rule),
     conditionText ? h("div", { class: "small tool-condition" }, interpolate(gettext("Only when %(conditionText)s"), { conditionText }, true)) : null,
   );
 }
@@ -119,7 +119,7 @@ function stateValue(value) {
  * The session's artifacts with their versions, and an upload form. `seen` (name ->
  * version, from the events) stands in on a server without the artifacts API.
  */
-export async function showArtifacts({ box, sessionId, seen }) {
+export async function showArtifacts({ box, sessionId, seen, closed = false }) {
   if (!box.childElementCount) clear(box, loading(gettext("Loading artifacts…")));
   let listing;
   try {
@@ -129,7 +129,7 @@ export async function showArtifacts({ box, sessionId, seen }) {
       showSeenArtifacts(box, seen);
       return;
     }
-    clear(box, failure(error, () => showArtifacts({ box, sessionId, seen })));
+    clear(box, failure(error, () => showArtifacts({ box, sessionId, seen, closed })));
     return;
   }
   const url = (filename, version) => `/api/sessions/${sessionId}/artifacts/${encodeURIComponent(filename)}/?version=${version}`;
@@ -138,7 +138,8 @@ export async function showArtifacts({ box, sessionId, seen }) {
     listing.length
       ? h("ul", { class: "artifact-list", id: "artifact-list" }, listing.map((artifact) => artifactItem(artifact, url, sessionId)))
       : h("p", { class: "muted small" }, gettext("No artifacts saved in this session.")),
-    uploadForm(sessionId, () => showArtifacts({ box, sessionId, seen })),
+    // A closed session takes no files: no upload form.
+    closed ? null : uploadForm(sessionId, () => showArtifacts({ box, sessionId, seen })),
   );
 }
 

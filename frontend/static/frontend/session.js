@@ -24,6 +24,7 @@ import { bindIndicator, Stream } from "./stream.js";
 import { Timeline } from "./timeline.js";
 import { bindTraces } from "./trace.js";
 import { TurnControls } from "./turncontrols.js";
+import { TurnQueue } from "./queue.js";
 import { ToolsetsPanel } from "./toolsets.js";
 
 const root = document.getElementById("session-page");
@@ -58,9 +59,14 @@ const timeline = new Timeline(el("timeline"), el("timeline-scroll"), {
   },
   onRun: (run, kind) => {
     noteRun(run);
+    turnQueue.refresh(); // the queue moved on: read it again
     renderRunStatus();
     // An answer given elsewhere (another tab, the inbox, an expiry) resumes a run.
     if (kind === "run_finished" && slots.size) refreshRequests();
+  },
+  // Closed in another tab, or by staff: Edit, Regenerate and uploads go at once.
+  onClosed: () => {
+    if (live && !(session && session.closed_at)) markClosed();
   },
   onToolsChanged: (event) => {
     // The backlog's changes are already in the first loads; live ones are news.
@@ -84,8 +90,10 @@ async function init() {
   // A staff tryout of an agent's unpublished draft: everyone else runs the published agent.
   if (session.draft) el("session-sub").prepend(h("span", { class: "badge wait", id: "draft-badge", title: gettext("This session tries the agent's unpublished draft; everyone else uses the published version.") }, gettext("Draft")), " ");
   if (session.last_run) noteRun(session.last_run);
+  turnQueue.load(); // the turns waiting: Stop and the list below the composer
   renderRunStatus();
   timeline.owner = ownerName(session);
+  controls.owner = ownerName(session);
   showOwnerBanner(el("timeline-scroll"), session);
   const draft = takeDraft(sessionId); // a closed session's unsent message
   if (draft) input.value = draft;
@@ -150,12 +158,18 @@ async function revealPending() {
 }
 
 function showTimelineState() {
-  if (timeline.size) {
+  if (hasConversation()) {
     clear(el("timeline-state"));
     return;
   }
   // What the agent does, its tools and starters (starters.js), until the first event.
-  showIntro({ box: el("timeline-state"), session, isEmpty: () => !timeline.size, onStart: sendStarter });
+  showIntro({ box: el("timeline-state"), session, isEmpty: () => !hasConversation(), onStart: sendStarter });
+}
+
+/** Whether the timeline shows more than the session's closing: an empty session
+ * closed still introduces its agent. */
+function hasConversation() {
+  return Boolean(el("timeline").querySelector(":scope > li:not(.kind-session_closed)"));
 }
 
 function sendStarter(text) {
@@ -186,7 +200,9 @@ function onFrame(frame) {
       return;
     case "ack":
       if (frame.ref) outbox.delete(frame.ref);
-      noteRun(frame.run);
+      if (frame.run) noteRun(frame.run);
+      for (const run of frame.cancelled || []) noteRun(run);
+      turnQueue.refresh();
       renderRunStatus();
       return;
     case "access_changed":
@@ -219,11 +235,23 @@ function noteRun(run) {
   runs.set(run.id, older ? { ...run, ...known } : { ...known, ...run });
 }
 
+/** The runs queued or running: the server's queue, less what the page saw end, and
+ * what the page knows newer (an ack, a run_started), in the queue's order. */
+function activeRuns() {
+  const active = new Map(turnQueue.active().map((run) => [run.id, run]));
+  for (const run of runs.values()) {
+    if (run.status === "running" || run.status === "queued") active.set(run.id, { ...active.get(run.id), ...run });
+  }
+  return [...active.values()];
+}
+
 function renderRunStatus() {
   const box = el("run-status");
   const all = [...runs.values()];
-  const active = all.filter((run) => run.status === "running" || run.status === "queued");
-  controls.update(all, { closed: Boolean(session && session.closed_at) });
+  const active = activeRuns();
+  const closed = Boolean(session && session.closed_at);
+  controls.update(active, { closed, checking: turnQueue.checking });
+  turnQueue.render({ closed });
   // The newest run says whether the session now waits for a person.
   const newest = all[all.length - 1];
   const waiting = newest && newest.status === "waiting" ? newest : null;
@@ -263,6 +291,15 @@ const controls = new TurnControls({
     noteRun(run);
     renderRunStatus();
   },
+  onStopAll: () => turnQueue.cancelAll({ running: true }),
+});
+// The turns waiting behind the running one, under the composer (queue.js).
+const turnQueue = new TurnQueue({
+  sessionId,
+  after: form,
+  stream: () => stream,
+  ended: (id) => runs.has(id) && stageOf(runs.get(id).status) === 2,
+  onChange: () => renderRunStatus(),
 });
 
 input.addEventListener("keydown", (event) => {
@@ -306,6 +343,7 @@ form.addEventListener("submit", async (event) => {
     const run = await api(`/api/sessions/${sessionId}/messages/`, { method: "POST", body: { text } });
     if (input.value.trim() === typed) input.value = "";
     noteRun(run);
+    turnQueue.refresh();
     renderRunStatus();
   } catch (error) {
     refused({ code: restCode(error), message: error.message }, "");
@@ -384,7 +422,7 @@ function loadState() {
 }
 
 function loadArtifacts() {
-  return showArtifacts({ box: el("artifacts"), sessionId, seen: seenArtifacts });
+  return showArtifacts({ box: el("artifacts"), sessionId, seen: seenArtifacts, closed: Boolean(session && session.closed_at) });
 }
 
 const refreshArtifacts = debounce(() => loadArtifacts(), 250);
@@ -502,6 +540,13 @@ function showClosed() {
   el("close-session").hidden = Boolean(session.closed_at);
   toolsets.setReadOnly(Boolean(session.closed_at));
   if (!session.closed_at) return;
+  renderRunStatus(); // no Edit, no Regenerate
+  el("artifact-upload")?.remove();
+  // The side panels scroll: with no control left in them (no upload), the keyboard
+  // still reaches them, as it does the timeline.
+  root.querySelector("aside.side")?.setAttribute("tabindex", "0");
+  const attach = el("attach-button");
+  if (attach) attach.disabled = true;
   showComposerError("");
   // What was typed and not sent stays in view, and goes on to a new session.
   showClosedNotice(form, session, input.value.trim());

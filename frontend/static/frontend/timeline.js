@@ -121,11 +121,12 @@ export class Timeline {
   }
 
   notify(event) {
-    const { onState, onArtifacts, onRun, onToolsChanged } = this.hooks;
+    const { onState, onArtifacts, onRun, onToolsChanged, onClosed } = this.hooks;
     if (event.state_delta && onState) onState(event.state_delta);
     if (event.artifact_delta && onArtifacts) onArtifacts(event.artifact_delta, event);
     if (event.run && onRun) onRun(event.run, event.kind);
     if (event.kind === "tools_changed" && onToolsChanged) onToolsChanged(event);
+    if (event.kind === "session_closed" && onClosed) onClosed(event);
   }
 
   render(seq, event) {
@@ -145,7 +146,7 @@ export class Timeline {
     }
     const item = h(
       "li",
-      { class: `item kind-${event.kind} ${sideOf(event)}`, dataset: { seq: String(seq), kind: event.kind } },
+      { class: `item kind-${event.kind} ${sideOf(event)}`, dataset: { seq: String(seq), kind: event.kind, ...(event.sender ? { sender: event.sender.username } : {}) } },
       blocks.length ? blocks : h("div", { class: "quiet" }, interpolate(gettext("%(kind)s from %(author)s"), { kind: event.kind, author: event.author }, true)),
     );
     // Its inspector: on a run's line, beside the line's words; else the item's corner.
@@ -190,6 +191,9 @@ export class Timeline {
         return;
       case "tools_changed":
         blocks.push(toolsChanged(event));
+        return;
+      case "session_closed":
+        blocks.push(h("div", { class: "divider" }, h("span", {}, `${gettext("Session closed")} · ${clock(event.ts)}`)));
         return;
       default:
     }
@@ -418,7 +422,7 @@ export class Timeline {
     const tone = { failed: "bad", waiting: "wait" }[run.status] || "";
     const line = h(
       "div",
-      { class: `divider ${tone}`.trim(), dataset: { status: run.status || "" } },
+      { class: `divider ${tone}`.trim(), dataset: { status: run.status || "", run: run.id || "" } },
       h("span", {}, `${runWords(run)}${took}`, this.resumes(run), run.id ? [" · ", traceButton(run.id)] : null),
     );
     // Model, tokens, duration, model and tool calls (trace.js), under the line.
@@ -582,10 +586,11 @@ function sideOf(event) {
 }
 
 function seqTag(seq, anchor, inspect = true) {
-  const attrs = { class: "seq", title: inspect ? null : interpolate(gettext("Event #%(seq)s"), { seq }, true) };
-  if (anchor) attrs.dataset = { seq: String(seq) };
-  // The seq is the button that opens the event in the inspector (inspector.js).
-  return h("span", attrs, inspect ? inspectButton(seq, { text: true }) : `#${seq}`);
+  const attrs = { class: "seq", title: inspect ? null : interpolate(gettext("Event #%(seq)s"), { seq }, true), dataset: { eventSeq: String(seq) } };
+  if (anchor) attrs.dataset.seq = String(seq);
+  // No "#12" chip: the button that opens the event in the inspector (inspector.js)
+  // names it; a tag without one keeps it in its title and data-event-seq.
+  return h("span", attrs, inspect ? inspectButton(seq) : null);
 }
 
 /** A line at the foot of a call's card with the inspect buttons of its request's events. */
@@ -595,7 +600,7 @@ function inspectInCard(card, seq) {
     line = h("p", { class: "card-events muted" }, gettext("Events "));
     card.append(line);
   }
-  line.append(inspectButton(seq, { text: true }), " ");
+  line.append(inspectButton(seq), " ");
 }
 
 // Model text is Markdown (markdown.js), its headings under the page's; a person's

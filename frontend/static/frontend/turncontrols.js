@@ -1,11 +1,14 @@
 // Controls of a session's turns: Stop (beside Send, and Escape in the composer) while
-// a run is queued or running; Edit on the last message (its text goes back to the
-// composer; sending starts a new run) and Regenerate on the last answer (the last
-// message again, as a new run). Earlier events stay in the timeline either way.
+// a run is queued or running, steady from the first turn to the last of a queue (it
+// stops the running turn; Stop all beside it stops the queue too); Edit on the last
+// message when it is yours (its text goes back to the composer; sending starts a new
+// run) and Regenerate on the last answer (the last message again, as a new run).
+// Earlier events stay in the timeline either way.
 
 import { api, ApiError } from "./api.js";
 import { badge, h, toast } from "./dom.js";
 import { gettext, interpolate } from "./i18n.js";
+import { me } from "./senders.js";
 
 const ACTIVE = new Set(["queued", "running"]);
 const STOP_RETRY_MS = 5000;
@@ -20,14 +23,19 @@ export class TurnControls {
    * @param {HTMLElement} parts.timeline the timeline's list
    * @param {() => {send: (frame: object) => boolean} | null} parts.stream the live socket, if any
    * @param {(run: object) => void} parts.onRun a run started or stopped over REST
+   * @param {() => void} parts.onStopAll Stop all: the running turn and the queue
+   * @param {string} parts.owner the session owner's username (whose messages have no sender)
    */
-  constructor({ sessionId, form, input, stopButton, timeline, stream, onRun }) {
-    Object.assign(this, { sessionId, form, input, stopButton, timeline, stream, onRun });
+  constructor({ sessionId, form, input, stopButton, timeline, stream, onRun, onStopAll, owner = "" }) {
+    Object.assign(this, { sessionId, form, input, stopButton, timeline, stream, onRun, owner });
     this.active = [];
-    this.stopping = null; // the run a Stop was sent for, until it has ended
+    this.stopping = new Set(); // the runs a Stop was sent for, until they have ended
     this.closed = false;
     this.editNote = null;
     stopButton.addEventListener("click", () => this.stop());
+    this.stopAllButton = h("button", { type: "button", id: "stop-all", class: "button stop ghost", hidden: true, title: gettext("Stop the running turn and cancel every waiting message") }, gettext("Stop all"));
+    this.stopAllButton.addEventListener("click", () => onStopAll());
+    stopButton.after(this.stopAllButton);
     input.addEventListener("keydown", (event) => this.onKey(event));
     form.addEventListener("submit", () => this.leaveEdit());
     new MutationObserver(() => {
@@ -36,14 +44,26 @@ export class TurnControls {
     }).observe(timeline, { childList: true });
   }
 
-  /** The session's runs changed: show Stop while one is queued or running. */
-  update(runs, { closed = false } = {}) {
+  /**
+   * The session's runs changed: show Stop while one is queued or running. With
+   * `checking` (the queue is being read again) and none known, Stop stays as it is:
+   * between two turns of a queue it never blinks out.
+   */
+  update(runs, { closed = false, checking = false } = {}) {
     this.active = runs.filter((run) => ACTIVE.has(run.status));
     this.closed = closed;
-    this.stopButton.hidden = !this.active.length || closed;
-    if (!this.active.some((run) => run.id === this.stopping)) this.stopping = null;
-    this.stopButton.disabled = Boolean(this.stopping);
+    const holding = checking && !this.active.length && !closed;
+    if (!holding) this.stopButton.hidden = !this.active.length || closed;
+    this.stopAllButton.hidden = this.active.length < 2 || closed;
+    for (const id of this.stopping) if (!this.active.some((run) => run.id === id)) this.stopping.delete(id);
+    this.stopButton.disabled = Boolean(this.active.length) && !this.next();
     this.placeActions();
+  }
+
+  /** The turn Stop stops: the running one, else the oldest queued, not yet stopping. */
+  next() {
+    const left = this.active.filter((run) => !this.stopping.has(run.id));
+    return left.find((run) => run.status === "running") || left[0] || null;
   }
 
   onKey(event) {
@@ -59,14 +79,13 @@ export class TurnControls {
 
   /** Stop the session's current turn: over the socket, else over REST. */
   async stop() {
-    if (!this.active.length || this.stopping) return;
-    const current = this.active.find((run) => run.status === "running") || this.active[0];
-    this.stopping = current.id;
-    this.stopButton.disabled = true;
+    const current = this.next();
+    if (!current) return;
+    this.stopping.add(current.id);
+    this.stopButton.disabled = !this.next();
     // Should no answer come (a refusal, say), Stop works again after a while.
     setTimeout(() => {
-      if (this.stopping !== current.id) return;
-      this.stopping = null;
+      if (!this.stopping.delete(current.id)) return;
       this.update(this.active, { closed: this.closed });
     }, STOP_RETRY_MS);
     const socket = this.stream();
@@ -74,7 +93,7 @@ export class TurnControls {
     try {
       this.onRun(await api(`/api/runs/${current.id}/cancel/`, { method: "POST" }));
     } catch (error) {
-      this.stopping = null;
+      this.stopping.delete(current.id);
       this.stopButton.disabled = false;
       const ended = error instanceof ApiError && error.status === 409;
       toast(ended ? gettext("That turn had already ended.") : interpolate(gettext("Not stopped: %(error)s"), { error: error.message }, true), ended ? "" : "bad");
@@ -89,7 +108,10 @@ export class TurnControls {
     const lastUser = items.findLast((item) => item.dataset.kind === "user_message");
     if (!lastUser) return;
     const text = lastUser.querySelector(".bubble-text")?.textContent || "";
-    lastUser.append(actions(h("button", { type: "button", class: "button ghost small edit-message", "aria-label": gettext("Edit your last message and send it again"), onclick: () => this.edit(text) }, gettext("Edit"))));
+    // Edit only under your own message: who sent it, else the session's owner.
+    if ((lastUser.dataset.sender || this.owner) === me()) {
+      lastUser.append(actions(h("button", { type: "button", class: "button ghost small edit-message", "aria-label": gettext("Edit your last message and send it again"), onclick: () => this.edit(text) }, gettext("Edit"))));
+    }
     const answer = items.slice(items.indexOf(lastUser)).findLast((item) => item.dataset.kind === "text");
     if (!answer) return;
     answer.append(actions(h("button", { type: "button", class: "button ghost small regenerate", "aria-label": gettext("Regenerate the last answer"), onclick: () => this.regenerate() }, gettext("Regenerate"))));
@@ -138,9 +160,12 @@ function actions(button) {
   return h("div", { class: "turn-actions" }, button);
 }
 
-/** A stopped run's calls that were still running read "cut short", as the audit does. */
+/** A stopped run's calls that were still running read "cut short", as the audit does;
+ * a run cancelled while it waited in the queue never started, and cuts nothing short. */
 function markCutShort(timeline) {
   for (const end of timeline.querySelectorAll(':scope > li.kind-run_finished:has(.divider[data-status="cancelled"])')) {
+    const runId = end.querySelector(".divider")?.dataset.run;
+    if (runId && !document.getElementById(`run-${runId}`)) continue;
     for (let item = end.previousElementSibling; item && item.dataset.kind !== "run_started"; item = item.previousElementSibling) {
       for (const card of item.querySelectorAll('.card.call[data-status="running"]')) {
         card.dataset.status = "cancelled";

@@ -102,7 +102,7 @@ def test_an_agent_tools_child_is_offered_no_transfer_and_answers_the_tool(
 
     frames = events_of(alice, session)
     assert OFFERED["clerk"] == [[]]
-    assert answer_of(frames, "clerk") == {"result": f"[clerk] You said: {REQUEST}"}
+    assert answer_of(frames, "clerk") == {"result": f"You said: {REQUEST}"}
     assert [e["kind"] for e in of(frames, "clerk")] == ["text"]
     assert not [f for f in frames if f["event"]["kind"] == "transfer"]
     assert of(frames, "boss")[-1]["text"] == "done"
