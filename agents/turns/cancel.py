@@ -22,7 +22,7 @@ from django.utils import timezone
 from agents.events.log import record_and_publish
 from agents.events.wire import run_out
 from agents.models import Run, Session
-from agents.requests.closing import expire_stopped
+from agents.requests.closing import expire_closed, expire_stopped
 from agents.sessions import access_run
 from agents.turns import stops
 from agents.turns.start import UNFINISHED
@@ -82,6 +82,17 @@ def cancel_session_run(*, user, session: Session, run_id: UUID | None = None) ->
     if run is None:
         raise NothingRunning()
     return _cancel(run)
+
+
+def end_eval_session(*, session: Session) -> int:
+    """Close an eval case's hidden session (evals) once its case has run: no new
+    turns, and its pending requests (a call held for approval, which an eval never
+    approves) expired. Never added to memory. Returns how many expired."""
+    with transaction.atomic():
+        Session.objects.filter(pk=session.pk, closed_at__isnull=True).update(
+            closed_at=timezone.now()
+        )
+        return expire_closed(session=session)
 
 
 def _cancel(run: Run) -> Run:
