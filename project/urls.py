@@ -19,6 +19,8 @@ urlpatterns = [
     # The MCP gateway's personal access tokens; the gateway itself is /mcp (asgi.py).
     path("api/gateway/", include("toolsets.api.gateway_urls")),
     path("api/", include("agents.api.urls")),
+    # Eval runs (evals/api/runs.py): a set's runs, a run's results, cancel.
+    path("api/", include("evals.run_urls")),
     # Single sign-on (toolsets/sso/): /oidc/authenticate/, /oidc/callback/, /oidc/link/.
     path("oidc/", include("toolsets.sso.urls")),
     # An invitation's link (toolsets/people/): the invitee makes her account.

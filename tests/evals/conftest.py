@@ -35,8 +35,12 @@ RECORDED_LONDON = {"status": "success", "report": "Recorded: London is foggy."}
 @pytest.fixture
 def weather_set(alice):
     """A set of alice's with one case: London's weather, its call recorded."""
+    return make_weather_set(alice)
+
+
+def make_weather_set(owner):
     eval_set = EvalSet.objects.create(
-        owner=alice,
+        owner=owner,
         name="weather",
         criteria={
             "tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "EXACT"},

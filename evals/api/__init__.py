@@ -1,0 +1,1 @@
+"""The evals API: eval sets and cases (sets), their runs and results (runs.py)."""
