@@ -2,9 +2,11 @@
 
 import pytest
 
+from agents.models import Delivery
 from evals.models import EvalCase, EvalSet
 from evals.running.runs import execute_run, start_run
 from tests.agents import fake_openai as fake
+from tests.agents.notices.conftest import make_destination
 from tests.evals.conftest import RECORDED_LONDON, invocation
 from toolsets import grants
 from toolsets.catalog import sync_catalog
@@ -69,6 +71,8 @@ def test_a_held_call_is_never_approved_and_meets_its_expectation(
     case = policy_set.cases.get()
     case.expectations = [{"kind": "held_for_approval", "tool": "get_weather_report"}]
     case.save()
+    # A team's webhook that hears of every approval: told nothing of an eval's.
+    make_destination(name="team", url="https://hooks.example.com/t", kinds=["approval"])
 
     result = run_once(policy_set, alice, provider)
 
@@ -77,3 +81,4 @@ def test_a_held_call_is_never_approved_and_meets_its_expectation(
     held = ToolCall.objects.get(session_id=result.session_id)
     assert held.status in ("awaiting_approval", "expired")
     assert held.decided_by is None
+    assert not Delivery.objects.exists()
