@@ -1,5 +1,10 @@
 """`toolcrib watch`: follow a session's events live from any Toolcrib server, with a token.
 
+`toolcrib GROUP ACTION ...` (say `toolcrib eval run ...`) runs the management
+command `GROUP_ACTION` of this installation (`manage.py eval_run ...`): an app
+adds a command to the CLI by adding a management command, never by agents
+importing it.
+
 Also `python manage.py watch`. It is an outside client of the documented websocket
 protocol (docs/events.md): it reconnects with `after=<last seq>` and never prints an
 event twice.
@@ -100,7 +105,11 @@ async def watch(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="toolcrib")
+    parser = argparse.ArgumentParser(
+        prog="toolcrib",
+        epilog="toolcrib GROUP ACTION ... runs manage.py GROUP_ACTION ...,"
+        " e.g. toolcrib eval run SET --agent A (docs/eval-runs.md).",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     watch_cmd = commands.add_parser("watch", help="print a session's events live")
     add_watch_arguments(watch_cmd)
@@ -119,7 +128,23 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def run_management_command(group: str, argv: list[str]) -> None:
+    """`toolcrib GROUP ACTION args` as `manage.py GROUP_ACTION args`."""
+    import os
+
+    from django.core.management import execute_from_command_line
+
+    if not argv or argv[0].startswith("-"):
+        raise SystemExit(f"usage: toolcrib {group} ACTION [arguments]")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+    execute_from_command_line(["toolcrib", f"{group}_{argv[0]}", *argv[1:]])
+
+
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] not in ("watch", "-h", "--help"):
+        run_management_command(argv[0], argv[1:])
+        return
     args = build_parser().parse_args(argv)
     try:
         asyncio.run(

@@ -1,6 +1,7 @@
-"""The runtime's door for the apps above it (toolsets, demo): agents built and
-their code synced, sessions reached, ADK's session state read, secrets kept out of
-what leaves, and the retention job's batches a job of theirs fills.
+"""The runtime's door for the apps above it (toolsets, evals, demo): agents built
+and their code synced, sessions reached, an eval case's turns started and stopped,
+ADK's session state read, secrets kept out of what leaves, and the retention job's
+batches a job of theirs fills.
 
 One of the six modules of agents that toolsets and demo may import (the contract
 "toolsets and demo enter agents by its public door", pyproject.toml): the others
@@ -30,8 +31,16 @@ from agents.sessions import (
     AgentNotAvailable,
     access_session,
     build_agent_tree,
+    create_eval_session,
     get_usable_agent,
 )
+from agents.turns.cancel import (
+    NothingRunning,
+    RunEnded,
+    cancel_session_run,
+    end_eval_session,
+)
+from agents.turns.start import start_turn, wait_for_run
 
 __all__ = [
     # An agent's tree built, its toolsets resolved, code agents synced.
@@ -52,6 +61,14 @@ __all__ = [
     "access_session",
     "build_agent_tree",
     "get_usable_agent",
+    # Turns: an eval case's hidden session, its turns started, waited on, stopped.
+    "NothingRunning",
+    "RunEnded",
+    "cancel_session_run",
+    "create_eval_session",
+    "end_eval_session",
+    "start_turn",
+    "wait_for_run",
     # ADK's services on Django, as a tool's governance reads them.
     "DjangoCredentialService",
     "session_rows",

@@ -125,6 +125,25 @@ def create_session(*, user, agent: AgentSpec) -> Session:
     )
 
 
+def create_eval_session(*, user, agent: AgentSpec, state: dict) -> Session:
+    """A hidden session of `agent` run as `user`, for one eval case (evals).
+
+    It has no owner, so it is in no one's sessions list, search or inbox, and
+    memory never reads it; its ADK user id is the user's, so governance decides
+    its calls as for her. Its state starts as the case's.
+    """
+    session_id = new_session_id()
+    return Session.objects.create(
+        id=session_id,
+        adk_id=session_id,
+        app_name=agent.name,
+        user_id=adk_user_id(user),
+        owner=None,
+        agent=agent,
+        state=dict(state),
+    )
+
+
 def adk_user_id(user) -> str:
     return str(user.pk)
 

@@ -157,7 +157,8 @@ def budgets_for(*, user_id: int) -> QuerySet[Budget]:
 
 def _counted_runs(budget: Budget, exclude_run_id: Any = None) -> QuerySet[Run]:
     start, end = today_bounds()
-    runs = Run.objects.filter(created_at__gte=start, created_at__lt=end)
+    # An eval run's turns (evals) never spend a person's budget.
+    runs = Run.objects.filter(created_at__gte=start, created_at__lt=end, eval=False)
     if budget.model:
         runs = runs.filter(model=budget.model)
     if budget.user_id:
@@ -337,7 +338,10 @@ def hour_of(moment: datetime) -> datetime:
 
 def count_ended_run(run: Run) -> None:
     """Add a run its turn just ended to the totals, from the Run in memory (its
-    session read with it): in the transaction that stores its end, one statement."""
+    session read with it): in the transaction that stores its end, one statement.
+    An eval run's turn (evals) is in no one's totals."""
+    if run.eval:
+        return
     row = {
         "hour": hour_of(run.created_at),
         "user_id": run.user_id,
@@ -353,7 +357,8 @@ def count_ended_run(run: Run) -> None:
 
 def count_ended_runs(runs: QuerySet[Run]) -> None:
     """Add ended runs, as stored, to the totals: one statement that reads them (in
-    the transaction that ended them)."""
+    the transaction that ended them); eval runs' turns are in no one's totals."""
+    runs = runs.filter(eval=False)
     for everyone in (False, True):
         RUN_TOTALS.add_query(
             _by_key(runs, everyone=everyone).values_list(
@@ -365,6 +370,8 @@ def count_ended_runs(runs: QuerySet[Run]) -> None:
 def count_late_tokens(run: Run) -> None:
     """Add the tokens a run counted beyond those stored on it (a stopped turn's,
     stored after who stopped it counted the run): call it before storing them."""
+    if run.eval:
+        return
     late = {
         name: ExpressionWrapper(
             Value(getattr(run, name)) - F(name), output_field=BigIntegerField()

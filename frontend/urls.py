@@ -37,6 +37,12 @@ def _patterns(session: views.View, shared: views.View) -> list:
         path("overview/", views.overview, name="overview"),
         path("tokens/", views.tokens, name="tokens"),
         path("evals/", views.evals, name="evals"),
+        path("evals/sets/<int:set_id>/runs/", views.eval_runs, name="eval-runs"),
+        path(
+            "evals/runs/<int:run_a>/compare/<int:run_b>/",
+            views.eval_compare,
+            name="eval-compare",
+        ),
         path("staff/access/", views.access, name="access"),
         path("staff/audit/", views.audit, name="audit"),
         path("staff/firehose/", views.firehose, name="firehose"),

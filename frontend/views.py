@@ -64,6 +64,20 @@ tool_servers = staff_required(_page("frontend/tool_servers.html", "tool-servers"
 
 
 @login_required
+def eval_runs(request: HttpRequest, set_id: int) -> HttpResponse:
+    """A set's run history (the API decides who may read it)."""
+    context = {"nav": "evals", "mode": "history", "set_id": set_id}
+    return render(request, "frontend/evalruns.html", context)
+
+
+@login_required
+def eval_compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
+    """Two runs side by side (the API decides who may read them)."""
+    context = {"nav": "evals", "mode": "compare", "run_a": run_a, "run_b": run_b}
+    return render(request, "frontend/evalruns.html", context)
+
+
+@login_required
 def tokens(request: HttpRequest) -> HttpResponse:
     """Her tokens, and the link of her account to the sign-in provider if one is set."""
     provider = (

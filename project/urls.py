@@ -31,6 +31,8 @@ urlpatterns = [
     path("api/", include("agents.api.urls")),
     # Eval sets and their runs (evals/, docs/evals.md).
     path("api/", include("evals.urls")),
+    # Eval runs (evals/api/runs.py): a set's runs, a run's results, cancel.
+    path("api/", include("evals.run_urls")),
     # Single sign-on (toolsets/sso/): /oidc/authenticate/, /oidc/callback/, /oidc/link/.
     path("oidc/", include("toolsets.sso.urls")),
     # An invitation's link (toolsets/people/): the invitee makes her account.

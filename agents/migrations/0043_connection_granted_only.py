@@ -4,15 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agents', '0042_postgresql_search_newest_first'),
+        ("agents", "0042_postgresql_search_newest_first"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='modelconnection',
-            name='granted_only',
-            field=models.BooleanField(default=False, help_text='Only users and groups a model grant allows may use its models.'),
+            model_name="modelconnection",
+            name="granted_only",
+            field=models.BooleanField(
+                default=False,
+                help_text="Only users and groups a model grant allows may use its models.",
+            ),
         ),
     ]

@@ -94,6 +94,10 @@ class Run(models.Model):
     )
     model_calls = models.PositiveIntegerField(default=0)
     tool_calls = models.PositiveIntegerField(default=0)
+    eval = models.BooleanField(
+        default=False,
+        help_text="A turn of an eval run (evals): left out of budgets and usage totals.",
+    )
     requeues = models.PositiveSmallIntegerField(
         default=0,
         help_text="How often the run was queued again, its first delivery having "

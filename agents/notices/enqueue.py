@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents import timers
-from agents.models import Delivery, Request, WebhookDestination
+from agents.models import Delivery, Request, Run, WebhookDestination
 from agents.notices.preferences import channels_of
 from agents.notices.recipients import recipients
 from agents.requests.signals import requests_waiting
@@ -39,8 +39,15 @@ def enqueue(requests: Iterable[Request]) -> list[Delivery]:
 
 
 def on_waiting(sender, requests: list[Request], **kwargs) -> None:
-    """The receiver of requests_waiting: queue the new requests' notices."""
-    enqueue(requests)
+    """The receiver of requests_waiting: queue the new requests' notices; an eval
+    run's (evals: never answered, expired as its case ends) tell nobody."""
+    run_ids = [request.run_id for request in requests if request.run_id]
+    evals = set(
+        Run.objects.filter(pk__in=run_ids, eval=True).values_list("pk", flat=True)
+        if run_ids
+        else []
+    )
+    enqueue([request for request in requests if request.run_id not in evals])
 
 
 def connect() -> None:

@@ -419,7 +419,6 @@ def _asked_approval(call: types.FunctionCall) -> tuple[dict, dict, str]:
     return original, {"hint": hint, "payload": payload}, call.id or ""
 
 
-
 def _check_asked_schema(request: Request, answer: Mapping[str, Any]) -> None:
     """Refuse an answer to a workflow's question that its `response_schema` (JSON
     Schema, as ADK sends it) does not take: ADK reads `{"result": x}` as x, and

@@ -28,7 +28,7 @@ from django.utils.translation import gettext as _
 from agents.events.log import record_and_publish
 from agents.events.wire import run_out
 from agents.models import Run, Session
-from agents.requests.closing import expire_stopped
+from agents.requests.closing import expire_closed, expire_stopped
 from agents.sessions import access_run
 from agents.turns import stops
 from agents.turns.start import UNFINISHED
@@ -136,6 +136,15 @@ def cancel_queue(*, session: Session, running: bool = False) -> list[Run]:
     for run in runs:
         _announce(run)
     return runs
+def end_eval_session(*, session: Session) -> int:
+    """Close an eval case's hidden session (evals) once its case has run: no new
+    turns, and its pending requests (a call held for approval, which an eval never
+    approves) expired. Never added to memory. Returns how many expired."""
+    with transaction.atomic():
+        Session.objects.filter(pk=session.pk, closed_at__isnull=True).update(
+            closed_at=timezone.now()
+        )
+        return expire_closed(session=session)
 
 
 def _cancel(run: Run) -> Run:

@@ -32,11 +32,13 @@ def start_turn(
     user,
     text: str,
     tool_choice: StoredToolChoice | None = None,
+    eval: bool = False,
 ) -> Run:
     """Record a queued Run for a user message and hand it to the executor.
 
     The message's `tool_choice`, if any, goes with the Run to the turn's first
-    model call (governance reads it there, over the agent's own).
+    model call (governance reads it there, over the agent's own). An `eval` turn
+    (an eval run's, evals) is left out of budgets and usage totals.
 
     Raises:
         SessionClosed: The session takes no new turns.
@@ -46,7 +48,13 @@ def start_turn(
     with transaction.atomic():
         _lock_for_new_turn(session=session, user=user, text=text)
         run = rows.create(
-            Run(session=session, user=user, text=text, tool_choice=tool_choice)
+            Run(
+                session=session,
+                user=user,
+                text=text,
+                tool_choice=tool_choice,
+                eval=eval,
+            )
         )
         executors.submit(run_id=run.id)
     return run

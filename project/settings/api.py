@@ -33,6 +33,8 @@ SPECTACULAR_SETTINGS = {
         "ImportKindEnum": "toolsets.models.ToolImport.Kind",
         "SessionStatusEnum": "agents.session_list.Status.ALL",
         "DeliveryStatusEnum": "agents.models.Delivery.Status",
+        "EvalRunStatusEnum": "evals.models.EvalRun.Status",
+        "EvalCaseResultStatusEnum": "evals.models.EvalCaseResult.Status",
         # A call's and a credential's request: asked, then answered.
         "AnswerableRequestStatusEnum": [("pending", "Pending"), ("answered", "Answered")],
     },

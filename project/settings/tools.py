@@ -52,6 +52,9 @@ TOOLCRIB_PLUGINS: list[str] = [
     # Access, activation, availability, approval gate, policy: in the order of
     # toolsets.governance.checks.CHECKS.
     "toolsets.governance.plugin.GovernancePlugin",
+    # After governance: an eval run's calls it lets through answer from the case's
+    # recorded results (a denied, held or refused call still is, and is audited).
+    "evals.running.replay.ReplayPlugin",
     # Last: loads a credential only for a call that runs.
     "agents.adk.tool_auth.ToolAuthPlugin",
     # Times each model call that really ran (an earlier plugin's answer skips it).
