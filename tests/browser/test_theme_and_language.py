@@ -82,7 +82,7 @@ def test_a_language_reloads_the_page_in_it(bob_page, shoot):
     choose(page, "#pref-language", "de")
     expect(page.locator("html")).to_have_attribute("lang", "de")
     expect(page.locator(".mainnav")).to_contain_text("Sitzungen")
-    expect(page.locator("h1").first).to_have_text("Ihre Sitzungen")
+    expect(page.locator("h1").first).to_have_text("Einen Chat beginnen")
     # The pages' modules read the catalog the server sent (i18n.js).
     assert page.evaluate("typeof globalThis.django.gettext") == "function"
     page.click("#user-menu summary")

@@ -154,7 +154,7 @@ LIVE = '#live-status[data-status="live"]'
 # Every page of frontend/urls.py: its path (from the world) and what shows once it
 # has loaded what it shows; logout is a form's POST, not a page.
 PAGES = {
-    "home": (lambda w: "/", "#sessions li[data-session]"),
+    "home": (lambda w: "/", "#sessions li[data-session], #sessions .empty"),
     "session": (lambda w: f"/sessions/{w['ran']}/", ".artifact-list, #artifacts"),
     "inbox": (lambda w: "/inbox/", "#inbox-tabs"),
     "overview": (lambda w: "/overview/", ".kpi"),

@@ -26,6 +26,7 @@ CATALOG = ROOT / "locale" / "de" / "LC_MESSAGES" / "djangojs.po"
 NOT_WORDS = {
     ("access.js", '{"timeout": 10, "retries": 2}'),
     ("agentversions.js", "v%s"),
+    ("evalruns.js", " v%s"),
     ("jsonview.js", "null"),
     ("models.js", "http://localhost:8000/v1"),
     ("panels.js", "v%s"),
