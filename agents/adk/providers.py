@@ -175,6 +175,9 @@ def register_models() -> None:
     """Serve the providers' model names with Toolcrib's classes, imported on first use."""
     # ADK's own lazy entries use this hook; a public register() would import the
     # classes, and with them litellm's wrapper and the openai SDK, at startup.
+    # The offline model first: ADK takes the first pattern that matches, and the
+    # last LiteLLM pattern (any `prefix/model`) would take `offline/demo` too.
+    LLMRegistry._register_lazy([r"offline/.*"], "agents.adk.offline", "OfflineLlm")
     LLMRegistry._register_lazy(GEMINI_NAMES, "agents.adk.llms", "ToolcribGemini")
     LLMRegistry._register_lazy(LITELLM_NAMES, "agents.adk.llms", "ToolcribLiteLlm")
     LLMRegistry._register_lazy(
