@@ -93,4 +93,4 @@ def test_a_language_reloads_the_page_in_it(bob_page, shoot):
 
     page.select_option("#pref-language", "auto")
     expect(page.locator("html")).to_have_attribute("lang", "en")
-    expect(page.locator("h1").first).to_have_text("Your sessions")
+    expect(page.locator("h1").first).to_have_text("Start a chat")

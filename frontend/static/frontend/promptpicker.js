@@ -36,7 +36,6 @@ export class PromptPicker {
     form.before(this.list, this.variables);
     input.setAttribute("aria-controls", "prompt-picker");
     input.setAttribute("aria-autocomplete", "list");
-    input.setAttribute("aria-expanded", "false");
     input.addEventListener("input", () => this.update());
     // Capture: before the composer's own Enter (send) and the page's Escape (stop).
     input.addEventListener("keydown", (event) => this.key(event), true);
@@ -106,7 +105,6 @@ export class PromptPicker {
     }
     this.list.replaceChildren(...items);
     this.list.hidden = false;
-    this.input.setAttribute("aria-expanded", "true");
     const current = this.shown[this.active];
     if (current) this.input.setAttribute("aria-activedescendant", `prompt-option-${current.id}`);
     else this.input.removeAttribute("aria-activedescendant");
@@ -118,7 +116,6 @@ export class PromptPicker {
 
   closeList() {
     this.list.hidden = true;
-    this.input.setAttribute("aria-expanded", "false");
     this.input.removeAttribute("aria-activedescendant");
   }
 
