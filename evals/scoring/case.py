@@ -7,6 +7,7 @@ from typing import Any
 from evals.running.actual import answer_of, calls_of
 from evals.running.recordings import expected_calls, invocations, text_of
 from evals.scoring import expectations as expected_outcomes
+from evals.scoring.judge import judge_errors, judge_score
 from evals.scoring.response import response_score
 from evals.scoring.trajectory import (
     ARGS_EXACT,
@@ -45,6 +46,8 @@ def criteria_errors(criteria: Any) -> list[str]:
                 errors.append(f"{name}: match_type is one of {', '.join(MATCH_TYPES)}")
             if spec.get("args", ARGS_EXACT) not in (ARGS_EXACT, ARGS_SUBSET):
                 errors.append(f"{name}: args is exact or subset")
+        elif name == JUDGE and not errors:
+            errors.extend(judge_errors(name, spec))
     return errors
 
 
@@ -87,12 +90,10 @@ def score_case(
                 [text_of(invocation.final_response) for invocation in expected],
             )
             scores[name] = _scored(score, threshold)
+        elif name == JUDGE:
+            scores[name] = judge_score(spec, actual=turns, expected=expected)
         else:
-            reason = (
-                "the LLM judge runs only with a real judge model configured"
-                if name == JUDGE
-                else "a metric Toolcrib does not compute"
-            )
+            reason = "a metric Toolcrib does not compute"
             scores[name] = {"status": NOT_RUN, "threshold": threshold, "reason": reason}
     if case_expectations:
         checked = expected_outcomes.check(case_expectations, session_id=session_id)
