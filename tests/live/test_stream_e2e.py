@@ -1,5 +1,6 @@
 """An outside client on a real Daphne server: disconnect mid-turn, reconnect, miss nothing."""
 
+import asyncio
 import json
 
 import httpx
@@ -97,12 +98,16 @@ async def test_watch_command_prints_a_sessions_events(daphne_server):
         )
     out = StringIO()
 
-    last = await watch(
-        server=daphne_server.url,
-        session_id=session,
-        token=token,
-        out=out,
-        until=lambda frame: frame.get("event", {}).get("kind") == "run_finished",
+    # Bounded: a run that never finishes fails the test instead of hanging the suite.
+    last = await asyncio.wait_for(
+        watch(
+            server=daphne_server.url,
+            session_id=session,
+            token=token,
+            out=out,
+            until=lambda frame: frame.get("event", {}).get("kind") == "run_finished",
+        ),
+        timeout=120,
     )
 
     lines = out.getvalue().splitlines()
