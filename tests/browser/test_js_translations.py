@@ -82,12 +82,11 @@ def test_home_and_session_pages_show_the_german_catalog(sign_in, shoot):
     expect(page.get_by_text("Run succeeded")).to_have_count(0)
     shoot(page, "session-de")
 
-    # Back home: the session list's headings and its relative time.
+    # Back home: the sidebar's group of today's sessions, and New chat's agent.
     page.goto("/")
-    sessions = page.locator("#sessions-table")
-    expect(sessions.locator("thead")).to_contain_text("Letzte Aktivität")
-    expect(sessions.locator("tbody time").first).to_have_text(
-        re.compile(r"^(gerade eben|vor \d+ (Sekunden?|Minuten?))$")
+    expect(page.locator("#sidebar")).to_contain_text("mit calculator")
+    expect(page.locator('#sidebar .sb-group[data-group="today"] h2')).to_have_text(
+        "Heute"
     )
 
 

@@ -143,7 +143,25 @@ def world(server, live_env) -> Iterator[dict[str, str]]:
         assert shared.status_code == 201, shared.text
         evalset = client.post("/api/evalsets/", json={"name": f"{LONG_WORD}-{ran}"})
         assert evalset.status_code == 201, evalset.text
-        yield {"ran": ran, "waiting": waiting, "share": shared.json()["token"]}
+        set_id = evalset.json()["id"]
+        case = client.post(
+            f"/api/evalsets/{set_id}/cases/from-session/", json={"session": ran}
+        )
+        assert case.status_code == 201, case.text
+        run_ids = []
+        for _ in range(2):
+            run = client.post(
+                f"/api/evalsets/{set_id}/runs/", json={"agent": "weather_sentiment"}
+            )
+            assert run.status_code == 201, run.text
+            run_ids.append(run.json()["id"])
+        yield {
+            "ran": ran,
+            "waiting": waiting,
+            "share": shared.json()["token"],
+            "set": set_id,
+            "runs": run_ids,
+        }
         for approval in client.get(f"/api/approvals/?session={waiting}").json():
             client.post(
                 f"/api/approvals/{approval['id']}/decide/", json={"approved": False}
@@ -159,9 +177,14 @@ PAGES = {
     "inbox": (lambda w: "/inbox/", "#inbox-tabs"),
     "overview": (lambda w: "/overview/", ".kpi"),
     "tokens": (lambda w: "/tokens/", "#token-toolsets label, #token-list .state"),
-    "prompts": (lambda w: "/prompts/", ".prompt-item"),
+    "prompts": (lambda w: "/prompts/", ".prompt-item, #prompt-list .empty"),
     "shared": (lambda w: f"/shared/{w['share']}/", "#timeline li"),
     "evals": (lambda w: "/evals/", "#set-list li, #set-list .state"),
+    "eval-runs": (lambda w: f"/evals/sets/{w['set']}/runs/", "#evalruns-body > *"),
+    "eval-compare": (
+        lambda w: f"/evals/runs/{w['runs'][0]}/compare/{w['runs'][1]}/",
+        "#evalruns-body > *",
+    ),
     "access": (lambda w: "/staff/access/", "#matrix th[data-subject]"),
     "audit": (lambda w: "/staff/audit/", "#audit-table"),
     "firehose": (lambda w: "/staff/firehose/", LIVE),
