@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.api.inputs import validated
+from agents.api.inputs import JSONParser, validated
 from agents.api.serializers import RunSerializer
 from agents.api.views import TOO_MANY_TURNS
 from agents.inputs import CancelInput, QueueCancelInput
@@ -104,6 +104,9 @@ class SessionQueueCancelView(APIView):
     `run_finished` (status cancelled) reaches every open page. With `"running":
     true` the running turn is stopped too. Answers the runs cancelled (none: there
     was nothing left to cancel). The session's owner or staff only; 404 else."""
+
+    # JSON only: a form or multipart body (whose parse may find no field) is a 415.
+    parser_classes = [JSONParser]
 
     @extend_schema(
         operation_id="sessions_queue_cancel",

@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agents.api.inputs import JSONParser
 from agents.api.serializers import SessionSerializer
 from agents.changes import ActorFromRequest
 from agents.events.log import EVENTS_BATCH
@@ -111,6 +112,9 @@ class SharedSessionSerializer(serializers.Serializer):
 
 class SessionSharesView(ActorFromRequest, APIView):
     """A session's shared links: its owner makes them; she and staff list them."""
+
+    # JSON only: a form or multipart body (whose parse may find no field) is a 415.
+    parser_classes = [JSONParser]
 
     @extend_schema(
         operation_id="sessions_shares_list", responses=ShareSerializer(many=True)

@@ -60,7 +60,7 @@ def test_a_group_the_set_is_shared_to_reads_its_runs(
 def test_only_staff_run_as_another_user(
     alice, bob, make_user, api_for, demo_agents, weather_set, monkeypatch
 ):
-    monkeypatch.setattr(dispatch, "submit", lambda run_id: None)  # not run here
+    monkeypatch.setattr(dispatch, "submit", lambda **_: None)  # not run here
     url = f"/api/evalsets/{weather_set.pk}/runs/"
     body = {"agent": "weather_sentiment", "as_user": "bob"}
 
