@@ -8,29 +8,29 @@ rest of the team uses every day costs it nothing.
   triggers on `agents_event` and `agents_session`, so storing an event sends no
   query of its own (migration 0027 makes them). A row's rowid is its session's
   owner times OWNER_SPAN plus the event's id (a title's: the session's rowid), so
-  one user's rows are one rowid range, which FTS5 reads alone; within it a word's
-  newest MAX_HITS rows are ranked (a word in more of a user's messages than that
-  ranks among its newest).
+  one user's rows are one rowid range, which FTS5 reads alone, newest first; a
+  word's newest MAX_HITS rows count (a word in more of a user's messages than
+  that counts in its newest).
 - PostgreSQL: `agents_search_doc` and `agents_search_title_doc` (migration 0032),
   one narrow row per stored message and per titled session: the session's owner
-  and the text's `tsvector`,
-  kept by triggers on `agents_event` and `agents_session`, and GIN indexes
-  (`btree_gin`): the titles' on (owner, vector), the messages' on (the owner and
-  the row's window of 1,024 event ids as one number, vector) (migration 0042), so
-  a search reads one user's rows holding a word and ranks by the stored vector;
-  within them, as on SQLite, a word's newest MAX_HITS messages (and MAX_HITS of
-  the owner's titles) are ranked. Her newest messages are read first
-  (`agents_search_newest`: her latest windows, widened only while they hold fewer
-  than MAX_HITS), so a word she writes daily reads about MAX_HITS rows, not all of
-  hers that hold it.
+  and the text's `tsvector`, kept by triggers on `agents_event` and
+  `agents_session`. The titles' GIN index is on (owner, vector); the messages'
+  (migration 0048) holds each word under a key of its owner's and its stretch of
+  65,536 event ids (`<owner>.<epoch>.<word>`), so a word's prefix in her newest
+  stretch is one range of keys holding her rows alone: `agents_search_newest`
+  reads her newest stretches first, wider only while they hold fewer than
+  MAX_HITS, and never a row of anyone else's.
 
 A search is words, in any order: a session matches when each word (or a word it
-begins) is in its title or in one of its messages, and sessions rank by how well
-they match, a title counting TITLE_WEIGHT times a message. Only letters and digits
-make words; everything else (quotes, `*`, `-`, `NEAR(`, SQL) separates them and is
-never part of a query's syntax. English stemming on both (`running` finds `run`);
-PostgreSQL also drops English stop words (`the`), so a search of nothing but stop
-words finds nothing there.
+begins) is in its title or in one of its messages. Sessions rank by how many of
+their messages hold a word, a title counting TITLE_WEIGHT messages, then by their
+latest activity: the same order on both databases, and a count, where a per-message
+relevance score (FTS5's bm25, PostgreSQL's ts_rank, before 0048) cost 3 µs a row
+read on a team's months of messages for a difference in order within a session's
+own messages. Only letters and digits make words; everything else (quotes, `*`,
+`-`, `NEAR(`, SQL) separates them and is never part of a query's syntax. English
+stemming on both (`running` finds `run`); PostgreSQL also drops English stop
+words (`the`), so a search of nothing but stop words finds nothing there.
 
 Each session found carries a snippet of its newest matching message, the words
 found marked (`SnippetPart.match`): FTS5's `snippet()`, PostgreSQL's
@@ -48,7 +48,7 @@ from django.db.models import QuerySet
 from agents.models import Session
 
 MAX_TERMS = 8
-MAX_HITS = 5000  # a word's newest rows of one user's, per table, ranked
+MAX_HITS = 1000  # a word's newest rows of one user's, per table, counted
 OWNER_SPAN = 2**36  # SQLite rowids: owner * OWNER_SPAN + id (migration 0027)
 SNIPPET_WORDS = 16
 # Where a snippet's found words start and end: private-use characters, split off
@@ -65,9 +65,9 @@ SQLITE_TEXT = "agents_search_text"
 SQLITE_TITLE = "agents_search_title"
 PG_DOCS = "agents_search_doc"  # migration 0032: messages
 PG_TITLES = "agents_search_title_doc"  # and titles
-# Migration 0042: an owner's newest `limit` messages holding a query, read from her
-# newest windows of event ids first, widened only while they hold fewer; each with
-# its session, event and ts_rank().
+# Migration 0048: an owner's newest `limit` messages holding every lexeme given (each
+# as a prefix), read from her newest stretches of event ids first, widened only
+# while they hold fewer; each with its session and event.
 PG_NEWEST = "agents_search_newest"
 
 
@@ -176,8 +176,9 @@ def owner_rowids(owner_id: int | None) -> tuple[int, int]:
 
 
 def _sqlite(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
-    # bm25() is lower for a better match; a quoted term is a string, never syntax.
-    # The rowid range keeps FTS5 to the owner's rows; the newest first.
+    # A message holding a term counts 1, a title TITLE_WEIGHT; a quoted term is a
+    # string, never syntax. The rowid range keeps FTS5 to the owner's rows; the
+    # newest first.
     first, last = owner_rowids(owner_id)
     hits, params = [], []
     for number, term in enumerate(terms):
@@ -185,39 +186,44 @@ def _sqlite(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
             row = "rowid" if table == SQLITE_TEXT else "NULL"
             hits.append(
                 f"SELECT * FROM (SELECT session_id, {number} AS term, {row} AS row,"
-                f" {weight} * bm25({table}) AS score FROM {table}"
+                f" {weight} AS score FROM {table}"
                 f" WHERE {table} MATCH %s AND rowid BETWEEN %s AND %s"
                 " ORDER BY rowid DESC LIMIT %s)"
             )
             params.extend([f'"{term}"*', first, last, MAX_HITS])
+    # Hits are summed by session before they meet `mine` (a session's row looked
+    # up once, not once a hit), each term a bit of `found`.
     sql = (
         f"hits AS ({' UNION ALL '.join(hits)}) "
-        "SELECT h.session_id, max(h.row) FROM hits h JOIN mine m ON m.id = h.session_id "
-        "GROUP BY h.session_id, m.updated_at HAVING count(DISTINCT h.term) = %s "
-        "ORDER BY sum(h.score), m.updated_at DESC, h.session_id"
+        "SELECT h.session_id, h.row FROM (SELECT session_id, max(row) AS row,"
+        " sum(score) AS score, sum(DISTINCT 1 << term) AS found"
+        " FROM hits GROUP BY session_id) h JOIN mine m ON m.id = h.session_id"
+        " WHERE h.found = %s ORDER BY h.score DESC, m.updated_at DESC, h.session_id"
     )
-    return sql, [*params, len(terms)]
+    return sql, [*params, (1 << len(terms)) - 1]
 
 
 def _postgresql(terms: Sequence[str], owner_id: int | None) -> tuple[str, list]:
-    # ts_rank() is higher for a better match; a stop word makes no query and no term.
-    # Per term, the owner's newest MAX_HITS messages holding it (PG_NEWEST reads
-    # her recent windows first, by the GIN index on (owner window, vector)) and
-    # MAX_HITS of her titles, ranked by the stored vectors after the cut. The owner
-    # is cast to the column's type: compared as another integer type, it is no key
-    # of the GIN index. Hits are summed by session before they meet `mine`, each
+    # A stop word makes no query and no term. Per term, the owner's newest MAX_HITS
+    # messages holding it (PG_NEWEST: her own keys, newest epoch first; each a
+    # point) and MAX_HITS of her titles (TITLE_WEIGHT each). The owner is cast to
+    # the column's type: compared as another integer type, it is no key of the
+    # titles' GIN index. Hits are summed by session before they meet `mine`, each
     # term a bit of `found` (a hash, where count(DISTINCT) sorted them all).
     owner = owner_id or 0
     sql = (
-        "terms AS (SELECT n, q FROM (SELECT n, to_tsquery('english', w || ':*') AS q"
+        "terms AS (SELECT n, q, lexemes FROM (SELECT n,"
+        " to_tsquery('english', w || ':*') AS q,"
+        " tsvector_to_array(to_tsvector('english', w)) AS lexemes"
         " FROM unnest(%s::text[]) WITH ORDINALITY AS t(w, n)) AS words"
-        " WHERE numnode(q) > 0), "
+        " WHERE numnode(q) > 0 AND cardinality(lexemes) > 0), "
         "hits AS ("
-        "SELECT d.session_id, t.n, d.event_id, d.score"
-        f" FROM terms t CROSS JOIN LATERAL {PG_NEWEST}(%s::integer, t.q, %s::integer) d"
+        "SELECT d.session_id, t.n, d.event_id, 1 AS score"
+        f" FROM terms t CROSS JOIN LATERAL {PG_NEWEST}(%s::integer, t.lexemes,"
+        " %s::integer) d"
         " UNION ALL "
-        f"SELECT d.session_id, t.n, NULL, {TITLE_WEIGHT} * ts_rank(d.vector, t.q)"
-        " FROM terms t CROSS JOIN LATERAL (SELECT session_id, vector"
+        f"SELECT d.session_id, t.n, NULL, {TITLE_WEIGHT}"
+        " FROM terms t CROSS JOIN LATERAL (SELECT session_id"
         f" FROM {PG_TITLES} WHERE owner_id = %s::integer AND vector @@ t.q"
         " LIMIT %s) d) "
         "SELECT h.session_id, h.row FROM (SELECT session_id, max(event_id) AS row,"

@@ -1,5 +1,5 @@
 """agents/search.py: the words of a search, what the search rows follow, and on
-PostgreSQL, that its query reads one owner's rows by the GIN index of migration 0032."""
+PostgreSQL, that its query reads one owner's rows by her own keys (migration 0048)."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -105,26 +105,33 @@ def test_the_search_reads_its_owners_rows_by_the_gin_index_on_postgresql(alice, 
     assert "Function Scan on agents_search_newest" in plan, plan  # messages
     assert "agents_search_title_doc_words" in plan, plan
     assert f"Index Cond: ((owner_id = {alice.pk}) AND" in plan, plan  # a key
-    assert "agents_event" not in plan, plan  # ranked by the stored vectors
+    assert "agents_event" not in plan, plan  # counted from the search rows
 
-    # Inside agents_search_newest: her newest windows' rows holding a word, and
-    # all her windows' (migration 0040's owner_window).
-    first = alice.pk << 32
-    window = (
-        "SELECT d FROM agents_search_doc AS d WHERE"
-        " ((owner_id::bigint << 32) + event_id / 1024) BETWEEN %s AND %s"
-        " AND d.vector @@ to_tsquery('london:*')"
-        " ORDER BY d.event_id + 0 DESC LIMIT 5000"
+    # Inside agents_search_newest: her keys of a stretch of event ids (migration
+    # 0048), by the expression's GIN index; another owner's keys are other keys.
+    stretch = (
+        "SELECT d.session_id, d.event_id FROM agents_search_doc AS d"
+        " WHERE agents_search_keys(d.owner_id, d.event_id, d.vector) @@ %s::tsquery"
+        " ORDER BY d.event_id DESC LIMIT 5000"
     )
     with connection.cursor() as cursor:
         cursor.execute("SET enable_seqscan = off")
-        for since in (first + 2, first):
-            cursor.execute(f"EXPLAIN {window}", [since, first + 2**32 - 1])
-            plan = "\n".join(row[0] for row in cursor.fetchall())
-            assert "agents_search_doc_window_words" in plan, plan
-            assert f">= '{since}'::bigint" in plan.split("Index Cond")[1], plan
-            assert "agents_event" not in plan, plan
+        cursor.execute(f"EXPLAIN {stretch}", [f"'{alice.pk}.0.london':*"])
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        assert "agents_search_doc_keys" in plan, plan
+        assert "agents_event" not in plan, plan
         cursor.execute("RESET enable_seqscan")
+        cursor.execute(
+            f"SELECT count(*) FROM ({stretch}) AS found",
+            [f"'{alice.pk}.0.london':* | '{alice.pk}.0.pari':*"],  # stems
+        )
+        hers = cursor.fetchone()[0]
+        cursor.execute(
+            "SELECT count(*) FROM agents_search_doc WHERE owner_id = %s"
+            " AND vector @@ to_tsquery('london | paris')",
+            [alice.pk],
+        )
+        assert hers == cursor.fetchone()[0] > 0  # all hers, none of bob's
 
 
 def _spread_messages(session: Session, ids: list[int], text) -> None:
@@ -150,8 +157,9 @@ def _spread_messages(session: Session, ids: list[int], text) -> None:
     reason="PostgreSQL's search rows: tests/agents/test_session_search_postgresql.py",
 )
 def test_the_newest_messages_holding_a_word_are_read_first_and_are_the_same(alice, bob):
-    # alice's 2,000 messages spread over 400,000 event ids (bob's between them): a
-    # word in one of ten, one in seventy, one in 970, and bob's own.
+    # alice's 2,000 messages spread over 400,000 event ids, seven stretches of
+    # 65,536 (bob's between them): a word in one of ten, one in seventy, one in 970,
+    # and bob's own. Her newest first, as 0032's query gives them, unsorted.
     agent = AgentSpec.objects.create(name="helper", instruction="Help.")
     hers = create_session(user=alice, agent=agent)
     his = create_session(user=bob, agent=agent)
@@ -170,9 +178,9 @@ def test_the_newest_messages_holding_a_word_are_read_first_and_are_the_same(alic
     def newest(owner, word: str, limit: int) -> list[int]:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT event_id FROM agents_search_newest(%s, to_tsquery(%s), %s)"
-                " ORDER BY event_id DESC",
-                [owner.pk, f"{word}:*", limit],
+                "SELECT event_id FROM agents_search_newest(%s,"
+                " tsvector_to_array(to_tsvector(%s)), %s)",
+                [owner.pk, word, limit],
             )
             return [row[0] for row in cursor.fetchall()]
 
