@@ -37,13 +37,17 @@ first two chunks', in the same database).
         [--backends sqlite postgresql] [--rounds 5] [--deep 20] [--rebuild]
         [--only NAME ...]
 
-Develop with `--scale 0.02` (a minute). `--rebuild` builds the databases again.
+Develop with `--scale 0.02` (a minute). `--rebuild` builds the databases again. When
+the migrations changed, a database kept at an older set of them (same size and
+generator) is copied and upgraded by `migrate`, its time printed (`--no-upgrade`:
+build anew).
 """
 
 import argparse
 import hashlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -51,7 +55,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CACHE = ROOT / "var" / "bench-growth"
+# Kept databases (SQLite files, markers); a git worktree may share main's.
+CACHE = Path(os.environ.get("TOOLCRIB_BENCH_CACHE") or ROOT / "var" / "bench-growth")
 GENERATOR = "2"  # bump when the data built changes, so kept databases are rebuilt
 POSTGRES_URL = os.environ.get(
     "TOOLCRIB_TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test"
@@ -81,14 +86,15 @@ def shape(scale: float) -> dict[str, int]:
     return counts
 
 
-def database_key(backend: str, scale: float) -> str:
-    """The kept database's name: the size, the backend and the migrations it has."""
-    migrations = sorted(
+def migration_files() -> list[str]:
+    return sorted(
         str(path.relative_to(ROOT)) for path in ROOT.glob("*/migrations/0*.py")
     )
-    digest = hashlib.sha256(
-        json.dumps([GENERATOR, scale, migrations]).encode()
-    ).hexdigest()[:10]
+
+
+def database_key(backend: str, scale: float) -> str:
+    """The kept database's name: the size, the backend and the migrations it has."""
+    digest = generator_digest(backend, scale, migration_files())
     return f"{backend}-{str(scale).replace('.', '_')}-{digest}"
 
 
@@ -110,6 +116,8 @@ class Child:
         if args.rebuild:
             self.marker.unlink(missing_ok=True)
         fresh = not self.marker.exists()
+        if fresh and not args.rebuild and not args.no_upgrade:
+            fresh = not upgrade(backend, scale, key, env)
         if backend == "sqlite":
             if fresh:
                 for stale in CACHE.glob(f"{key}.sqlite3*"):
@@ -144,6 +152,8 @@ class Child:
             + (f" (built in {self.counts['built_in']} s)" if fresh else " (kept)"),
             flush=True,
         )
+        if fresh:
+            migrations_of(key).write_text(json.dumps(migration_files()))
 
     def read(self) -> dict:
         for line in self.process.stdout:
@@ -176,6 +186,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--deep", type=int, default=20, help="the deep list page")
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument(
+        "--no-upgrade",
+        action="store_true",
+        help="build anew rather than migrate a database kept at older migrations",
+    )
     parser.add_argument("--only", nargs="*", default=[], help="endpoints to time")
     args = parser.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -239,7 +254,61 @@ def measure(small: Child, large: Child, args) -> dict[str, dict]:
     return rows
 
 
-def postgres_database(name: str, *, fresh: bool) -> str:
+def migrations_of(key: str) -> Path:
+    return CACHE / f"{key}.migrations.json"
+
+
+def upgrade(backend: str, scale: float, key: str, env: dict) -> bool:
+    """A database kept at older migrations of the same size and generator, copied
+    and brought to these by `migrate`, as a team's would be upgraded (what the
+    migrations cost on its data is printed); False when there is none."""
+    now = set(migration_files())
+    base = None
+    prefix = database_key(backend, scale).rsplit("-", 1)[0]
+    for kept in CACHE.glob(f"{prefix}-*.migrations.json"):
+        old = kept.name.removesuffix(".migrations.json")
+        had = set(json.loads(kept.read_text()))
+        same = old.split("-")[-1] == generator_digest(backend, scale, sorted(had))
+        if same and had <= now and (CACHE / f"{old}.json").exists():
+            if base is None or len(had) > len(base[1]):
+                base = (old, had)
+    if base is None:
+        return False
+    old, had = base
+    if backend == "sqlite":
+        for stale in CACHE.glob(f"{key}.sqlite3*"):
+            stale.unlink()
+        shutil.copyfile(CACHE / f"{old}.sqlite3", CACHE / f"{key}.sqlite3")
+        url = f"sqlite:///{CACHE / key}.sqlite3"
+    else:
+        url = postgres_database(f"bench_{key}", fresh=True, template=f"bench_{old}")
+    data = CACHE / f"{old}-data"
+    if data.exists():
+        shutil.copytree(data, CACHE / f"{key}-data", dirs_exist_ok=True)
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
+        cwd=ROOT,
+        env={**env, "DATABASE_URL": url},
+        check=True,
+    )
+    print(
+        f"  {backend} scale {scale}: upgraded from {old} by `migrate`"
+        f" ({len(now - had)} migrations) in {time.perf_counter() - started:.1f} s",
+        flush=True,
+    )
+    shutil.copyfile(CACHE / f"{old}.json", CACHE / f"{key}.json")
+    migrations_of(key).write_text(json.dumps(sorted(now)))
+    return True
+
+
+def generator_digest(backend: str, scale: float, migrations: list[str]) -> str:
+    return hashlib.sha256(
+        json.dumps([GENERATOR, scale, migrations]).encode()
+    ).hexdigest()[:10]
+
+
+def postgres_database(name: str, *, fresh: bool, template: str | None = None) -> str:
     import psycopg
 
     base = POSTGRES_URL.rsplit("/", 1)[0]
@@ -250,7 +319,8 @@ def postgres_database(name: str, *, fresh: bool) -> str:
         if exists and fresh:
             admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
         if not exists or fresh:
-            admin.execute(f'CREATE DATABASE "{name}"')
+            copy = f' TEMPLATE "{template}"' if template else ""
+            admin.execute(f'CREATE DATABASE "{name}"{copy}')
     return f"{base}/{name}"
 
 
