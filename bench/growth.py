@@ -25,10 +25,11 @@ signed in as alice or as the staff member admin), it times each endpoint (median
 of `--rounds` after one warm-up call) — each page's API calls, search (a common
 word, two words), the session list (page 1 and `--deep` pages on, following
 `next`), a long session's latest page, Overview and usage at 24 h, 7 d and 30 d,
-the audit list, outcomes and its exports (CSV and JSON lines: rows returned and
-the request's peak traced memory, tracemalloc), the access matrix, the inbox
-count, /metrics, and the MCP gateway's tools/list (its catalog for a caller, in
-process) — and prints: endpoint, small ms, large ms, large ÷ small, verdict
+the audit list (its page 1 of 100, as the audit page opens it, and `--deep` pages
+on, following `before`), outcomes and its exports (CSV and JSON lines: rows
+returned and the request's peak traced memory, tracemalloc), the access matrix,
+the inbox count, /metrics, and the MCP gateway's tools/list (its catalog for a
+caller, in process) — and prints: endpoint, small ms, large ms, large ÷ small, verdict
 against the targets: every endpoint ≤ 2× (search ≤ 3×); an export returns every
 row at a time a row ≤ 2× a new install's, its peak memory flat (all rows ≤ 1.5× its
 first two chunks', in the same database).

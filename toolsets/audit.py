@@ -8,9 +8,10 @@ and the audit's status filter lists them (both read them over the API).
 """
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from toolsets.models import ToolCall
 
@@ -68,3 +69,20 @@ def visible_calls(*, user: AbstractBaseUser) -> QuerySet[ToolCall]:
     if user.is_staff:
         return calls
     return calls.filter(user_id=user.pk)
+
+
+def older_than(
+    calls: QuerySet[ToolCall], *, started_at: datetime, id: int
+) -> QuerySet[ToolCall]:
+    """`calls` after the call (`started_at`, `id`) in the audit's order (newest
+    first, then the higher id; ToolCall.Meta.ordering): the next page of a list
+    whose last row was that call, each call once however many share a started_at.
+
+    The bound `started_at <=` lets an index whose last column is started_at
+    (SQLite's carry the id after it) read the page from there down: no sort of
+    every earlier row, however deep the page.
+    """
+    return calls.filter(
+        Q(started_at__lt=started_at) | Q(started_at=started_at, id__lt=id),
+        started_at__lte=started_at,
+    )

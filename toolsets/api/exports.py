@@ -16,12 +16,13 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest, StreamingHttpResponse
 
 from agents.client_input import replace_surrogates
 from toolsets.api.renderers import EXPORT_COLUMNS, cell
 from toolsets.api.serializers import ToolCallSerializer
+from toolsets.audit import older_than
 from toolsets.models import ToolCall
 
 CHUNK = 2000
@@ -49,11 +50,7 @@ def chunks(calls: QuerySet[ToolCall], *, limit: int | None) -> Iterator[list]:
     while left is None or left > 0:
         page = ordered
         if last is not None:
-            page = page.filter(
-                Q(started_at__lt=last.started_at)
-                | Q(started_at=last.started_at, id__lt=last.id),
-                started_at__lte=last.started_at,
-            )
+            page = older_than(page, started_at=last.started_at, id=last.id)
         size = CHUNK if left is None else min(CHUNK, left)
         rows = list(page[:size])
         if rows:

@@ -42,7 +42,7 @@ from toolsets.api.serializers import (
     ToolSerializer,
     ToolsetSerializer,
 )
-from toolsets.audit import visible_calls
+from toolsets.audit import older_than, visible_calls
 from toolsets.governance import direct
 from toolsets.governance.direct import ToolInput
 from toolsets.models import Grant, Tool, ToolCall, Toolset
@@ -321,6 +321,14 @@ def _decision(decision: access.Decision) -> dict:
         OpenApiParameter("since", datetime, description="Started at or after."),
         OpenApiParameter("until", datetime, description="Started before."),
         OpenApiParameter(
+            "before",
+            int,
+            description="The id of the last call a page showed: the calls after it "
+            "in this order (older, or as old with a lower id), so a client reads on "
+            "a page at a time, each call once. A call you cannot see is a 400. An "
+            "export honours it too (to resume one cut short).",
+        ),
+        OpenApiParameter(
             "limit",
             int,
             description=f"At most (max {MAX_CALLS}, default {DEFAULT_CALLS}); an "
@@ -390,6 +398,8 @@ class ToolCallViewSet(
 
 def _filter_calls(calls: QuerySet[ToolCall], request: Request) -> QuerySet[ToolCall]:
     params = request.query_params
+    before = whole_number_param(params, "before", default=0, minimum=1)
+    visible = calls
     user = params.get("user")
     if user:
         # Digits (of any script) name an id, which must then be a valid one.
@@ -413,7 +423,21 @@ def _filter_calls(calls: QuerySet[ToolCall], request: Request) -> QuerySet[ToolC
         calls = calls.filter(started_at__gte=datetime_param(params, "since"))
     if params.get("until"):
         calls = calls.filter(started_at__lt=datetime_param(params, "until"))
+    if before:
+        calls = _after_cursor(calls, visible=visible, before=before)
     return calls
+
+
+def _after_cursor(
+    calls: QuerySet[ToolCall], *, visible: QuerySet[ToolCall], before: int
+) -> QuerySet[ToolCall]:
+    """`calls` after the call `before` (one the user may see, whatever the other
+    filters) in the list's order."""
+    cursor = visible.filter(pk=before).values("started_at", "id").first()
+    if cursor is None:
+        # The same answer for a call that never was and another user's.
+        raise ValidationError({"before": ["No call with this id that you can see."]})
+    return older_than(calls, **cursor)
 
 
 def datetime_param(params, name: str) -> datetime:

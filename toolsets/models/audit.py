@@ -55,7 +55,7 @@ class ToolCall(models.Model):
     run_id = models.UUIDField(null=True, blank=True, db_index=True)
     invocation_id = models.CharField(max_length=128, blank=True)
     agent = models.CharField(
-        max_length=100, blank=True, db_index=True, help_text="The agent (app) name."
+        max_length=100, blank=True, help_text="The agent (app) name."
     )
     adk_agent = models.CharField(
         max_length=128, blank=True, help_text="The ADK agent in the tree that called."
@@ -124,6 +124,10 @@ class ToolCall(models.Model):
             models.Index(fields=["user", "started_at"]),
             # Staff's audit and Overview read everyone's calls by time alone.
             models.Index(fields=["started_at"], name="toolsets_toolcall_started"),
+            # The audit filtered by agent, newest first, a page at a time by
+            # `before` (toolsets.audit.older_than): a range, never a sort of all
+            # of an agent's calls. It also serves what read `agent` alone.
+            models.Index(fields=["agent", "started_at"], name="toolcall_agent_started"),
         ]
 
     def __str__(self) -> str:

@@ -1,16 +1,21 @@
 // The audit log of tool calls, filtered by user, agent, tool, status and time,
 // with the filters kept in the URL and CSV / JSON lines exports of the same query.
-// A call held for approval reads its decision, who made it and when.
+// A call held for approval reads its decision, who made it and when. The newest
+// PAGE calls first; "Load more" appends the next PAGE older ones (the API's
+// `before` cursor: the last call shown), until a page comes back short.
 
 import { api, withQuery } from "./api.js";
-import { clear, dateTime, duration, empty, failure, h, inline, json, labelCells, loading, statusBadge } from "./dom.js";
-import { gettext, interpolate } from "./i18n.js";
+import { clear, dateTime, duration, empty, failure, h, inline, json, labelCells, loading, statusBadge, toast } from "./dom.js";
+import { gettext, interpolate, ngettext } from "./i18n.js";
 
-const LIMIT = 500;
+const PAGE = 100;
 const form = document.getElementById("audit-filters");
 const box = document.getElementById("audit");
 const exportsBox = document.getElementById("exports");
 const FIELDS = ["user", "agent", "tool", "status", "since", "until"];
+// The list shown: its filters, its last call, its table and Load more. A new
+// load() starts a new one; a page that answers for an older one is dropped.
+let shown = null;
 
 /** The status filter: every status, grouped by what it means (the server's groups). */
 async function statusOptions() {
@@ -57,8 +62,10 @@ function keepInUrl() {
 }
 
 async function load() {
+  const list = { filters: query(), last: null };
+  shown = list;
   clear(box, loading(gettext("Loading tool calls…")));
-  const filters = query();
+  const filters = list.filters;
   clear(
     exportsBox,
     h("a", { class: "button small", href: withQuery("/api/tool-calls/", { ...filters, format: "csv" }) }, gettext("Export CSV")),
@@ -66,31 +73,68 @@ async function load() {
   );
   let calls;
   try {
-    calls = await api("/api/tool-calls/", { query: { ...filters, limit: LIMIT } });
+    calls = await api("/api/tool-calls/", { query: { ...filters, limit: PAGE } });
   } catch (error) {
-    clear(box, failure(error, load));
+    if (shown === list) clear(box, failure(error, load));
     return;
   }
+  if (shown !== list) return;
   if (!calls.length) {
     const filtered = Object.keys(filters).length > 0;
     clear(box, empty(filtered ? gettext("No tool call matches these filters") : gettext("No tool calls yet"), filtered ? gettext("Clear a filter or widen the time range.") : gettext("Calls appear here as agents use tools.")));
     return;
   }
-  clear(
-    box,
+  list.body = h("tbody", {}, calls.map(callRow));
+  list.table = h(
+    "table",
+    { class: "table cards cards-wide", id: "audit-table" },
     h(
-      "table",
-      { class: "table cards cards-wide", id: "audit-table" },
-      h(
-        "thead",
-        {},
-        h("tr", {}, [gettext("When"), gettext("User"), gettext("Agent"), gettext("Tool"), gettext("Status"), gettext("Duration"), gettext("Decided"), gettext("Access rule"), gettext("Arguments and result")].map((title) => h("th", { scope: "col", class: title === gettext("Duration") ? "num" : "" }, title))),
-      ),
-      h("tbody", {}, calls.map(callRow)),
+      "thead",
+      {},
+      h("tr", {}, [gettext("When"), gettext("User"), gettext("Agent"), gettext("Tool"), gettext("Status"), gettext("Duration"), gettext("Decided"), gettext("Access rule"), gettext("Arguments and result")].map((title) => h("th", { scope: "col", class: title === gettext("Duration") ? "num" : "" }, title))),
     ),
-    calls.length === LIMIT ? h("p", { class: "muted small pad" }, interpolate(gettext("Showing the newest %(LIMIT)s; narrow the filters or export for more."), { LIMIT }, true)) : null,
+    list.body,
   );
-  labelCells(document.getElementById("audit-table"));
+  list.count = h("span", { class: "muted small", role: "status" });
+  list.more = h("button", { type: "button", class: "button", id: "audit-more", onclick: () => loadMore(list) }, gettext("Load more"));
+  clear(box, list.table, h("div", { class: "pad audit-more" }, list.more, list.count));
+  labelCells(list.table);
+  showMore(list, calls);
+}
+
+/** The next PAGE calls of `list`, older than its last, appended to its table. */
+async function loadMore(list) {
+  list.more.disabled = true;
+  list.more.textContent = gettext("Loading…");
+  try {
+    const calls = await api("/api/tool-calls/", { query: { ...list.filters, limit: PAGE, before: list.last.id } });
+    if (shown !== list) return;
+    const rows = calls.map(callRow);
+    list.body.append(...rows);
+    labelCells(list.table);
+    showMore(list, calls);
+    // Focus moves to the first call just loaded (or the last one shown): the button may be gone.
+    const target = rows[0] || list.body.rows[list.body.rows.length - 1];
+    target.tabIndex = -1;
+    target.focus();
+  } catch (error) {
+    toast(interpolate(gettext("Could not load more tool calls: %(why)s"), { why: error.message }, true), "bad");
+  } finally {
+    list.more.disabled = false;
+    list.more.textContent = gettext("Load more");
+  }
+}
+
+/** After a page of `list`: its last call, how many are shown, Load more while a page came back full. */
+function showMore(list, calls) {
+  if (calls.length) list.last = calls[calls.length - 1];
+  const full = calls.length === PAGE;
+  list.more.hidden = !full;
+  const count = list.body.rows.length;
+  const text = full
+    ? ngettext("%(count)s call shown, newest first; more to load.", "%(count)s calls shown, newest first; more to load.", count)
+    : ngettext("%(count)s call shown: every one that matches.", "%(count)s calls shown: every one that matches.", count);
+  list.count.textContent = interpolate(text, { count }, true);
 }
 
 function callRow(call) {
