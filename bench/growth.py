@@ -9,7 +9,8 @@ migrations, so a rerun reuses them) two databases per backend:
   holds 40,000 events), 120,001 runs, 200,002 audit rows (ToolCall), 10,000
   grants, 20,000 requests, spread over 100 days;
 - small, a new install: the same shape at `--small-scale` (0.001: about 1,000
-  events, 20 sessions, 120 runs, 200 audit rows).
+  events, 20 sessions, 120 runs, 200 audit rows), its longest session at least two
+  of the session page's pages (300 events).
 
 Each database starts from `migrate` and `demo_setup`, then one real turn of the
 demo weather agent (offline model, inline): its stored events, Run and audit rows
@@ -58,7 +59,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # Kept databases (SQLite files, markers); a git worktree may share main's.
 CACHE = Path(os.environ.get("TOOLCRIB_BENCH_CACHE") or ROOT / "var" / "bench-growth")
-GENERATOR = "2"  # bump when the data built changes, so kept databases are rebuilt
+GENERATOR = "3"  # bump when the data built changes, so kept databases are rebuilt
 POSTGRES_URL = os.environ.get(
     "TOOLCRIB_TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test"
 )

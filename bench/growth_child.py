@@ -51,6 +51,7 @@ COMMON = (
 ).split()
 TAIL = [f"w{n:04d}x" for n in range(3000)]
 SEARCH_ONE = "forecast"
+SESSION_PAGE = 150  # events the session page reads first (frontend history.js)
 SEARCH_TWO = "budget invoice"
 # ADK's function call ids (adk-<uuid>) and invocation ids (e-<uuid>), as stored.
 _IDS = re.compile(r'"((?:adk|e)-[0-9a-f-]{8,})"')
@@ -161,7 +162,11 @@ def plan_turns(counts, sessions, per_turn: int, rng) -> list[int]:
     """Turns per session: the first of alice's is the long one, the rest share."""
     total = max(1, counts["events"] // per_turn)
     turns = [0] * len(sessions)
-    turns[0] = max(1, counts["long_session_events"] // per_turn)
+    # At least two of the session page's pages (frontend history.js PAGE_SIZE), so a
+    # new install's longest session fills the page its view opens with, as day
+    # 100's 40,000-event one does: the two calls give the same number of events.
+    least = -(-2 * SESSION_PAGE // per_turn)
+    turns[0] = max(1, least, counts["long_session_events"] // per_turn)
     for i in range(max(0, total - turns[0])):
         turns[1 + i % max(1, len(sessions) - 1) if len(sessions) > 1 else 0] += 1
     return turns
@@ -445,7 +450,7 @@ def endpoints(deep: int, clients: dict, users: dict) -> dict:
         .values_list("pk", flat=True)[:12]
     )
     now = datetime.now(UTC)
-    latest = {"before": "end", "limit": 150}
+    latest = {"before": "end", "limit": SESSION_PAGE}
     found = {
         "home: agents": get(me, "/api/agents/"),
         "home: session list, page 1": get(me, "/api/sessions/"),
