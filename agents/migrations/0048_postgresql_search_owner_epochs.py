@@ -35,12 +35,25 @@ from django.db import migrations
 EPOCH_BITS = 16  # an epoch: 65,536 event ids
 OWNER_EVENT = "((owner_id::bigint << 40) + event_id)"  # 0042's B-tree
 
+# A key is at most 2,047 bytes (PostgreSQL's longest lexeme): a word is keyed by its
+# first KEY_CHARS characters (4 bytes each at most, after an owner and epoch of 25
+# at most), a search's word being 64 at most (agents.search.MAX_TERM_CHARS). A
+# tsvector is at most 1 MiB: a message's keys are taken while they fit in KEYS_BYTES
+# (8 bytes an entry counted; only a message of tens of thousands of distinct words
+# comes near it).
+KEY_CHARS = 500
+KEYS_BYTES = 1_000_000
+
 KEYS = f"""
 CREATE FUNCTION agents_search_keys(p_owner integer, p_event bigint, p_vector tsvector)
 RETURNS tsvector LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
 SELECT array_to_tsvector(ARRAY(
-    SELECT p_owner::text || '.' || (p_event >> {EPOCH_BITS})::text || '.' || lexeme
-    FROM unnest(tsvector_to_array(p_vector)) AS lexeme))
+    SELECT key FROM (
+        SELECT key, sum(octet_length(key) + 8) OVER (ORDER BY key) AS size
+        FROM (SELECT DISTINCT p_owner::text || '.' || (p_event >> {EPOCH_BITS})::text
+                || '.' || left(lexeme, {KEY_CHARS}) AS key
+            FROM unnest(tsvector_to_array(p_vector)) AS lexeme) AS keys) AS sized
+    WHERE size <= {KEYS_BYTES}))
 $$
 """
 

@@ -273,3 +273,24 @@ def test_the_search_follows_a_message_changed_deleted_or_flushed(alice, bob):
             cursor.execute("TRUNCATE agents_event, agents_run, agents_session CASCADE")
             cursor.execute(f"SELECT count(*) FROM {table}")
             assert cursor.fetchone()[0] == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="PostgreSQL's search keys: tests/agents/test_session_search_postgresql.py",
+)
+def test_a_message_of_huge_words_or_countless_words_is_stored_and_found(alice):
+    # A key is the owner, the stretch and the word: past 2,047 bytes or a tsvector's
+    # 1 MiB, PostgreSQL would refuse the row, and the event with it.
+    agent = AgentSpec.objects.create(name="helper", instruction="Help.")
+    session = create_session(user=alice, agent=agent)
+    long_word = "ж" * 1020  # 2,040 bytes: a word, but past a key's length with both
+    many = " ".join(f"w{n}q" for n in range(30_000))
+    _said(session, 1, f"{long_word} zebra")
+    _said(session, 2, f"{many} yak")
+
+    assert _found(alice, "zebra") == [session.pk]
+    assert _found(alice, "yak") == [session.pk]
+    assert _found(alice, "жжжж") == [session.pk]
+    assert _found(alice, "w17q") == [session.pk]
