@@ -9,11 +9,14 @@ status changes (a held call decided, a direct call refused) moves between totals
 in the transaction that changes it (`recount`). Nothing reads the calls again to
 count them, and deleting audit rows (retention) leaves the totals as they were.
 
-Each call is also counted, in the same statement, for every user together: in a
-row of its day (UTC; `user_id` EVERYONE, `hour` the day's start) and in a row of
-its hour (`user_id` EVERYONE_HOURS). Staff's Overview reads those, a few rows a
-day (or an hour) for each agent, tool and status, where a week of hourly rows by
-user can hold as many rows as calls.
+Each call is also counted, in the same statement, for every user together, in a
+row of each of its periods (UTC, aligned on the epoch; `hour` the period's start):
+its week (`user_id` EVERYONE_WEEKS, from a Thursday: 1970-01-01 was one), its day
+(EVERYONE), its six hours (EVERYONE_SIX_HOURS: from 00:00, 06:00, 12:00 or 18:00)
+and its hour (EVERYONE_HOURS). Staff's Overview reads those, a few rows a period
+for each agent, tool and status, where a week of hourly rows by user can hold as
+many rows as calls: each window in the fewest periods (`cover`: whole weeks, then
+whole days, six hours and hours at its ragged ends).
 """
 
 from datetime import UTC, datetime
@@ -24,14 +27,16 @@ from django.db.models import (
     BigIntegerField,
     Case,
     Count,
+    DateTimeField,
     F,
+    Func,
     Max,
     QuerySet,
     Sum,
     Value,
     When,
 )
-from django.db.models.functions import Coalesce, NullIf, TruncDay, TruncHour
+from django.db.models.functions import Coalesce, NullIf, TruncHour
 
 from project.counters import Counters
 from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
@@ -39,6 +44,19 @@ from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
 BUCKETS = [name for _, name in LATENCY_BUCKETS]
 EVERYONE = -1  # the user_id of a day's row of every user's calls
 EVERYONE_HOURS = -2  # the user_id of an hour's row of every user's calls
+EVERYONE_SIX_HOURS = -3  # the user_id of six hours' row of every user's calls
+EVERYONE_WEEKS = -4  # the user_id of a week's row of every user's calls
+HOUR = 3600
+DAY = 24 * HOUR
+WEEK = 7 * DAY
+# Every user's rows by the length of their period, in seconds, longest first: each
+# divides the one before it.
+EVERYONE_BY_PERIOD = {
+    WEEK: EVERYONE_WEEKS,
+    DAY: EVERYONE,
+    6 * HOUR: EVERYONE_SIX_HOURS,
+    HOUR: EVERYONE_HOURS,
+}
 CALL_TOTALS = Counters(
     ToolCallTotal,
     key=["hour", "user_id", "agent", "tool", "status"],
@@ -67,6 +85,45 @@ def day_of(moment: datetime) -> datetime:
     return hour_of(moment).replace(hour=0)
 
 
+def period_of(moment: datetime, size: int) -> datetime:
+    """The start of the period of `size` seconds (aligned on the epoch, UTC) that
+    holds `moment`."""
+    return _utc(int(moment.timestamp()) // size * size)
+
+
+def cover(
+    since: datetime, until: datetime, longest: int
+) -> list[tuple[int, datetime, datetime]]:
+    """The periods of every user's rows that count the hours from `since` (an
+    hour's start) to `until` (an hour's start, excluded), the fewest of them: whole
+    days, then whole six hours, then hours, none longer than `longest` seconds; as
+    (user_id, first start, end) ranges of the rows' `hour`."""
+    ranges: list[tuple[int, datetime, datetime]] = []
+    periods = [
+        (size, user) for size, user in EVERYONE_BY_PERIOD.items() if size <= longest
+    ]
+    _cover(int(since.timestamp()), int(until.timestamp()), periods, ranges)
+    return ranges
+
+
+def _cover(start: int, end: int, periods: list[tuple[int, int]], ranges: list) -> None:
+    for index, (size, user_id) in enumerate(periods):
+        first = -(-start // size) * size  # epoch-aligned: days start at midnight UTC
+        last = end // size * size
+        if first < last:
+            ranges.append((user_id, _utc(first), _utc(last)))
+            shorter = periods[index + 1 :]
+            if start < first:
+                _cover(start, first, shorter, ranges)
+            if last < end:
+                _cover(last, end, shorter, ranges)
+            return
+
+
+def _utc(seconds: int) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
 def count_call(
     *,
     user_id: int | None,
@@ -77,8 +134,9 @@ def count_call(
     started_at: datetime,
     duration_ms: int,
 ) -> None:
-    """Count one audit row in its totals, its hour's, and its day's and hour's for
-    everyone: call it in the transaction that writes the row (one statement)."""
+    """Count one audit row in its totals, its hour's, and its week's, day's, six
+    hours' and hour's for everyone: call it in the transaction that writes the row
+    (one statement)."""
     bucket = bucket_of(duration_ms)
     row: dict[str, Any] = {
         "hour": hour_of(started_at),
@@ -90,9 +148,11 @@ def count_call(
         **{name: int(name == bucket) for name in BUCKETS},
         "max_ms": duration_ms,
     }
-    day = {**row, "hour": day_of(started_at), "user_id": EVERYONE}
-    hour = {**row, "user_id": EVERYONE_HOURS}
-    CALL_TOTALS.add([row, day, hour])
+    everyone = [
+        {**row, "hour": period_of(started_at, size), "user_id": user}
+        for size, user in EVERYONE_BY_PERIOD.items()
+    ]
+    CALL_TOTALS.add([row, *everyone])
 
 
 def create_call(**fields: Any) -> ToolCall:
@@ -119,15 +179,41 @@ def recount(calls: QuerySet[ToolCall], **changes: Any) -> int:
 
 
 def count_all(calls: QuerySet[ToolCall]) -> None:
-    """Count audit rows already written (a back-fill): three statements."""
+    """Count audit rows already written (a back-fill): five statements."""
     _add(calls, sign=1)
 
 
 def _add(calls: QuerySet[ToolCall], *, sign: int) -> None:
-    """Add `calls` to their hours' totals, and their days' and hours' for everyone."""
+    """Add `calls` to their hours' totals, and their periods' for everyone."""
     CALL_TOTALS.add_query(_by_key(calls, sign=sign))
-    CALL_TOTALS.add_query(_by_key(calls, sign=sign, by_day=True))
-    CALL_TOTALS.add_query(_by_key(calls, sign=sign, everyone=EVERYONE_HOURS))
+    for size, everyone in EVERYONE_BY_PERIOD.items():
+        CALL_TOTALS.add_query(_by_key(calls, sign=sign, size=size, everyone=everyone))
+
+
+class PeriodStart(Func):
+    """The start of the period of `size` seconds (aligned on the epoch, UTC) that
+    holds a datetime column, in SQL."""
+
+    output_field = DateTimeField()
+
+    def __init__(self, expression, *, size: int) -> None:
+        super().__init__(expression)
+        self.size = int(size)
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # Stored as UTC text 'YYYY-MM-DD HH:MM:SS', as Django stores a datetime.
+        template = (
+            "datetime(CAST(strftime('%%%%s', %(expressions)s) AS INTEGER)"
+            f" / {self.size} * {self.size}, 'unixepoch')"
+        )
+        return self.as_sql(compiler, connection, template=template, **extra)
+
+    def as_postgresql(self, compiler, connection, **extra):
+        template = (
+            f"to_timestamp(FLOOR(EXTRACT(EPOCH FROM %(expressions)s) / {self.size})"
+            f" * {self.size})"
+        )
+        return self.as_sql(compiler, connection, template=template, **extra)
 
 
 def _counted(call: ToolCall) -> dict[str, Any]:
@@ -146,14 +232,12 @@ def _by_key(
     calls: QuerySet[ToolCall],
     *,
     sign: int,
-    by_day: bool = False,
+    size: int = HOUR,
     everyone: int | None = None,
 ) -> QuerySet:
-    """`calls` grouped by the totals' key (`by_day`: their days' for everyone;
-    `everyone`: their hours' under that user_id), counted with `sign` (-1: taken
+    """`calls` grouped by the totals' key (`everyone`: their periods of `size`
+    seconds for every user, under that user_id), counted with `sign` (-1: taken
     out), as values_list in CALL_TOTALS' order."""
-    if by_day:
-        everyone = EVERYONE
     integer = BigIntegerField()
     counted = Value(sign, output_field=integer)
     buckets = {}
@@ -170,7 +254,9 @@ def _by_key(
     grouped = (
         calls.order_by()
         .annotate(
-            t_hour=(TruncDay if by_day else TruncHour)("started_at", tzinfo=UTC),
+            t_hour=TruncHour("started_at", tzinfo=UTC)
+            if size == HOUR
+            else PeriodStart("started_at", size=size),
             t_user=Coalesce("user_id", 0) if everyone is None else Value(everyone),
             t_tool=TOOL,
         )

@@ -1,0 +1,91 @@
+"""Staff's Overview reads every user's calls by weeks and six hours too (issue 43).
+
+toolsets.call_totals now counts each call also under user_id EVERYONE_SIX_HOURS
+(-3), a row of its six hours (UTC: `hour` 00:00, 06:00, 12:00 or 18:00), and
+EVERYONE_WEEKS (-4), a row of its week (`hour` a Thursday's midnight UTC: weeks are
+aligned on the epoch); this back-fills those rows from the rows for everyone as they
+are, the six hours' from the hours' (-2), the weeks' from the days' (-1), never the
+calls: retention may have deleted some, the totals keep them. The reverse deletes
+them. Staff's denials by user are read from an index of the users' rows alone.
+"""
+
+from django.db import migrations, models
+
+EVERYONE = -1  # call_totals.EVERYONE: a day's row
+EVERYONE_HOURS = -2  # call_totals.EVERYONE_HOURS
+EVERYONE_SIX_HOURS = -3  # call_totals.EVERYONE_SIX_HOURS
+EVERYONE_WEEKS = -4  # call_totals.EVERYONE_WEEKS
+# Each new row's user_id: the rows it is summed from, and its period in seconds.
+FILLS = {
+    EVERYONE_SIX_HOURS: (EVERYONE_HOURS, 6 * 3600),
+    EVERYONE_WEEKS: (EVERYONE, 7 * 86400),
+}
+COLUMNS = [
+    "calls",
+    "le_10ms",
+    "le_25ms",
+    "le_50ms",
+    "le_100ms",
+    "le_250ms",
+    "le_500ms",
+    "le_1s",
+    "le_2500ms",
+    "le_5s",
+    "le_10s",
+    "le_30s",
+    "le_60s",
+    "over_60s",
+]
+# A period's start from its rows' `hour`, as each backend stores a datetime (SQLite:
+# UTC text 'YYYY-MM-DD HH:MM:SS'), as call_totals.PeriodStart computes it.
+START = {
+    "sqlite": "datetime(CAST(strftime('%s', hour) AS INTEGER) / {size} * {size}, 'unixepoch')",
+    "postgresql": "to_timestamp(FLOOR(EXTRACT(EPOCH FROM hour) / {size}) * {size})",
+}
+
+
+def fill(apps, schema_editor):
+    # No parameters: the statements' % are SQL's, not placeholders.
+    with schema_editor.connection.cursor() as cursor:
+        for user_id, (source, size) in FILLS.items():
+            start = START[schema_editor.connection.vendor].format(size=size)
+            cursor.execute(
+                "INSERT INTO toolsets_toolcalltotal (hour, user_id, agent, tool, "
+                f"status, {', '.join(COLUMNS)}, max_ms) "
+                f"SELECT {start}, {user_id}, agent, tool, status, "
+                f"{', '.join(f'SUM({c})' for c in COLUMNS)}, MAX(max_ms) "
+                f"FROM toolsets_toolcalltotal WHERE user_id = {source} "
+                f"GROUP BY {start}, agent, tool, status"
+            )
+
+
+def empty(apps, schema_editor):
+    schema_editor.execute(
+        "DELETE FROM toolsets_toolcalltotal WHERE user_id IN "
+        f"({EVERYONE_SIX_HOURS}, {EVERYONE_WEEKS})"
+    )
+
+
+class Migration(migrations.Migration):
+    dependencies = [("toolsets", "0028_remote_a2a_agents")]
+
+    operations = [
+        migrations.RemoveIndex(model_name="toolcalltotal", name="toolcalltotal_status"),
+        migrations.AlterField(
+            model_name="toolcalltotal",
+            name="user_id",
+            field=models.IntegerField(
+                help_text="The caller, 0 if none (kept after deletion); below 0: "
+                "every user's."
+            ),
+        ),
+        migrations.AddIndex(
+            model_name="toolcalltotal",
+            index=models.Index(
+                condition=models.Q(("user_id__gte", 0)),
+                fields=["status", "hour", "user_id", "tool", "calls"],
+                name="toolcalltotal_denials",
+            ),
+        ),
+        migrations.RunPython(fill, empty),
+    ]
