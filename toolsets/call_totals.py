@@ -10,13 +10,11 @@ in the transaction that changes it (`recount`). Nothing reads the calls again to
 count them, and deleting audit rows (retention) leaves the totals as they were.
 
 Each call is also counted, in the same statement, for every user together, in a
-row of each of its periods (UTC, aligned on the epoch; `hour` the period's start):
-its week (`user_id` EVERYONE_WEEKS, from a Thursday: 1970-01-01 was one), its day
-(EVERYONE), its six hours (EVERYONE_SIX_HOURS: from 00:00, 06:00, 12:00 or 18:00)
-and its hour (EVERYONE_HOURS). Staff's Overview reads those, a few rows a period
-for each agent, tool and status, where a week of hourly rows by user can hold as
-many rows as calls: each window in the fewest periods (`cover`: whole weeks, then
-whole days, six hours and hours at its ragged ends).
+row of each of its periods (project.periods: its week, day, six hours and hour, UTC;
+`user_id` EVERYONE_WEEKS, EVERYONE (a day), EVERYONE_SIX_HOURS, EVERYONE_HOURS;
+`hour` the period's start). Staff's Overview reads those, a few rows a period for
+each agent, tool and status, where a week of hourly rows by user can hold as many
+rows as calls: each window in the fewest periods (project.periods.cover).
 """
 
 from datetime import UTC, datetime
@@ -27,9 +25,7 @@ from django.db.models import (
     BigIntegerField,
     Case,
     Count,
-    DateTimeField,
     F,
-    Func,
     Max,
     QuerySet,
     Sum,
@@ -39,24 +35,18 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, NullIf, TruncHour
 
 from project.counters import Counters
+from project.periods import (
+    EVERYONE_BY_PERIOD,
+    EVERYONE_DAYS,
+    HOUR,
+    PeriodStart,
+    period_of,
+)
 from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
 
 BUCKETS = [name for _, name in LATENCY_BUCKETS]
-EVERYONE = -1  # the user_id of a day's row of every user's calls
-EVERYONE_HOURS = -2  # the user_id of an hour's row of every user's calls
-EVERYONE_SIX_HOURS = -3  # the user_id of six hours' row of every user's calls
-EVERYONE_WEEKS = -4  # the user_id of a week's row of every user's calls
-HOUR = 3600
-DAY = 24 * HOUR
-WEEK = 7 * DAY
-# Every user's rows by the length of their period, in seconds, longest first: each
-# divides the one before it.
-EVERYONE_BY_PERIOD = {
-    WEEK: EVERYONE_WEEKS,
-    DAY: EVERYONE,
-    6 * HOUR: EVERYONE_SIX_HOURS,
-    HOUR: EVERYONE_HOURS,
-}
+# Every user's rows, by period (project.periods): user_ids below zero.
+EVERYONE = EVERYONE_DAYS  # the user_id of a day's row of every user's calls
 CALL_TOTALS = Counters(
     ToolCallTotal,
     key=["hour", "user_id", "agent", "tool", "status"],
@@ -83,45 +73,6 @@ def hour_of(moment: datetime) -> datetime:
 def day_of(moment: datetime) -> datetime:
     """The start of the day (UTC) of `moment`."""
     return hour_of(moment).replace(hour=0)
-
-
-def period_of(moment: datetime, size: int) -> datetime:
-    """The start of the period of `size` seconds (aligned on the epoch, UTC) that
-    holds `moment`."""
-    return _utc(int(moment.timestamp()) // size * size)
-
-
-def cover(
-    since: datetime, until: datetime, longest: int
-) -> list[tuple[int, datetime, datetime]]:
-    """The periods of every user's rows that count the hours from `since` (an
-    hour's start) to `until` (an hour's start, excluded), the fewest of them: whole
-    days, then whole six hours, then hours, none longer than `longest` seconds; as
-    (user_id, first start, end) ranges of the rows' `hour`."""
-    ranges: list[tuple[int, datetime, datetime]] = []
-    periods = [
-        (size, user) for size, user in EVERYONE_BY_PERIOD.items() if size <= longest
-    ]
-    _cover(int(since.timestamp()), int(until.timestamp()), periods, ranges)
-    return ranges
-
-
-def _cover(start: int, end: int, periods: list[tuple[int, int]], ranges: list) -> None:
-    for index, (size, user_id) in enumerate(periods):
-        first = -(-start // size) * size  # epoch-aligned: days start at midnight UTC
-        last = end // size * size
-        if first < last:
-            ranges.append((user_id, _utc(first), _utc(last)))
-            shorter = periods[index + 1 :]
-            if start < first:
-                _cover(start, first, shorter, ranges)
-            if last < end:
-                _cover(last, end, shorter, ranges)
-            return
-
-
-def _utc(seconds: int) -> datetime:
-    return datetime.fromtimestamp(seconds, UTC)
 
 
 def count_call(
@@ -188,32 +139,6 @@ def _add(calls: QuerySet[ToolCall], *, sign: int) -> None:
     CALL_TOTALS.add_query(_by_key(calls, sign=sign))
     for size, everyone in EVERYONE_BY_PERIOD.items():
         CALL_TOTALS.add_query(_by_key(calls, sign=sign, size=size, everyone=everyone))
-
-
-class PeriodStart(Func):
-    """The start of the period of `size` seconds (aligned on the epoch, UTC) that
-    holds a datetime column, in SQL."""
-
-    output_field = DateTimeField()
-
-    def __init__(self, expression, *, size: int) -> None:
-        super().__init__(expression)
-        self.size = int(size)
-
-    def as_sqlite(self, compiler, connection, **extra):
-        # Stored as UTC text 'YYYY-MM-DD HH:MM:SS', as Django stores a datetime.
-        template = (
-            "datetime(CAST(strftime('%%%%s', %(expressions)s) AS INTEGER)"
-            f" / {self.size} * {self.size}, 'unixepoch')"
-        )
-        return self.as_sql(compiler, connection, template=template, **extra)
-
-    def as_postgresql(self, compiler, connection, **extra):
-        template = (
-            f"to_timestamp(FLOOR(EXTRACT(EPOCH FROM %(expressions)s) / {self.size})"
-            f" * {self.size})"
-        )
-        return self.as_sql(compiler, connection, template=template, **extra)
 
 
 def _counted(call: ToolCall) -> dict[str, Any]:

@@ -39,8 +39,9 @@ from django.db.models import (
     Value,
 )
 
+from project.periods import HOUR, WEEK, cover
 from toolsets.audit import FAILED, GROUPS, RAN, OutcomeGroup, group_of
-from toolsets.call_totals import BUCKETS, HOUR, WEEK, cover, day_of, hour_of
+from toolsets.call_totals import BUCKETS, day_of, hour_of
 from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
 
 Status = ToolCall.Status

@@ -11,8 +11,9 @@ from django.db import connection
 from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
+from project.periods import EVERYONE_BY_PERIOD
 from tests.threads import at_once
-from toolsets.call_totals import BUCKETS, EVERYONE_BY_PERIOD, bucket_of
+from toolsets.call_totals import BUCKETS, bucket_of
 from toolsets.governance.decisions import record_decision
 from toolsets.governance.records import record_call
 from toolsets.models import ToolCall, ToolCallTotal

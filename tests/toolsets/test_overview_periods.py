@@ -1,5 +1,5 @@
 """Staff's Overview reads every user's calls in the fewest periods (whole weeks,
-days, six hours, hours at the window's ragged ends: call_totals.cover), and answers
+days, six hours, hours at the window's ragged ends: project.periods.cover), and answers
 exactly what the former reads answered (every user's hours, or days by day; each
 user's hours), on calls spread over hours, days, users and statuses, held calls
 decided after; in three queries."""
@@ -10,14 +10,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db.models import Sum
 
+from project.periods import EVERYONE_HOURS, HOUR
 from toolsets.audit import FAILED, GROUPS, RAN, group_of
 from toolsets.call_totals import (
     EVERYONE,
-    EVERYONE_BY_PERIOD,
-    EVERYONE_HOURS,
-    HOUR,
-    WEEK,
-    cover,
     create_call,
     day_of,
     hour_of,
@@ -195,33 +191,3 @@ def test_the_overview_takes_three_queries_whatever_the_window(
                     until=NOON + timedelta(minutes=20),
                     bucket=bucket,
                 )
-
-
-def test_a_window_is_covered_by_the_fewest_aligned_periods():
-    rng = random.Random(7)
-    sizes = {user: size for size, user in EVERYONE_BY_PERIOD.items()}
-    for _ in range(500):
-        since = hour_of(NOON - timedelta(hours=rng.randrange(2000)))
-        until = since + timedelta(hours=rng.randrange(1500))
-        longest = rng.choice(list(EVERYONE_BY_PERIOD))
-
-        ranges = sorted(cover(since, until, longest), key=lambda r: r[1])
-
-        assert [r[1] for r in ranges[1:]] == [r[2] for r in ranges[:-1]]  # no gap
-        if since < until:
-            assert (ranges[0][1], ranges[-1][2]) == (since, until)
-        for user, first, end in ranges:
-            size = sizes[user]
-            assert size <= longest
-            assert first.timestamp() % size == end.timestamp() % size == 0
-            assert first < end
-        # The fewest: no range could be a longer period's, and at most five
-        # shorter ranges (each side) lie beside a longer one.
-        assert len(ranges) <= 2 * len(EVERYONE_BY_PERIOD) - 1
-
-    week = cover(
-        datetime(2026, 2, 26, tzinfo=UTC), datetime(2026, 3, 12, tzinfo=UTC), WEEK
-    )
-    assert week == [
-        (-4, datetime(2026, 2, 26, tzinfo=UTC), datetime(2026, 3, 12, tzinfo=UTC))
-    ]  # two weeks, from a Thursday

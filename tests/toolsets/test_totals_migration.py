@@ -10,13 +10,8 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from agents.models import RunTotal
-from toolsets.call_totals import (
-    EVERYONE,
-    EVERYONE_HOURS,
-    EVERYONE_SIX_HOURS,
-    EVERYONE_WEEKS,
-    create_call,
-)
+from project.periods import EVERYONE_HOURS, EVERYONE_SIX_HOURS, EVERYONE_WEEKS
+from toolsets.call_totals import EVERYONE, create_call
 from toolsets.models import ToolCallTotal
 
 pytestmark = pytest.mark.django_db(transaction=True)
