@@ -5,10 +5,11 @@ agents.usage now counts each ended run also under the user_ids of every user's
 week (-4), day (-1) and six hours (-3) (project.periods; `hour` the period's start,
 UTC, aligned on the epoch), beside the hour's (-2); this back-fills those rows from
 the hours' rows for everyone as they are (never the runs: retention may have deleted
-some, the totals keep them). The reverse deletes them.
+some, the totals keep them). The reverse deletes them. Staff's usage by user reads
+every user's hours from an index alone (their sums in it).
 """
 
-from django.db import migrations
+from django.db import migrations, models
 
 EVERYONE_HOURS = -2  # project.periods.EVERYONE_HOURS
 # project.periods.EVERYONE_BY_PERIOD's longer periods: user_id, seconds.
@@ -46,4 +47,22 @@ def empty(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [("agents", "0047_run_eval")]
 
-    operations = [migrations.RunPython(fill, empty)]
+    operations = [
+        migrations.RemoveIndex(model_name="runtotal", name="runtotal_user"),
+        migrations.AddIndex(
+            model_name="runtotal",
+            index=models.Index(
+                fields=[
+                    "user_id",
+                    "hour",
+                    "runs",
+                    "prompt_tokens",
+                    "completion_tokens",
+                    "total_tokens",
+                    "cost_micros",
+                ],
+                name="runtotal_user_sums",
+            ),
+        ),
+        migrations.RunPython(fill, empty),
+    ]

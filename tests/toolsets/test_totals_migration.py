@@ -10,7 +10,13 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from agents.models import RunTotal
-from project.periods import EVERYONE_HOURS, EVERYONE_SIX_HOURS, EVERYONE_WEEKS
+from project.periods import (
+    EVERYONE_BY_PERIOD,
+    EVERYONE_HOURS,
+    EVERYONE_SIX_HOURS,
+    EVERYONE_WEEKS,
+    period_of,
+)
 from toolsets.call_totals import EVERYONE, create_call
 from toolsets.models import ToolCallTotal
 
@@ -135,3 +141,12 @@ def test_history_is_counted_by_the_migration(old_apps, monkeypatch):
     for user_id, start in ((EVERYONE_SIX_HOURS, NOON), (EVERYONE_WEEKS, week)):
         [row] = ToolCallTotal.objects.filter(user_id=user_id, tool="bank.wire_money")
         assert (row.hour, row.calls, row.le_10ms) == (start, 5, 2)
+    # Every user's runs by week, day and six hours (agents 0048, from the hours').
+    for size, user_id in EVERYONE_BY_PERIOD.items():
+        periods = RunTotal.objects.filter(user_id=user_id)
+        assert sorted(
+            periods.values_list("hour", "outcome", "runs", "total_tokens")
+        ) == [
+            (period_of(NOON, size), "failed", 1, 11),
+            (period_of(NOON, size), "succeeded", 2, 22),
+        ]
