@@ -12,9 +12,11 @@ count them, and deleting audit rows (retention) leaves the totals as they were.
 Each call is also counted, in the same statement, for every user together, in a
 row of each of its periods (project.periods: its week, day, six hours and hour, UTC;
 `user_id` EVERYONE_WEEKS, EVERYONE (a day), EVERYONE_SIX_HOURS, EVERYONE_HOURS;
-`hour` the period's start). Staff's Overview reads those, a few rows a period for
-each agent, tool and status, where a week of hourly rows by user can hold as many
-rows as calls: each window in the fewest periods (project.periods.cover).
+`hour` the period's start), and by status alone (agent and tool blank) for its day,
+six hours and hour (STATUSES_BY_PERIOD). Staff's Overview reads those, a few rows a
+period for each agent, tool and status (or a row a status), where a week of hourly
+rows by user can hold as many rows as calls: each window in the fewest periods
+(project.periods.cover).
 """
 
 from datetime import UTC, datetime
@@ -36,9 +38,11 @@ from django.db.models.functions import Coalesce, NullIf, TruncHour
 
 from project.counters import Counters
 from project.periods import (
+    DAY,
     EVERYONE_BY_PERIOD,
     EVERYONE_DAYS,
     HOUR,
+    SIX_HOURS,
     PeriodStart,
     period_of,
 )
@@ -47,12 +51,16 @@ from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
 BUCKETS = [name for _, name in LATENCY_BUCKETS]
 # Every user's rows, by period (project.periods): user_ids below zero.
 EVERYONE = EVERYONE_DAYS  # the user_id of a day's row of every user's calls
+# Every user's calls by status alone (agent and tool blank), by period: the
+# Overview's buckets, a row a status a period.
+STATUSES_BY_PERIOD = {DAY: -11, SIX_HOURS: -13, HOUR: -12}
 CALL_TOTALS = Counters(
     ToolCallTotal,
     key=["hour", "user_id", "agent", "tool", "status"],
     sums=["calls", *BUCKETS],
     maxima=["max_ms"],
 )
+ANY_TOOL = {"agent": "", "tool": ""}  # a row of every agent's and tool's calls
 # The name a call is counted under: `toolset.tool`, or the name the model called.
 TOOL = Coalesce(NullIf(F("tool_full_name"), Value("")), F("tool_name"))
 
@@ -103,7 +111,11 @@ def count_call(
         {**row, "hour": period_of(started_at, size), "user_id": user}
         for size, user in EVERYONE_BY_PERIOD.items()
     ]
-    CALL_TOTALS.add([row, *everyone])
+    statuses = [
+        {**row, "hour": period_of(started_at, size), "user_id": user, **ANY_TOOL}
+        for size, user in STATUSES_BY_PERIOD.items()
+    ]
+    CALL_TOTALS.add([row, *everyone, *statuses])
 
 
 def create_call(**fields: Any) -> ToolCall:
@@ -139,6 +151,10 @@ def _add(calls: QuerySet[ToolCall], *, sign: int) -> None:
     CALL_TOTALS.add_query(_by_key(calls, sign=sign))
     for size, everyone in EVERYONE_BY_PERIOD.items():
         CALL_TOTALS.add_query(_by_key(calls, sign=sign, size=size, everyone=everyone))
+    for size, everyone in STATUSES_BY_PERIOD.items():
+        CALL_TOTALS.add_query(
+            _by_key(calls, sign=sign, size=size, everyone=everyone, any_tool=True)
+        )
 
 
 def _counted(call: ToolCall) -> dict[str, Any]:
@@ -159,10 +175,11 @@ def _by_key(
     sign: int,
     size: int = HOUR,
     everyone: int | None = None,
+    any_tool: bool = False,
 ) -> QuerySet:
     """`calls` grouped by the totals' key (`everyone`: their periods of `size`
-    seconds for every user, under that user_id), counted with `sign` (-1: taken
-    out), as values_list in CALL_TOTALS' order."""
+    seconds for every user, under that user_id; `any_tool`: by status alone),
+    counted with `sign` (-1: taken out), as values_list in CALL_TOTALS' order."""
     integer = BigIntegerField()
     counted = Value(sign, output_field=integer)
     buckets = {}
@@ -183,11 +200,12 @@ def _by_key(
             if size == HOUR
             else PeriodStart("started_at", size=size),
             t_user=Coalesce("user_id", 0) if everyone is None else Value(everyone),
-            t_tool=TOOL,
+            t_agent=Value("") if any_tool else F("agent"),
+            t_tool=Value("") if any_tool else TOOL,
         )
-        .values("t_hour", "t_user", "agent", "t_tool", "status")
+        .values("t_hour", "t_user", "t_agent", "t_tool", "status")
         .annotate(n=Count("id") * sign, **buckets, longest=longest)
     )
     return grouped.values_list(
-        "t_hour", "t_user", "agent", "t_tool", "status", "n", *buckets, "longest"
+        "t_hour", "t_user", "t_agent", "t_tool", "status", "n", *buckets, "longest"
     )

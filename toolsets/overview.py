@@ -13,8 +13,8 @@ holds `until` (with `until` now, the hour so far); with buckets of a day, in who
 days (UTC). Staff's (every user's calls) come from the totals for everyone, a few
 rows a period per agent, tool and status, each window read in the fewest periods
 (call_totals.cover): the tools' in whole weeks, then days, six hours and hours at
-the window's ragged ends; the buckets' in periods no longer than a bucket, summed by
-their start (each lies in one bucket). Only the denials by user read the users'
+the window's ragged ends; the buckets' from the rows by status alone, in periods no
+longer than a bucket, summed by their start (each lies in one bucket). Only the denials by user read the users'
 hours, from an index of their rows alone. Durations are counted
 in fixed buckets (models.LATENCY_BUCKETS: 10 ms, 25, 50, 100, 250, 500 ms, 1 s, 2.5,
 5, 10, 30, 60 s, over), so percentiles are bucket-accurate: the nearest rank
@@ -41,7 +41,7 @@ from django.db.models import (
 
 from project.periods import HOUR, WEEK, cover
 from toolsets.audit import FAILED, GROUPS, RAN, OutcomeGroup, group_of
-from toolsets.call_totals import BUCKETS, day_of, hour_of
+from toolsets.call_totals import BUCKETS, STATUSES_BY_PERIOD, day_of, hour_of
 from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
 
 Status = ToolCall.Status
@@ -154,11 +154,12 @@ def summarize_calls(
     )
     if user_id is None:
         # Every user's rows, in the fewest periods: the tools' over the whole
-        # window, the buckets' in periods no longer than a bucket. The periods
+        # window, the buckets' (by status alone) in periods no longer than a
+        # bucket. The periods
         # counted: those that start before `until` (whole days by day).
         end = _ceil(until, size if by_day else HOUR)
         totals = _periods(rows, cover(since, end, WEEK))
-        by_bucket = _periods(rows, cover(since, end, size))
+        by_bucket = _periods(rows, cover(since, end, size, STATUSES_BY_PERIOD))
     else:
         totals = by_bucket = hours
     # Each tool's calls by status with their latencies: the counts by status, the

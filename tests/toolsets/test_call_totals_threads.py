@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from project.periods import EVERYONE_BY_PERIOD
 from tests.threads import at_once
-from toolsets.call_totals import BUCKETS, bucket_of
+from toolsets.call_totals import BUCKETS, STATUSES_BY_PERIOD, bucket_of
 from toolsets.governance.decisions import record_decision
 from toolsets.governance.records import record_call
 from toolsets.models import ToolCall, ToolCallTotal
@@ -73,6 +73,7 @@ def assert_totals_equal_rows() -> None:
     for rows in (
         ToolCallTotal.objects.filter(user_id__gte=0),
         *(ToolCallTotal.objects.filter(user_id=u) for u in EVERYONE_BY_PERIOD.values()),
+        *(ToolCallTotal.objects.filter(user_id=u) for u in STATUSES_BY_PERIOD.values()),
     ):
         total = rows.aggregate(
             calls=Sum("calls"), **{name: Sum(name) for name in BUCKETS}
@@ -82,7 +83,9 @@ def assert_totals_equal_rows() -> None:
     by_status = dict(
         ToolCall.objects.values_list("status").annotate(n=Count("id")).order_by()
     )
-    for user_id in EVERYONE_BY_PERIOD.values():
+    periods = {**{u: s for s, u in EVERYONE_BY_PERIOD.items()}}
+    periods |= {u: s for s, u in STATUSES_BY_PERIOD.items()}
+    for user_id, size in periods.items():
         everyone = ToolCallTotal.objects.filter(user_id=user_id, calls__gt=0)
         assert (
             dict(everyone.values_list("status").annotate(n=Sum("calls")).order_by())
@@ -91,7 +94,6 @@ def assert_totals_equal_rows() -> None:
         # Each row at the start of its period, and a call moved out of a row takes
         # it from that row (the write's key and SQL's alike): none below zero.
         assert not ToolCallTotal.objects.filter(user_id=user_id, calls__lt=0)
-        size = next(s for s, u in EVERYONE_BY_PERIOD.items() if u == user_id)
         for hour in everyone.values_list("hour", flat=True):
             assert hour.timestamp() % size == 0
 

@@ -127,6 +127,12 @@ def test_history_is_counted_by_the_migration(old_apps, monkeypatch):
             (start, "wire_money"): (1, 1, 0, 0, 5),
             (start, "bank.wire_money"): (4, 1, 2, 1, 70_000),
         }
+    # By status alone, each period's (0029): the five calls in one row each.
+    for user_id, start in ((-11, NOON.replace(hour=0)), (-13, NOON), (-12, later)):
+        rows = ToolCallTotal.objects.filter(user_id=user_id, hour=start)
+        assert list(rows.values_list("agent", "tool", "status")) == [("", "", "ok")]
+    assert ToolCallTotal.objects.get(user_id=-13).calls == 5
+    assert ToolCallTotal.objects.get(user_id=-12, hour=later).calls == 2
     # A call audited after adds to the rows the migration filled, not beside them.
     create_call(
         user=None,
@@ -141,6 +147,7 @@ def test_history_is_counted_by_the_migration(old_apps, monkeypatch):
     for user_id, start in ((EVERYONE_SIX_HOURS, NOON), (EVERYONE_WEEKS, week)):
         [row] = ToolCallTotal.objects.filter(user_id=user_id, tool="bank.wire_money")
         assert (row.hour, row.calls, row.le_10ms) == (start, 5, 2)
+    assert ToolCallTotal.objects.get(user_id=-13).calls == 6
     # Every user's runs by week, day and six hours (agents 0048, from the hours').
     for size, user_id in EVERYONE_BY_PERIOD.items():
         periods = RunTotal.objects.filter(user_id=user_id)

@@ -159,7 +159,9 @@ class ToolCallTotal(models.Model):
     count (a deleted user, an audit row past retention): `user_id` is a plain
     number, 0 for a call of nobody's; below 0, a row of every user's calls of a
     period (`hour`: its start, UTC): -1 a day, -2 an hour, -3 six hours, -4 a week
-    (call_totals.EVERYONE_BY_PERIOD), which staff's Overview reads.
+    (project.periods.EVERYONE_BY_PERIOD), and by status alone (agent and tool blank)
+    -11 a day, -12 an hour, -13 six hours (call_totals.STATUSES_BY_PERIOD), which
+    staff's Overview reads.
     """
 
     hour = models.DateTimeField(help_text="The hour's start, UTC.")
