@@ -15,11 +15,14 @@ it was created, its user, agent and ending (`count_ended_run` for a turn's own e
 refused run; `count_late_tokens` for the tokens a stopped turn stores after who
 stopped it ended it). So usage counts ended runs (a queued or running one counts
 once it ends), and costs the same whatever the number of runs. Each run is also
-counted, in the same statement, in an hour's row of every user's runs (`user_id`
-EVERYONE_HOURS): staff's usage by day, agent or model reads those, a few rows an
-hour, where a month of every user's hours holds rows by the ten thousand. A day in TIME_ZONE
-is the sum of the hours (UTC) that start in it: in a zone whose offset is not a
-whole number of hours, an hour that straddles midnight counts on the day it starts.
+counted, in the same statement, in a row of every user's runs for each of its
+periods (project.periods: its week, day, six hours and hour, UTC): staff's usage by
+day, agent or model reads those, a window in the fewest periods (whole weeks, then
+days, six hours and hours at its ragged ends; by day, each day's own), a few rows a
+period, where a month of every user's hours holds rows by the ten thousand. A day in
+TIME_ZONE is the sum of the hours (UTC) that start in it: in a zone whose offset is
+not a whole number of hours, an hour that straddles midnight counts on the day it
+starts.
 """
 
 from collections.abc import Mapping
@@ -47,6 +50,17 @@ from agents.model_table import cost_micros, price_of
 from agents.models import Budget, Run, RunTotal
 from project.counters import Counters
 from project.patches.prepared import Param, Prepared
+from project.periods import (
+    DAY,
+    EVERYONE_BY_PERIOD,
+    EVERYONE_HOURS,
+    HOUR,
+    WEEK,
+    PeriodStart,
+    cover,
+    merged,
+    period_of,
+)
 
 GroupBy = Literal["user", "agent", "model", "day"]
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
@@ -240,19 +254,33 @@ async def acheck_budget(
     return budgets
 
 
+@dataclass(frozen=True)
+class Totals:
+    """The usage totals a user may see (`visible_totals`): `rows`; with `everyone`,
+    every user's rows of each period (project.periods), read in the fewest."""
+
+    rows: QuerySet[RunTotal]
+    everyone: bool = False
+
+
 def usage_totals(
     *,
-    totals: QuerySet[RunTotal],
+    totals: Totals,
     group_by: GroupBy,
     since: date | None = None,
     until: date | None = None,
 ) -> list[dict[str, Any]]:
     """Runs, tokens and cost per user, agent, model or day, between two days (both included,
-    in TIME_ZONE), from the hourly totals: one query, whatever the number of runs."""
-    if since is not None:
-        totals = totals.filter(hour__gte=day_start(since))
-    if until is not None:
-        totals = totals.filter(hour__lt=day_start(until + timedelta(days=1)))
+    in TIME_ZONE), from the totals: one query, whatever the number of runs."""
+    if totals.everyone and since is not None:
+        totals = totals.rows.filter(_periods(since, until, by_day=group_by == "day"))
+    else:  # from the first hour: every user's hours
+        everyone = {"user_id": EVERYONE_HOURS} if totals.everyone else {}
+        totals = totals.rows.filter(**everyone)
+        if since is not None:
+            totals = totals.filter(hour__gte=day_start(since))
+        if until is not None:
+            totals = totals.filter(hour__lt=day_start(until + timedelta(days=1)))
     # By day: on PostgreSQL, the hours summed by their day in TIME_ZONE in SQL (a
     # month of staff's hours is 720 rows, each made a Python row for nothing); on
     # SQLite (a date function per row is a Python call there) summed by hour in
@@ -283,6 +311,39 @@ def usage_totals(
     return rows
 
 
+def _periods(since: date, until: date | None, *, by_day: bool) -> Q:
+    """Every user's rows that count the hours (UTC) starting from the first day's
+    start (TIME_ZONE) to the last day's end (`until` None: every hour from then on),
+    in the fewest periods; `by_day`: each day's in its own, none longer than a day."""
+    first = _hour_at_or_after(day_start(since))
+    if until is not None:
+        last, later = _hour_at_or_after(day_start(until + timedelta(days=1))), Q()
+    else:  # the hours from the current one on, as they are: it is not over
+        last = max(first, hour_of(timezone.now()))
+        later = Q(user_id=EVERYONE_HOURS, hour__gte=last)
+    bounds = [first]
+    day = since + timedelta(days=1)
+    while by_day and (start := _hour_at_or_after(day_start(day))) < last:
+        bounds.append(start)
+        day += timedelta(days=1)
+    bounds.append(last)
+    ranges = [
+        each
+        for start, end in zip(bounds, bounds[1:], strict=False)
+        for each in cover(start, end, DAY if by_day else WEEK)
+    ]
+    within = Q(pk__in=[]) if not ranges and not later else later
+    for user_id, start, end in merged(ranges):
+        within |= Q(user_id=user_id, hour__gte=start, hour__lt=end)
+    return within
+
+
+def _hour_at_or_after(moment: datetime) -> datetime:
+    """The first hour's start (UTC) at or after `moment`."""
+    hour = hour_of(moment)
+    return hour if hour == moment else hour + timedelta(hours=1)
+
+
 def _by_day(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows keyed by hour, summed by their day in TIME_ZONE (ISO), in order."""
     days: dict[str, dict[str, Any]] = {}
@@ -310,17 +371,14 @@ def _by_username(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(named, key=lambda row: (row["key"] is None, row["key"] or ""))
 
 
-EVERYONE_HOURS = -2  # the user_id of an hour's row of every user's runs
-
-
-def visible_totals(*, user, group_by: GroupBy = "user") -> QuerySet[RunTotal]:
+def visible_totals(*, user, group_by: GroupBy = "user") -> Totals:
     """The usage totals a user may see, as `group_by` reads them: their own;
-    staff, everyone's (by user, the users' rows; else the hours for everyone)."""
+    staff, everyone's (by user, the users' rows; else every user's periods)."""
     if not user.is_staff:
-        return RunTotal.objects.filter(user_id=user.pk)
+        return Totals(RunTotal.objects.filter(user_id=user.pk))
     if group_by == "user":
-        return RunTotal.objects.filter(user_id__gte=0)
-    return RunTotal.objects.filter(user_id=EVERYONE_HOURS)
+        return Totals(RunTotal.objects.filter(user_id__gte=0))
+    return Totals(RunTotal.objects.filter(user_id__lt=0), everyone=True)
 
 
 # The run totals' key and counters (project.counters adds to them).
@@ -352,16 +410,24 @@ def count_ended_run(run: Run) -> None:
         **{name: getattr(run, name) for name in TOKEN_FIELDS},
         "cost_micros": run.cost_micros,
     }
-    RUN_TOTALS.add([row, {**row, "user_id": EVERYONE_HOURS}])
+    RUN_TOTALS.add(
+        [
+            row,
+            *(
+                {**row, "hour": period_of(run.created_at, size), "user_id": everyone}
+                for size, everyone in EVERYONE_BY_PERIOD.items()
+            ),
+        ]
+    )
 
 
 def count_ended_runs(runs: QuerySet[Run]) -> None:
     """Add ended runs, as stored, to the totals: one statement that reads them (in
     the transaction that ended them); eval runs' turns are in no one's totals."""
     runs = runs.filter(eval=False)
-    for everyone in (False, True):
+    for size, everyone in WHOSE:
         RUN_TOTALS.add_query(
-            _by_key(runs, everyone=everyone).values_list(
+            _by_key(runs, size=size, everyone=everyone).values_list(
                 *_KEY, "n", *TOKEN_FIELDS, "cost_micros"
             )
         )
@@ -378,9 +444,9 @@ def count_late_tokens(run: Run) -> None:
         )
         for name in (*TOKEN_FIELDS, "cost_micros")
     }
-    for everyone in (False, True):
+    for size, everyone in WHOSE:
         rows = _by_key(
-            Run.objects.filter(pk=run.pk), count=False, everyone=everyone
+            Run.objects.filter(pk=run.pk), count=False, size=size, everyone=everyone
         ).annotate(
             **{f"late_{name}": Sum(expression) for name, expression in late.items()}
         )
@@ -417,19 +483,27 @@ def end_run(*, run_id: Any, where: Mapping[str, Any], **ending: Any) -> bool:
 
 
 _KEY = ("run_hour", "run_user", "session__app_name", "model", "status")
+# The rows each run counts in: its user's hour, and every user's periods.
+WHOSE = [(HOUR, None), *EVERYONE_BY_PERIOD.items()]
 
 
 def _by_key(
-    runs: QuerySet[Run], *, count: bool = True, everyone: bool = False
+    runs: QuerySet[Run],
+    *,
+    count: bool = True,
+    size: int = HOUR,
+    everyone: int | None = None,
 ) -> QuerySet[Run]:
-    """`runs` grouped by the totals' key (`everyone`: their hours' for every user);
-    with `count`, their number and tokens."""
-    user = Value(EVERYONE_HOURS) if everyone else F("user_id")
-    grouped = (
-        runs.order_by()
-        .annotate(run_hour=TruncHour("created_at", tzinfo=UTC), run_user=user)
-        .values(*_KEY)
+    """`runs` grouped by the totals' key (`everyone`: their periods of `size`
+    seconds, under that user_id for every user); with `count`, their number and
+    tokens."""
+    user = F("user_id") if everyone is None else Value(everyone)
+    period = (
+        TruncHour("created_at", tzinfo=UTC)
+        if size == HOUR
+        else PeriodStart("created_at", size=size)
     )
+    grouped = runs.order_by().annotate(run_hour=period, run_user=user).values(*_KEY)
     if not count:
         return grouped.annotate(n=Value(0, output_field=BigIntegerField()))
     sums = {name: Sum(name) for name in (*TOKEN_FIELDS, "cost_micros")}

@@ -9,11 +9,14 @@ status changes (a held call decided, a direct call refused) moves between totals
 in the transaction that changes it (`recount`). Nothing reads the calls again to
 count them, and deleting audit rows (retention) leaves the totals as they were.
 
-Each call is also counted, in the same statement, for every user together: in a
-row of its day (UTC; `user_id` EVERYONE, `hour` the day's start) and in a row of
-its hour (`user_id` EVERYONE_HOURS). Staff's Overview reads those, a few rows a
-day (or an hour) for each agent, tool and status, where a week of hourly rows by
-user can hold as many rows as calls.
+Each call is also counted, in the same statement, for every user together, in a
+row of each of its periods (project.periods: its week, day, six hours and hour, UTC;
+`user_id` EVERYONE_WEEKS, EVERYONE (a day), EVERYONE_SIX_HOURS, EVERYONE_HOURS;
+`hour` the period's start), and by status alone (agent and tool blank) for its day,
+six hours and hour (STATUSES_BY_PERIOD). Staff's Overview reads those, a few rows a
+period for each agent, tool and status (or a row a status), where a week of hourly
+rows by user can hold as many rows as calls: each window in the fewest periods
+(project.periods.cover).
 """
 
 from datetime import UTC, datetime
@@ -31,20 +34,33 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Coalesce, NullIf, TruncDay, TruncHour
+from django.db.models.functions import Coalesce, NullIf, TruncHour
 
 from project.counters import Counters
+from project.periods import (
+    DAY,
+    EVERYONE_BY_PERIOD,
+    EVERYONE_DAYS,
+    HOUR,
+    SIX_HOURS,
+    PeriodStart,
+    period_of,
+)
 from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
 
 BUCKETS = [name for _, name in LATENCY_BUCKETS]
-EVERYONE = -1  # the user_id of a day's row of every user's calls
-EVERYONE_HOURS = -2  # the user_id of an hour's row of every user's calls
+# Every user's rows, by period (project.periods): user_ids below zero.
+EVERYONE = EVERYONE_DAYS  # the user_id of a day's row of every user's calls
+# Every user's calls by status alone (agent and tool blank), by period: the
+# Overview's buckets, a row a status a period.
+STATUSES_BY_PERIOD = {DAY: -11, SIX_HOURS: -13, HOUR: -12}
 CALL_TOTALS = Counters(
     ToolCallTotal,
     key=["hour", "user_id", "agent", "tool", "status"],
     sums=["calls", *BUCKETS],
     maxima=["max_ms"],
 )
+ANY_TOOL = {"agent": "", "tool": ""}  # a row of every agent's and tool's calls
 # The name a call is counted under: `toolset.tool`, or the name the model called.
 TOOL = Coalesce(NullIf(F("tool_full_name"), Value("")), F("tool_name"))
 
@@ -77,8 +93,9 @@ def count_call(
     started_at: datetime,
     duration_ms: int,
 ) -> None:
-    """Count one audit row in its totals, its hour's, and its day's and hour's for
-    everyone: call it in the transaction that writes the row (one statement)."""
+    """Count one audit row in its totals, its hour's, and its week's, day's, six
+    hours' and hour's for everyone: call it in the transaction that writes the row
+    (one statement)."""
     bucket = bucket_of(duration_ms)
     row: dict[str, Any] = {
         "hour": hour_of(started_at),
@@ -90,9 +107,15 @@ def count_call(
         **{name: int(name == bucket) for name in BUCKETS},
         "max_ms": duration_ms,
     }
-    day = {**row, "hour": day_of(started_at), "user_id": EVERYONE}
-    hour = {**row, "user_id": EVERYONE_HOURS}
-    CALL_TOTALS.add([row, day, hour])
+    everyone = [
+        {**row, "hour": period_of(started_at, size), "user_id": user}
+        for size, user in EVERYONE_BY_PERIOD.items()
+    ]
+    statuses = [
+        {**row, "hour": period_of(started_at, size), "user_id": user, **ANY_TOOL}
+        for size, user in STATUSES_BY_PERIOD.items()
+    ]
+    CALL_TOTALS.add([row, *everyone, *statuses])
 
 
 def create_call(**fields: Any) -> ToolCall:
@@ -119,15 +142,19 @@ def recount(calls: QuerySet[ToolCall], **changes: Any) -> int:
 
 
 def count_all(calls: QuerySet[ToolCall]) -> None:
-    """Count audit rows already written (a back-fill): three statements."""
+    """Count audit rows already written (a back-fill): five statements."""
     _add(calls, sign=1)
 
 
 def _add(calls: QuerySet[ToolCall], *, sign: int) -> None:
-    """Add `calls` to their hours' totals, and their days' and hours' for everyone."""
+    """Add `calls` to their hours' totals, and their periods' for everyone."""
     CALL_TOTALS.add_query(_by_key(calls, sign=sign))
-    CALL_TOTALS.add_query(_by_key(calls, sign=sign, by_day=True))
-    CALL_TOTALS.add_query(_by_key(calls, sign=sign, everyone=EVERYONE_HOURS))
+    for size, everyone in EVERYONE_BY_PERIOD.items():
+        CALL_TOTALS.add_query(_by_key(calls, sign=sign, size=size, everyone=everyone))
+    for size, everyone in STATUSES_BY_PERIOD.items():
+        CALL_TOTALS.add_query(
+            _by_key(calls, sign=sign, size=size, everyone=everyone, any_tool=True)
+        )
 
 
 def _counted(call: ToolCall) -> dict[str, Any]:
@@ -146,14 +173,13 @@ def _by_key(
     calls: QuerySet[ToolCall],
     *,
     sign: int,
-    by_day: bool = False,
+    size: int = HOUR,
     everyone: int | None = None,
+    any_tool: bool = False,
 ) -> QuerySet:
-    """`calls` grouped by the totals' key (`by_day`: their days' for everyone;
-    `everyone`: their hours' under that user_id), counted with `sign` (-1: taken
-    out), as values_list in CALL_TOTALS' order."""
-    if by_day:
-        everyone = EVERYONE
+    """`calls` grouped by the totals' key (`everyone`: their periods of `size`
+    seconds for every user, under that user_id; `any_tool`: by status alone),
+    counted with `sign` (-1: taken out), as values_list in CALL_TOTALS' order."""
     integer = BigIntegerField()
     counted = Value(sign, output_field=integer)
     buckets = {}
@@ -170,13 +196,16 @@ def _by_key(
     grouped = (
         calls.order_by()
         .annotate(
-            t_hour=(TruncDay if by_day else TruncHour)("started_at", tzinfo=UTC),
+            t_hour=TruncHour("started_at", tzinfo=UTC)
+            if size == HOUR
+            else PeriodStart("started_at", size=size),
             t_user=Coalesce("user_id", 0) if everyone is None else Value(everyone),
-            t_tool=TOOL,
+            t_agent=Value("") if any_tool else F("agent"),
+            t_tool=Value("") if any_tool else TOOL,
         )
-        .values("t_hour", "t_user", "agent", "t_tool", "status")
+        .values("t_hour", "t_user", "t_agent", "t_tool", "status")
         .annotate(n=Count("id") * sign, **buckets, longest=longest)
     )
     return grouped.values_list(
-        "t_hour", "t_user", "agent", "t_tool", "status", "n", *buckets, "longest"
+        "t_hour", "t_user", "t_agent", "t_tool", "status", "n", *buckets, "longest"
     )

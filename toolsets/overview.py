@@ -1,18 +1,21 @@
-"""The Overview's numbers, read from the tool calls' hourly totals, never the calls.
+"""The Overview's numbers, read from the tool calls' totals, never the calls.
 
-`summarize_calls` answers five queries whatever the number of calls, over the
+`summarize_calls` answers three queries whatever the number of calls, over the
 ToolCallTotal rows of the window (toolsets.call_totals keeps them as each call is
-audited): counts by status, distinct tools, counts by bucket (1, 6 or 24 hours,
-aligned in UTC) and status, each tool's latency buckets of the calls that ran
-(its p50 and p95; all tools' together, the KPI's p95), and denials by user and
-tool.
+audited): each tool's counts by status with their latency buckets (the counts by
+status, the tools called, each tool's p50 and p95 of the calls that ran, all tools'
+together the KPI's p95), the counts by bucket (1, 6 or 24 hours, aligned in UTC)
+and status, and the denials by user and tool.
 
 The totals are hourly, so the window is read in whole hours (UTC): from the hour
 that holds `since` (the answer's `since` is that hour's start) through the hour that
 holds `until` (with `until` now, the hour so far); with buckets of a day, in whole
 days (UTC). Staff's (every user's calls) come from the totals for everyone, a few
-rows an hour or a day per agent, tool and status (call_totals.EVERYONE_HOURS, or
-EVERYONE by day); only the denials by user read the users' hours. Durations are counted
+rows a period per agent, tool and status, each window read in the fewest periods
+(call_totals.cover): the tools' in whole weeks, then days, six hours and hours at
+the window's ragged ends; the buckets' from the rows by status alone, in periods no
+longer than a bucket, summed by their start (each lies in one bucket). Only the denials by user read the users'
+hours, from an index of their rows alone. Durations are counted
 in fixed buckets (models.LATENCY_BUCKETS: 10 ms, 25, 50, 100, 250, 500 ms, 1 s, 2.5,
 5, 10, 30, 60 s, over), so percentiles are bucket-accurate: the nearest rank
 (ceil(q·n)) falls in one bucket, and the percentile given is that bucket's upper
@@ -28,16 +31,17 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import (
     BigIntegerField,
-    Count,
     Func,
     Max,
+    Q,
     QuerySet,
     Sum,
     Value,
 )
 
+from project.periods import HOUR, WEEK, cover
 from toolsets.audit import FAILED, GROUPS, RAN, OutcomeGroup, group_of
-from toolsets.call_totals import BUCKETS, EVERYONE, EVERYONE_HOURS, day_of, hour_of
+from toolsets.call_totals import BUCKETS, STATUSES_BY_PERIOD, day_of, hour_of
 from toolsets.models import LATENCY_BUCKETS, ToolCall, ToolCallTotal
 
 Status = ToolCall.Status
@@ -139,32 +143,75 @@ def summarize_calls(
         TooManyBuckets: the range holds more than MAX_BUCKETS buckets.
     """
     by_day = bucket == "1d"
+    size = BUCKET_HOURS[bucket] * HOUR
     since = day_of(since) if by_day else hour_of(since)
     starts = _bucket_starts(since, until, BUCKET_HOURS[bucket])
-    rows = ToolCallTotal.objects.filter(hour__gte=since, hour__lt=until).order_by()
+    rows = ToolCallTotal.objects.order_by()
     hours = rows.filter(
-        **({"user_id__gte": 0} if user_id is None else {"user_id": user_id})
+        hour__gte=since,
+        hour__lt=until,
+        **({"user_id__gte": 0} if user_id is None else {"user_id": user_id}),
     )
     if user_id is None:
-        totals = rows.filter(user_id=EVERYONE if by_day else EVERYONE_HOURS)
+        # Every user's rows, in the fewest periods: the tools' over the whole
+        # window, the buckets' (by status alone) in periods no longer than a
+        # bucket. The periods
+        # counted: those that start before `until` (whole days by day).
+        end = _ceil(until, size if by_day else HOUR)
+        totals = _periods(rows, cover(since, end, WEEK))
+        by_bucket = _periods(rows, cover(since, end, size, STATUSES_BY_PERIOD))
     else:
-        totals = hours
-    by_status = dict(
-        totals.values_list("status").annotate(n=Sum("calls")).values_list("status", "n")
-    )
-    # Each tool's latencies, of the calls that ran: its p50 and p95, and all of
-    # them together the KPI's p95.
-    ran = list(totals.filter(status__in=RAN).values("tool").annotate(**LATENCIES))
+        totals = by_bucket = hours
+    # Each tool's calls by status with their latencies: the counts by status, the
+    # tools called, and (of the calls that ran) each tool's p50 and p95, and all
+    # of them together the KPI's p95.
+    by_tool = list(totals.values("tool", "status").annotate(**LATENCIES))
+    by_status: dict[str, int] = {}
+    for row in by_tool:
+        by_status[row["status"]] = by_status.get(row["status"], 0) + row["n"]
+    ran = _by_tool([row for row in by_tool if row["status"] in RAN])
     return Overview(
         since=since,
         until=until,
         bucket=bucket,
         groups=GROUPS,
-        kpis=_kpis(totals, by_status, ran),
-        buckets=_buckets(totals, starts, BUCKET_HOURS[bucket]),
+        kpis=_kpis(by_status, ran, tools=len({row["tool"] for row in by_tool})),
+        buckets=_buckets(by_bucket, starts, size, by_period=user_id is None),
         slowest=_slowest(ran),
         denials=_denials(hours.filter(status=Status.DENIED)),
     )
+
+
+def _ceil(moment: datetime, size: int) -> datetime:
+    """The first start of a period of `size` seconds (epoch-aligned) at or after
+    `moment`."""
+    return datetime.fromtimestamp(-(-moment.timestamp() // size) * size, UTC)
+
+
+def _periods(
+    rows: QuerySet[ToolCallTotal], ranges: list[tuple[int, datetime, datetime]]
+) -> QuerySet[ToolCallTotal]:
+    """`rows` of every user's periods, in the (user_id, first start, end) ranges."""
+    if not ranges:
+        return rows.none()
+    within = Q()
+    for user, first, end in ranges:
+        within |= Q(user_id=user, hour__gte=first, hour__lt=end)
+    return rows.filter(within)
+
+
+def _by_tool(rows: list[dict]) -> list[dict]:
+    """Rows with LATENCIES by tool and status, added up by tool."""
+    tools: dict[str, dict] = {}
+    for row in rows:
+        kept = tools.get(row["tool"])
+        if kept is None:
+            tools[row["tool"]] = dict(row)
+            continue
+        for name in ("n", *BUCKETS):
+            kept[name] = (kept[name] or 0) + (row[name] or 0)
+        kept["longest"] = max(kept["longest"] or 0, row["longest"] or 0)
+    return list(tools.values())
 
 
 def overview_scope(*, user) -> int | None:
@@ -183,9 +230,7 @@ def _bucket_starts(since: datetime, until: datetime, hours: int) -> list[datetim
     return [datetime.fromtimestamp(first + i * size, UTC) for i in range(count)]
 
 
-def _kpis(
-    totals: QuerySet[ToolCallTotal], by_status: dict[str, int], ran: list[dict]
-) -> Kpis:
+def _kpis(by_status: dict[str, int], ran: list[dict], *, tools: int) -> Kpis:
     def count(*statuses: str) -> int:
         return sum(by_status.get(status) or 0 for status in statuses)
 
@@ -199,7 +244,7 @@ def _kpis(
         expired=count(Status.EXPIRED),
         awaiting=count(Status.AWAITING_APPROVAL),
         p95_ms=_percentile(95, ran),
-        tools=totals.aggregate(n=Count("tool", distinct=True))["n"] if by_status else 0,
+        tools=tools,
     )
 
 
@@ -227,19 +272,33 @@ def _rank(percent: int, n: int) -> int:
 
 
 def _buckets(
-    totals: QuerySet[ToolCallTotal], starts: list[datetime], hours: int
+    totals: QuerySet[ToolCallTotal],
+    starts: list[datetime],
+    size: int,
+    *,
+    by_period: bool,
 ) -> list[Bucket]:
+    """Counts by bucket and outcome group. `by_period`: each row's period lies in
+    one bucket (every user's rows, `cover`), so the rows are summed by their start
+    and put in buckets here, with no function of each row in SQL."""
     counts: list[dict[str, int]] = [{} for _ in starts]
-    size = hours * 3600
     first = int(starts[0].timestamp())
-    # Integer division: every hour counted starts at or after `first`.
-    index = (EpochSeconds("hour") - Value(first)) / Value(size)
-    by_bucket = (
-        totals.annotate(bucket=index)
-        .values_list("bucket", "status")
-        .annotate(n=Sum("calls"))
-        .values_list("bucket", "status", "n")
-    )
+    if by_period:
+        by_start: dict[tuple[int, str], int] = {}
+        rows = totals.values_list("hour", "status").annotate(n=Sum("calls"))
+        for hour, status, n in rows.values_list("hour", "status", "n"):
+            key = (int(hour.timestamp() - first) // size, status)
+            by_start[key] = by_start.get(key, 0) + n
+        by_bucket = [(bucket, status, n) for (bucket, status), n in by_start.items()]
+    else:
+        # Integer division: every hour counted starts at or after `first`.
+        index = (EpochSeconds("hour") - Value(first)) / Value(size)
+        by_bucket = (
+            totals.annotate(bucket=index)
+            .values_list("bucket", "status")
+            .annotate(n=Sum("calls"))
+            .values_list("bucket", "status", "n")
+        )
     for bucket, status, n in by_bucket:
         if 0 <= bucket < len(starts) and n:
             group = group_of(status)

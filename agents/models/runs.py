@@ -152,7 +152,9 @@ class RunTotal(models.Model):
     never by reading the runs again: usage reads these rows, whatever the number
     of runs. A run counts in the hour it was created, as usage always counted it.
     Rows outlive what they count (a deleted user, session or run), so `user_id`
-    is a plain number, not a foreign key.
+    is a plain number, not a foreign key; below zero, a row of every user's runs of
+    a period (project.periods: -4 a week, -1 a day, -3 six hours, -2 an hour;
+    `hour` the period's start).
     """
 
     hour = models.DateTimeField(help_text="The hour's start, UTC.")
@@ -183,8 +185,22 @@ class RunTotal(models.Model):
                 name="runtotal_key",
             )
         ]
-        # A user's own usage, by time (staff read by time: the key's index).
-        indexes = [models.Index(fields=["user_id", "hour"], name="runtotal_user")]
+        # A user's own usage, by time, and every user's periods; staff's usage by
+        # user (a month of every user's hours) read from the index alone.
+        indexes = [
+            models.Index(
+                fields=[
+                    "user_id",
+                    "hour",
+                    "runs",
+                    "prompt_tokens",
+                    "completion_tokens",
+                    "total_tokens",
+                    "cost_micros",
+                ],
+                name="runtotal_user_sums",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.hour} {self.agent} {self.outcome}: {self.runs} runs"

@@ -9,7 +9,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agents.models import Budget, Run, RunTotal, Session
-from agents.usage import EVERYONE_HOURS, count_ended_runs, count_late_tokens
+from agents.usage import count_ended_runs, count_late_tokens
+from project.periods import EVERYONE_BY_PERIOD
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -332,8 +333,13 @@ def test_a_stopped_turns_tokens_count_once_with_its_run(alice, spent):
 
     total = RunTotal.objects.get(user_id=alice.pk)
     assert (total.runs, total.prompt_tokens, total.total_tokens) == (1, 30, 40)
-    everyone = RunTotal.objects.get(user_id=EVERYONE_HOURS)  # staff's hours, alike
-    assert (everyone.runs, everyone.prompt_tokens, everyone.total_tokens) == (1, 30, 40)
+    for user_id in EVERYONE_BY_PERIOD.values():  # staff's periods, alike
+        everyone = RunTotal.objects.get(user_id=user_id)
+        assert (everyone.runs, everyone.prompt_tokens, everyone.total_tokens) == (
+            1,
+            30,
+            40,
+        )
 
 
 def test_usage_days_are_cut_in_the_time_zone(alice, api_for, spent, settings):

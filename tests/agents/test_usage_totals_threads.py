@@ -11,7 +11,8 @@ from django.db.models import Count, Sum
 from django.utils import timezone
 
 from agents.models import Run, RunTotal, Session
-from agents.usage import EVERYONE_HOURS, count_ended_run, end_run
+from agents.usage import count_ended_run, end_run
+from project.periods import EVERYONE_BY_PERIOD
 from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -84,13 +85,23 @@ def test_runs_ended_at_once_are_each_counted_once(alice, bob):
     counted = users.aggregate(
         runs=Sum("runs"), tokens=Sum("total_tokens"), prompt=Sum("prompt_tokens")
     )
-    everyone = RunTotal.objects.filter(user_id=EVERYONE_HOURS).aggregate(
-        runs=Sum("runs"), tokens=Sum("total_tokens"), prompt=Sum("prompt_tokens")
-    )
     stored = Run.objects.aggregate(
         runs=Count("id"), tokens=Sum("total_tokens"), prompt=Sum("prompt_tokens")
     )
-    assert counted == stored == everyone
+    assert counted == stored
+    # Every user's rows of each period (week, day, six hours, hour) count them all,
+    # each at its period's start.
+    for size, user_id in EVERYONE_BY_PERIOD.items():
+        everyone = RunTotal.objects.filter(user_id=user_id)
+        assert (
+            everyone.aggregate(
+                runs=Sum("runs"),
+                tokens=Sum("total_tokens"),
+                prompt=Sum("prompt_tokens"),
+            )
+            == stored
+        )
+        assert all(t.hour.timestamp() % size == 0 for t in everyone)
     assert counted["runs"] == THREADS * RUNS_EACH
     by_key = {(t.user_id, t.agent, t.outcome, t.hour): t.runs for t in users}
     assert sum(by_key.values()) == THREADS * RUNS_EACH
@@ -103,4 +114,5 @@ def test_a_run_ended_twice_at_once_is_counted_once(alice, bob):
     at_once(lambda index: (end_as_a_sweep_does(run), connection.close()), threads=4)
 
     assert RunTotal.objects.get(user_id=alice.pk).runs == 1
-    assert RunTotal.objects.get(user_id=EVERYONE_HOURS).runs == 1
+    for user_id in EVERYONE_BY_PERIOD.values():
+        assert RunTotal.objects.get(user_id=user_id).runs == 1

@@ -11,8 +11,9 @@ from django.db import connection
 from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
+from project.periods import EVERYONE_BY_PERIOD
 from tests.threads import at_once
-from toolsets.call_totals import BUCKETS, EVERYONE, EVERYONE_HOURS, bucket_of
+from toolsets.call_totals import BUCKETS, STATUSES_BY_PERIOD, bucket_of
 from toolsets.governance.decisions import record_decision
 from toolsets.governance.records import record_call
 from toolsets.models import ToolCall, ToolCallTotal
@@ -67,12 +68,12 @@ def assert_totals_equal_rows() -> None:
     buckets = {name: 0 for name in BUCKETS}
     for ms in ToolCall.objects.values_list("duration_ms", flat=True):
         buckets[bucket_of(ms)] += 1
-    # The hours' totals by user, and the days' and hours' for everyone, each
-    # count every row.
+    # The hours' totals by user, and every period's for everyone (weeks, days,
+    # six hours, hours), each count every row.
     for rows in (
         ToolCallTotal.objects.filter(user_id__gte=0),
-        ToolCallTotal.objects.filter(user_id=EVERYONE),
-        ToolCallTotal.objects.filter(user_id=EVERYONE_HOURS),
+        *(ToolCallTotal.objects.filter(user_id=u) for u in EVERYONE_BY_PERIOD.values()),
+        *(ToolCallTotal.objects.filter(user_id=u) for u in STATUSES_BY_PERIOD.values()),
     ):
         total = rows.aggregate(
             calls=Sum("calls"), **{name: Sum(name) for name in BUCKETS}
@@ -82,11 +83,19 @@ def assert_totals_equal_rows() -> None:
     by_status = dict(
         ToolCall.objects.values_list("status").annotate(n=Count("id")).order_by()
     )
-    everyone = ToolCallTotal.objects.filter(user_id=EVERYONE, calls__gt=0)
-    assert (
-        dict(everyone.values_list("status").annotate(n=Sum("calls")).order_by())
-        == by_status
-    )
+    periods = {**{u: s for s, u in EVERYONE_BY_PERIOD.items()}}
+    periods |= {u: s for s, u in STATUSES_BY_PERIOD.items()}
+    for user_id, size in periods.items():
+        everyone = ToolCallTotal.objects.filter(user_id=user_id, calls__gt=0)
+        assert (
+            dict(everyone.values_list("status").annotate(n=Sum("calls")).order_by())
+            == by_status
+        )
+        # Each row at the start of its period, and a call moved out of a row takes
+        # it from that row (the write's key and SQL's alike): none below zero.
+        assert not ToolCallTotal.objects.filter(user_id=user_id, calls__lt=0)
+        for hour in everyone.values_list("hour", flat=True):
+            assert hour.timestamp() % size == 0
 
 
 def test_calls_audited_at_once_are_each_counted_once(alice, bob):

@@ -10,7 +10,14 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from agents.models import RunTotal
-from toolsets.call_totals import EVERYONE, EVERYONE_HOURS
+from project.periods import (
+    EVERYONE_BY_PERIOD,
+    EVERYONE_HOURS,
+    EVERYONE_SIX_HOURS,
+    EVERYONE_WEEKS,
+    period_of,
+)
+from toolsets.call_totals import EVERYONE, create_call
 from toolsets.models import ToolCallTotal
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -108,3 +115,45 @@ def test_history_is_counted_by_the_migration(old_apps, monkeypatch):
         (later, "bank.wire_money"): (2, 0, 1, 1, 70_000),
         (NOON + timedelta(hours=2), "bank.wire_money"): (1, 1, 0, 0, 3),
     }
+    # Each six hours' and week's, for everyone (0030, from the hours' and days'),
+    # at their periods' starts (a week from a Thursday: 5 March).
+    week = datetime(2026, 3, 5, tzinfo=UTC)
+    for user_id, start in ((EVERYONE_SIX_HOURS, NOON), (EVERYONE_WEEKS, week)):
+        periods = {
+            (t.hour, t.tool): (t.calls, t.le_10ms, t.le_50ms, t.over_60s, t.max_ms)
+            for t in ToolCallTotal.objects.filter(user_id=user_id)
+        }
+        assert periods == {
+            (start, "wire_money"): (1, 1, 0, 0, 5),
+            (start, "bank.wire_money"): (4, 1, 2, 1, 70_000),
+        }
+    # By status alone, each period's (0030): the five calls in one row each.
+    for user_id, start in ((-11, NOON.replace(hour=0)), (-13, NOON), (-12, later)):
+        rows = ToolCallTotal.objects.filter(user_id=user_id, hour=start)
+        assert list(rows.values_list("agent", "tool", "status")) == [("", "", "ok")]
+    assert ToolCallTotal.objects.get(user_id=-13).calls == 5
+    assert ToolCallTotal.objects.get(user_id=-12, hour=later).calls == 2
+    # A call audited after adds to the rows the migration filled, not beside them.
+    create_call(
+        user=None,
+        agent="bank",
+        tool_name="wire_money",
+        tool_full_name="bank.wire_money",
+        status="ok",
+        duration_ms=7,
+        started_at=NOON + timedelta(hours=5, minutes=59),
+        finished_at=NOON,
+    )
+    for user_id, start in ((EVERYONE_SIX_HOURS, NOON), (EVERYONE_WEEKS, week)):
+        [row] = ToolCallTotal.objects.filter(user_id=user_id, tool="bank.wire_money")
+        assert (row.hour, row.calls, row.le_10ms) == (start, 5, 2)
+    assert ToolCallTotal.objects.get(user_id=-13).calls == 6
+    # Every user's runs by week, day and six hours (agents 0049, from the hours').
+    for size, user_id in EVERYONE_BY_PERIOD.items():
+        periods = RunTotal.objects.filter(user_id=user_id)
+        assert sorted(
+            periods.values_list("hour", "outcome", "runs", "total_tokens")
+        ) == [
+            (period_of(NOON, size), "failed", 1, 11),
+            (period_of(NOON, size), "succeeded", 2, 22),
+        ]

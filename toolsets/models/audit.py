@@ -161,14 +161,16 @@ class ToolCallTotal(models.Model):
     transaction (toolsets.call_totals), never by reading the calls again: the
     Overview reads these rows, whatever the number of calls. Rows outlive what they
     count (a deleted user, an audit row past retention): `user_id` is a plain
-    number, 0 for a call of nobody's, and -1 (call_totals.EVERYONE) for a day's row
-    of every user's calls (`hour`: the day's start, UTC), which staff's Overview by
-    day reads.
+    number, 0 for a call of nobody's; below 0, a row of every user's calls of a
+    period (`hour`: its start, UTC): -1 a day, -2 an hour, -3 six hours, -4 a week
+    (project.periods.EVERYONE_BY_PERIOD), and by status alone (agent and tool blank)
+    -11 a day, -12 an hour, -13 six hours (call_totals.STATUSES_BY_PERIOD), which
+    staff's Overview reads.
     """
 
     hour = models.DateTimeField(help_text="The hour's start, UTC.")
     user_id = models.IntegerField(
-        help_text="The caller, 0 if none (kept after deletion); -1: a day of everyone."
+        help_text="The caller, 0 if none (kept after deletion); below 0: every user's."
     )
     agent = models.CharField(max_length=100, help_text="The agent (app) or MCP client.")
     tool = models.CharField(
@@ -202,8 +204,13 @@ class ToolCallTotal(models.Model):
             # A user's own Overview, and staff's days, by time (staff's hours: the
             # key's index).
             models.Index(fields=["user_id", "hour"], name="toolcalltotal_user"),
-            # Staff's denials by user: the denied rows alone.
-            models.Index(fields=["status", "hour"], name="toolcalltotal_status"),
+            # Staff's denials by user: the users' denied rows alone, read from the
+            # index only (a window's rows lie all over the table).
+            models.Index(
+                fields=["status", "hour", "user_id", "tool", "calls"],
+                condition=models.Q(user_id__gte=0),
+                name="toolcalltotal_denials",
+            ),
         ]
 
     def __str__(self) -> str:
