@@ -9,4 +9,8 @@ TESTS = Path(__file__).parents[1]
 
 
 def test_usage_holds_on_postgresql(tmp_path):
-    pytest_on_postgresql(tmp_path, str(TESTS / "agents" / "test_usage.py"))
+    pytest_on_postgresql(
+        tmp_path,
+        str(TESTS / "agents" / "test_usage.py"),
+        str(TESTS / "agents" / "test_usage_periods.py"),
+    )

@@ -8,6 +8,8 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import Sum
 
 from project.periods import EVERYONE_HOURS, HOUR
@@ -23,14 +25,16 @@ from toolsets.models import ToolCall, ToolCallTotal
 from toolsets.overview import (
     BUCKET_HOURS,
     LATENCIES,
+    TOP,
     Bucket,
+    Denial,
     EpochSeconds,
     Kpis,
     Overview,
     _bucket_starts,
-    _denials,
     _percentile,
     _slowest,
+    denials_sql,
     summarize_calls,
 )
 
@@ -38,6 +42,18 @@ pytestmark = pytest.mark.django_db
 Status = ToolCall.Status
 NOON = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)  # a Tuesday
 STATUSES = ["ok", "ok", "ok", "error", "timeout", "cached", "denied", "approved"]
+
+
+def _former_denials(denied) -> list[Denial]:
+    """The denials as they were read: the users' rows grouped by user and tool."""
+    names = dict(get_user_model().objects.values_list("pk", "username"))
+    grouped = [
+        Denial(names.get(g["user_id"]), g["tool"], g["n"])
+        for g in denied.values("user_id", "tool").annotate(n=Sum("calls")).order_by()
+        if g["n"] > 0
+    ]
+    grouped.sort(key=lambda d: (-d.count, d.user is None, d.user or "", d.tool))
+    return grouped[:TOP]
 
 
 def former(*, user_id, since, until, bucket):
@@ -96,7 +112,7 @@ def former(*, user_id, since, until, bucket):
         kpis=kpis,
         buckets=[Bucket(s, c) for s, c in zip(starts, counts, strict=True)],
         slowest=_slowest(ran),
-        denials=_denials(hours.filter(status=Status.DENIED)),
+        denials=_former_denials(hours.filter(status=Status.DENIED)),
     )
 
 
@@ -191,3 +207,26 @@ def test_the_overview_takes_three_queries_whatever_the_window(
                     until=NOON + timedelta(minutes=20),
                     bucket=bucket,
                 )
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="PostgreSQL's prepared plans: tests/toolsets/test_overview_postgresql.py",
+)
+def test_staffs_denials_keep_their_index_once_the_statement_is_prepared(history):
+    # A statement run often is prepared (the pool's prepare_threshold), and after
+    # five runs PostgreSQL may keep its generic plan: one for any parameters.
+    sql = denials_sql(everyone=True)
+    for n in range(1, sql.count("%s") + 1):
+        sql = sql.replace("%s", f"${n}", 1)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE toolsets_toolcalltotal")
+        cursor.execute("SET plan_cache_mode = force_generic_plan")
+        cursor.execute(f"PREPARE denials (timestamptz, timestamptz, int) AS {sql}")
+        since = (NOON - timedelta(days=30)).isoformat()
+        cursor.execute(f"EXPLAIN EXECUTE denials ('{since}', '{NOON.isoformat()}', 8)")
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        cursor.execute("DEALLOCATE denials")
+        cursor.execute("RESET plan_cache_mode")
+
+    assert "toolcalltotal_denials" in plan, plan

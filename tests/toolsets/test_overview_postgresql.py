@@ -18,5 +18,9 @@ pytestmark = pytest.mark.django_db  # the toolsets conftest resets access
 
 def test_the_overview_is_the_same_on_postgresql(tmp_path):
     pytest_on_postgresql(
-        tmp_path, "--no-migrations", str(HERE / "test_overview.py"), timeout=300
+        tmp_path,
+        "--no-migrations",
+        str(HERE / "test_overview.py"),
+        str(HERE / "test_overview_periods.py"),
+        timeout=300,
     )
