@@ -412,8 +412,9 @@ def deep_page(client: Client, deep: int):
 
 def deep_audit_page(client: Client, deep: int):
     """The audit's page `deep` of 100, reached as the audit page reaches it: by
-    `before`, the last call of the page before (or its last page with calls, on a
-    database with fewer). Only that page's call is timed."""
+    `before`, the last call of the page before (or its last full page, on a
+    database with fewer: a page of 100 compared with a page of 100, not with the
+    last call or two). Only that page's call is timed."""
     params = {"limit": 100}
     page = client.get("/api/tool-calls/", params).json()
     for _ in range(deep - 1):
@@ -421,7 +422,7 @@ def deep_audit_page(client: Client, deep: int):
             break
         following = {**params, "before": page[-1]["id"]}
         page = client.get("/api/tool-calls/", following).json()
-        if not page:
+        if len(page) < params["limit"]:
             break
         params = following
     return get(client, "/api/tool-calls/", params)
