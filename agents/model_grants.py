@@ -41,6 +41,7 @@ from django.utils import timezone
 
 from agents.models import ModelConnection, ModelGrant, ModelGrantsVersion
 from project.errors import DomainError
+from project.patches.prepared import Param, Prepared
 
 VERSION_ROW = 1
 EVERY_MODEL = "/*"
@@ -106,13 +107,20 @@ _lock = threading.Lock()
 _current = _Snapshot(stamp=_UNLOADED, by_user={}, by_group={})
 
 
+# The version row's stamp, read before every model step of every turn: compiled
+# once a process (project.patches.prepared), where the ORM built and compiled the
+# query again on every read.
+STAMP = Prepared(
+    ModelGrantsVersion.objects.filter(
+        pk=Param("pk", ModelGrantsVersion._meta.pk)
+    ).values_list("stamp")
+)
+
+
 def read_stamp() -> uuid.UUID | None:
     """The version row's stamp; None before any change was made."""
-    return (
-        ModelGrantsVersion.objects.filter(pk=VERSION_ROW)
-        .values_list("stamp", flat=True)
-        .first()
-    )
+    row = STAMP.first(pk=VERSION_ROW)
+    return None if row is None else row[0]
 
 
 def bump_version() -> None:

@@ -2,8 +2,9 @@
 
 apublish_frame() is the one doorbell for a frame, with the Redis error guard;
 agents.events.log.record_and_publish() stores an event and rings it. The frame
-crosses the layer JSON-encoded once (event_message()), with the few fields a
-consumer filters on beside it: no subscriber encodes it again.
+crosses the layer as the JSON text its renderer encoded once
+(agents.events.wire.frame_text), with the few fields a consumer filters on beside
+it (event_message()): no subscriber encodes it again.
 
 A session's sockets in one process share one relay (subscribe()): one layer
 channel in the session's group, which hands each doorbell to every local
@@ -185,15 +186,16 @@ def _settle(future: asyncio.Future, error: BaseException | None) -> None:
 
 
 def event_message(
-    *, frame: dict[str, Any], agent_name: str, owner_id: int | None
+    *, text: str, seq: int | None, kind: str, agent_name: str, owner_id: int | None
 ) -> dict[str, Any]:
-    """The layer message of one event frame: the frame's JSON, encoded once for
-    every subscriber, and what consumers filter on (seq, kind, agent, owner)."""
+    """The layer message of one event frame: the frame's JSON text (encoded once,
+    by its renderer: agents.events.wire.frame_text), and what consumers filter on
+    (seq, kind, agent, owner)."""
     return {
         "type": EVENT_MESSAGE,
-        "text": json.dumps(frame),
-        "seq": frame.get("seq"),
-        "kind": frame["event"]["kind"],
+        "text": text,
+        "seq": seq,
+        "kind": kind,
         "agent": agent_name,
         "owner": owner_id,
     }
@@ -220,16 +222,29 @@ def frame_kind(message: Mapping[str, Any]) -> str:
 
 
 async def apublish(
-    *, session_id: str, agent_name: str, owner_id: int | None, frame: dict[str, Any]
+    *,
+    session_id: str,
+    agent_name: str,
+    owner_id: int | None,
+    text: str,
+    seq: int | None,
+    kind: str,
 ) -> None:
-    """Ring the doorbell for one event frame on every group that may want it."""
-    message = event_message(frame=frame, agent_name=agent_name, owner_id=owner_id)
+    """Ring the doorbell for one event frame (its JSON `text`, its `seq` and its
+    event's `kind`) on every group that may want it."""
+    message = event_message(
+        text=text, seq=seq, kind=kind, agent_name=agent_name, owner_id=owner_id
+    )
     groups = [session_group(session_id), agent_group(agent_name), firehose_group()]
     await asend_to_groups(groups, message)
 
 
-async def apublish_frame(session: Session, frame: dict[str, Any]) -> None:
-    """Ring the doorbell for one rendered frame of `session`.
+async def apublish_frame(
+    session: Session, text: str, *, seq: int | None, kind: str
+) -> None:
+    """Ring the doorbell for one rendered frame of `session`: its JSON `text`
+    (agents.events.wire.frame_text), its `seq` (None: partial) and its event's
+    `kind`.
 
     A doorbell that fails (Redis restarting) is logged, not raised: the event is
     stored, and clients replay it by seq; it must not fail what recorded it."""
@@ -238,11 +253,12 @@ async def apublish_frame(session: Session, frame: dict[str, Any]) -> None:
             session_id=session.id,
             agent_name=session.app_name,
             owner_id=session.owner_id,
-            frame=frame,
+            text=text,
+            seq=seq,
+            kind=kind,
         )
     except PUBLISH_ERRORS:
         metrics.count_publish_failure()
-        seq = frame.get("seq")
         logger.warning(
             "publish failed session=%s seq=%s", session.id, seq, exc_info=True
         )

@@ -17,7 +17,7 @@ from asgiref.sync import async_to_sync
 
 from agents.adk.own_events import record_event, record_event_here
 from agents.doorbell.streams import apublish_frame
-from agents.events.wire import frame_from_row, frame_json
+from agents.events.wire import frame_from_row, frame_text
 from agents.models import Event, Session
 
 # The most stored events read at once: the REST list's largest page, and one batch
@@ -71,7 +71,10 @@ def record(
 
 async def apublish_row(session: Session, row: Event) -> None:
     """Ring the doorbell for a stored, committed event of the session."""
-    await apublish_frame(session, frame_json(frame_from_row(row)))
+    frame = frame_from_row(row)
+    await apublish_frame(
+        session, frame_text(frame), seq=frame.seq, kind=frame.event.kind
+    )
 
 
 def record_and_publish(

@@ -5,6 +5,7 @@ or a live ADK event into the frame clients see. docs/events.md documents it.
 agents.events.log stores and reads the rows this renders.
 """
 
+import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -395,6 +396,17 @@ def frame_json(frame: EventFrame) -> dict[str, Any]:
     except pydantic_core.PydanticSerializationError:
         return replace_surrogates(data)
     return data
+
+
+def frame_text(frame: EventFrame) -> str:
+    """frame_json()'s JSON as text, for the doorbell (agents.doorbell.streams):
+    encoded once, in Rust, straight from the frame, where a dict and then its text
+    took two passes in Python. A frame that needs frame_json()'s repairs (a lone
+    surrogate, a payload nested too deep) raises here and is encoded from them."""
+    try:
+        return frame.model_dump_json(by_alias=True)
+    except ValueError:  # pydantic's serialization errors are ValueErrors
+        return json.dumps(frame_json(frame))
 
 
 def _without_payload(frame: EventFrame) -> EventFrame:

@@ -27,7 +27,7 @@ from agents.events.wire import (
     EventFrame,
     Handoff,
     escalation_of,
-    frame_json,
+    frame_text,
     run_out,
     transfer_of,
     wire_from_adk,
@@ -325,7 +325,9 @@ async def _on_event(run: Run, assembled: runner.Assembled, event: AdkEvent) -> b
     wire = wire_from_adk(event, sender=sender)
     frame = EventFrame(seq=seq, session=run.session_id, event=wire)
     with publishing(seq=seq, partial=bool(event.partial)):
-        await streams.apublish_frame(run.session, frame_json(frame))
+        await streams.apublish_frame(
+            run.session, frame_text(frame), seq=seq, kind=wire.kind
+        )
     return bool(requests)
 
 
