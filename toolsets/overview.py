@@ -167,7 +167,7 @@ def summarize_calls(
     # Each tool's calls by status with their latencies: the counts by status, the
     # tools called, and (of the calls that ran) each tool's p50 and p95, and all
     # of them together the KPI's p95.
-    by_tool = list(totals.values("tool", "status").annotate(**LATENCIES))
+    by_tool = _rows(totals.values("tool", "status").annotate(**LATENCIES))
     by_status: dict[str, int] = {}
     for row in by_tool:
         by_status[row["status"]] = by_status.get(row["status"], 0) + row["n"]
@@ -287,10 +287,13 @@ def _buckets(
     first = int(starts[0].timestamp())
     if by_period:
         by_start: dict[tuple[int, str], int] = {}
-        rows = totals.values_list("hour", "status").annotate(n=Sum("calls"))
-        for hour, status, n in rows.values_list("hour", "status", "n"):
-            key = (int(hour.timestamp() - first) // size, status)
-            by_start[key] = by_start.get(key, 0) + n
+        # Each period's start in seconds, a function of the group, not of a row.
+        rows = totals.values("hour", "status").annotate(
+            n=Sum("calls"), at=EpochSeconds("hour")
+        )
+        for row in _rows(rows):
+            key = ((row["at"] - first) // size, row["status"])
+            by_start[key] = by_start.get(key, 0) + row["n"]
         by_bucket = [(bucket, status, n) for (bucket, status), n in by_start.items()]
     else:
         # Integer division: every hour counted starts at or after `first`.
@@ -306,6 +309,30 @@ def _buckets(
             group = group_of(status)
             counts[bucket][group] = counts[bucket].get(group, 0) + n
     return [Bucket(start, count) for start, count in zip(starts, counts, strict=True)]
+
+
+def _rows(rows: QuerySet) -> list[dict]:
+    """The rows of a values() query as dicts, read by the cursor: sums and names
+    need none of the ORM's per-row converters (a third of the Overview's time on
+    SQLite at 30 days of a team's totals, 300 rows)."""
+    query = rows.query
+    sql, params = query.sql_with_params()
+    fields, sums = list(query.values_select), list(query.annotation_select)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    # PostgreSQL sums a bigint as a numeric: whole numbers here, as the ORM gives.
+    width = len(fields)
+    return [
+        {
+            **dict(zip(fields, row[:width], strict=True)),
+            **{
+                name: None if value is None else int(value)
+                for name, value in zip(sums, row[width:], strict=True)
+            },
+        }
+        for row in found
+    ]
 
 
 def _slowest(ran: list[dict]) -> list[ToolSpeed]:
