@@ -17,11 +17,11 @@ from evals.scoring.trajectory import (
     MATCH_TYPES,
     trajectory_score,
 )
+from evals.scoring.verdict import NOT_RUN, scored
 
 TRAJECTORY = "tool_trajectory_avg_score"
 RESPONSE = "response_match_score"
 JUDGE = "final_response_match_v2"
-NOT_RUN = "not_run"
 
 
 def criterion(value: Any) -> dict[str, Any]:
@@ -83,13 +83,13 @@ def score_case(
                 match_type=match_type,
                 args=args,
             )
-            scores[name] = _scored(score, threshold, match_type=match_type, args=args)
+            scores[name] = scored(score, threshold, match_type=match_type, args=args)
         elif name == RESPONSE:
             score = response_score(
                 [answer_of(turn) for turn in turns],
                 [text_of(invocation.final_response) for invocation in expected],
             )
-            scores[name] = _scored(score, threshold)
+            scores[name] = scored(score, threshold)
         elif name == JUDGE:
             scores[name] = judge_score(spec, actual=turns, expected=expected)
         else:
@@ -109,16 +109,3 @@ def score_case(
         s.get("passed", True) for s in scores.values() if s["status"] != NOT_RUN
     )
     return scores, passed
-
-
-def _scored(score: float | None, threshold: float, **options: str) -> dict[str, Any]:
-    if score is None:
-        return {"status": NOT_RUN, "threshold": threshold, "reason": "no turns"}
-    passed = score >= threshold
-    return {
-        "score": round(score, 4),
-        "threshold": threshold,
-        "passed": passed,
-        "status": "passed" if passed else "failed",
-        **options,
-    }

@@ -17,7 +17,8 @@ from google.adk.evaluation.final_response_match_v2 import (
 )
 from google.genai.types import GenerateContentConfig, HttpOptions, HttpRetryOptions
 
-NOT_RUN = "not_run"
+from evals.scoring.verdict import NOT_RUN, scored
+
 ERROR = "error"
 OFFLINE = "offline/"
 
@@ -75,7 +76,7 @@ def judge_score(
             "(judge_model_options.judge_model)",
         }
     if not expected:
-        return {"status": NOT_RUN, "threshold": threshold, "reason": "no turns"}
+        return scored(None, threshold)
     try:
         criterion = LlmAsAJudgeCriterion.model_validate(dict(spec))
         _retry_as_configured(criterion)
@@ -100,15 +101,7 @@ def judge_score(
             "judge_model": model,
             "reason": "the judge gave no verdict",
         }
-    score = float(result.overall_score)
-    passed = score >= threshold
-    return {
-        "score": round(score, 4),
-        "threshold": threshold,
-        "passed": passed,
-        "status": "passed" if passed else "failed",
-        "judge_model": model,
-    }
+    return scored(float(result.overall_score), threshold, judge_model=model)
 
 
 def _actual(
