@@ -36,6 +36,19 @@ def _no_parsed_events_across_tests():
 
 
 @pytest.fixture(autouse=True)
+def _no_access_decisions_across_tests():
+    """Access decisions are cached while the stored version counters hold; a test's
+    rolled-back rows put those counters back, so another test on the same worker
+    (pytest-xdist places them as it goes) could meet a catalog of tools that no
+    longer exist (an audit row's tool then fails its foreign key)."""
+    from toolsets import access
+
+    access.forget()
+    yield
+    access.forget()
+
+
+@pytest.fixture(autouse=True)
 def _no_recent_provider_checks():
     """A rolled-back test's user ids are reused: no process memory of their checks."""
     from toolsets.sso.recheck import forget_recent_checks

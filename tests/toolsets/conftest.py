@@ -3,7 +3,6 @@ from django.contrib.auth.models import Group
 
 from agents.adk.builder import sync_code_agents
 from tests.toolsets import gauges, guarded, scripted, tools
-from toolsets import access
 from toolsets.catalog import sync_catalog
 from toolsets.models import Tool, Toolset
 
@@ -23,13 +22,12 @@ TEST_AGENTS = [
 
 @pytest.fixture(autouse=True)
 def _fresh_access():
-    """Decisions cached by an earlier test describe rows that were rolled back."""
-    access.forget()
+    """What an earlier test left in this process (its access decisions are forgotten
+    for every test: tests/conftest.py)."""
     tools.LAUNCHES.clear()
     scripted.OFFERED.clear()
     gauges.FlakyToolset.down = False
     yield
-    access.forget()  # and leave none behind for the next test
 
 
 @pytest.fixture
