@@ -303,7 +303,7 @@ async def abindings_of_agent(
         if is_internal(tool.name, tool):
             continue
         if owner is not None:
-            info = agent_toolset(owner, _owner_root(owner, agent))
+            info = code_agent_toolset(owner, agent)
         elif name := await registered_name(agent, entry):
             info = settings_toolset(name)
         else:
@@ -328,16 +328,29 @@ def _refuse_clashes(agent: BaseAgent, found: list[Binding]) -> None:
             )
 
 
-def _owner_root(owner: str, agent: Any) -> Any:
-    """The root of the code agent `owner`, as settings register it; else the root
-    of `agent`'s own chain (a workflow's nodes have no parent to climb to)."""
+# A code agent's plain-tool toolset, by (AgentSpec name, dotted path): a model step
+# maps every plain tool of its agent, and the toolset's description is its root's,
+# which only a restart changes (a code agent is imported once). Shared by the
+# process's threads: a dict's get and set are atomic; two threads that miss at once
+# both build the same value.
+_code_agent_toolsets: dict[tuple[str, str], ToolsetInfo] = {}
+
+
+def code_agent_toolset(owner: str, agent: Any) -> ToolsetInfo:
+    """agent_toolset() of the code agent `owner`, as settings register it (read
+    once a process); else of `agent`'s own root (a workflow's nodes have no
+    parent to climb to)."""
     for path in settings.TOOLCRIB_AGENTS:
         if path.rsplit(".", 1)[-1] == owner:
-            try:
-                return load_code_agent(path)
-            except AgentBuildError:
-                break
-    return _root_of(agent)
+            info = _code_agent_toolsets.get((owner, path))
+            if info is None:
+                try:
+                    root = load_code_agent(path)
+                except AgentBuildError:
+                    break
+                info = _code_agent_toolsets[(owner, path)] = agent_toolset(owner, root)
+            return info
+    return agent_toolset(owner, _root_of(agent))
 
 
 def _root_of(agent: Any) -> Any:

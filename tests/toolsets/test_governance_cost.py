@@ -14,7 +14,7 @@ import pytest
 from django.core.cache import caches
 
 from agents.models import Session
-from toolsets import activation
+from toolsets import activation, bindings
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,3 +69,22 @@ def test_a_warm_turn_reads_the_cache_once_per_model_step_and_never_per_call(
 
 def activation_key(session_id: str) -> str:
     return activation.version_key(Session.objects.get(pk=session_id))
+
+
+def test_a_warm_turn_imports_no_code_agent_to_map_its_tools(
+    alice, say, weather_session, monkeypatch
+):
+    # Each model step maps the agent's plain tools to their toolset, whose
+    # description is the code agent's root's: read once a process, where it was
+    # loaded again (its tools adopted, its names checked) for every tool, every step.
+    say(alice, weather_session, QUESTION)
+    loads = []
+    plain = bindings.load_code_agent
+    monkeypatch.setattr(
+        bindings, "load_code_agent", lambda path: loads.append(path) or plain(path)
+    )
+
+    run = say(alice, weather_session, QUESTION)
+
+    assert run["status"] == "succeeded"
+    assert loads == []

@@ -32,3 +32,21 @@ def test_turns_asking_first_at_once_get_the_names_worked_out_alone(
     )
 
     assert found == [alone] * 8
+
+
+def test_turns_mapping_a_code_agents_tools_first_at_once_agree_on_its_toolset(
+    monkeypatch, toolcrib_settings
+):
+    # toolsets.bindings keeps each code agent's plain-tool toolset once a process.
+    from toolsets import bindings
+
+    monkeypatch.setattr(bindings, "_code_agent_toolsets", {})
+    path = toolcrib_settings.TOOLCRIB_AGENTS[0]
+    owner = path.rsplit(".", 1)[-1]
+    root = bindings.load_code_agent(path)
+
+    found = at_once(lambda i: bindings.code_agent_toolset(owner, root))
+
+    assert found == [bindings.agent_toolset(owner, root)] * 8
+    assert found[0].description.startswith(f"Tools of the {owner} agent.")
+    assert bindings._code_agent_toolsets == {(owner, path): found[0]}
