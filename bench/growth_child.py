@@ -53,6 +53,7 @@ TAIL = [f"w{n:04d}x" for n in range(3000)]
 SEARCH_ONE = "forecast"
 SESSION_PAGE = 150  # events the session page reads first (frontend history.js)
 SEARCH_TWO = "budget invoice"
+HISTORY_PAGE = 5  # rows of a history list both databases hold as many of
 # ADK's function call ids (adk-<uuid>) and invocation ids (e-<uuid>), as stored.
 _IDS = re.compile(r'"((?:adk|e)-[0-9a-f-]{8,})"')
 
@@ -320,7 +321,8 @@ def write_requests(counts, runs: list[Run], staff, rng) -> None:
     rows = []
     for i in range(counts["requests"]):
         run = runs[rng.randrange(len(runs))]
-        pending = i < 20
+        # 20 wait (half of a new install's: it has a history of answers too).
+        pending = i < min(20, counts["requests"] // 2)
         rows.append(
             Request(
                 kind=Request.Kind.APPROVAL,
@@ -428,6 +430,23 @@ def deep_audit_page(client: Client, deep: int):
     return get(client, "/api/tool-calls/", params)
 
 
+def retention_plan(client: Client):
+    """The retention dry run staff read (GET /api/retention/), with sessions kept
+    30 days and the audit 60: on day 100, most of the data is older. Returns the
+    rows it counted: its answer is how many rows of each kind would go, so it is
+    judged by the row counted, as an export is by the row given."""
+
+    def planned() -> dict:
+        with override_settings(
+            TOOLCRIB_RETENTION_DAYS=30, TOOLCRIB_RETENTION_AUDIT_DAYS=60
+        ):
+            response = client.get("/api/retention/")
+        assert response.status_code == 200, response.content[:300]
+        return {"counted": sum(row["rows"] for row in response.json()["would_remove"])}
+
+    return planned
+
+
 def gateway(user):
     """The gateway's tools/list for an API token's caller: its catalog, in process."""
     caller = Caller(user=user, credential="bench")
@@ -450,6 +469,7 @@ def endpoints(deep: int, clients: dict, users: dict) -> dict:
         .objects.order_by("pk")
         .values_list("pk", flat=True)[:12]
     )
+    latest_run = Run.objects.filter(session=usual).order_by("-created_at").first()
     now = datetime.now(UTC)
     latest = {"before": "end", "limit": SESSION_PAGE}
     found = {
@@ -471,6 +491,17 @@ def endpoints(deep: int, clients: dict, users: dict) -> dict:
         "session: artifacts": get(me, f"/api/sessions/{usual.pk}/artifacts/"),
         "inbox: count": get(me, "/api/requests/count/"),
         "inbox: requests": get(me, "/api/requests/"),
+        # The inbox's other tab, opened with it: mine, in any status (a page of
+        # HISTORY_PAGE, which a new install holds too).
+        "inbox: mine, any status": get(
+            me, "/api/requests/", {"mine": 1, "status": "all", "limit": HISTORY_PAGE}
+        ),
+        "approvals: history (an API client's)": get(
+            me,
+            "/api/requests/",
+            {"status": "all", "kind": "approval", "limit": HISTORY_PAGE},
+        ),
+        "approvals: a session's": get(me, "/api/approvals/", {"session": usual.pk}),
         "credentials": get(me, "/api/credentials/"),
         "tokens": get(me, "/api/gateway/tokens/"),
         "gateway: tools/list": gateway(alice),
@@ -485,6 +516,20 @@ def endpoints(deep: int, clients: dict, users: dict) -> dict:
         "access: grants of a user": get(staff, "/api/grants/", {"user": alice.pk}),
         "access: matrix (12 users)": get(staff, "/api/access/", {"users": user_ids}),
         "metrics": get(staff, "/metrics"),
+        # Opened less often, each by a person on a page or a client.
+        "session: runs": get(me, f"/api/sessions/{usual.pk}/runs/"),
+        "session: state": get(me, f"/api/sessions/{usual.pk}/state/"),
+        "session: long-running calls": get(me, f"/api/sessions/{usual.pk}/calls/"),
+        "session: toolsets": get(me, f"/api/sessions/{usual.pk}/toolsets/"),
+        "run: detail": get(me, f"/api/runs/{latest_run.pk}/"),
+        "run: trace": get(me, f"/api/runs/{latest_run.pk}/trace/"),
+        "inbox: long-running calls": get(me, "/api/calls/"),
+        "memory: search": get(me, "/api/memory/", {"agent": AGENT, "q": SEARCH_ONE}),
+        "agents: options": get(staff, "/api/agents/options/"),
+        "changes": get(staff, "/api/changes/"),
+        "budgets": get(staff, "/api/budgets/"),
+        "model grants": get(staff, "/api/model-grants/"),
+        "retention: dry run (30 days, audit 60)": retention_plan(staff),
     }
     for label, days, bucket in (("24h", 1, "1h"), ("7d", 7, "6h"), ("30d", 30, "1d")):
         since = now - timedelta(days=days)

@@ -186,6 +186,10 @@ class Request(models.Model):
             ),
             # A gateway call made again: its caller's held calls of one tool.
             models.Index(fields=["caller", "tool_name", "args_digest"]),
+            # The listings of a kind in any status (a team's history of approvals),
+            # newest first: read from the newest until the page is full, never the
+            # whole kind sorted (165 ms at 20,000 approvals on SQLite).
+            models.Index(fields=["kind", "-id"], name="request_kind_newest"),
         ]
 
     def __str__(self) -> str:

@@ -112,8 +112,12 @@ def has_pending_calls(*, session: Session) -> bool:
 def _of(kind: RequestKind) -> QuerySet[Request]:
     # The older listings by kind are a session's: a gateway call's approval (no
     # session) is in the inbox (inbox_of, readable) only.
-    return Request.objects.filter(kind=kind.kind, session__isnull=False).select_related(
-        "session", "answered_by"
+    # Newest first by id, the order the index request_kind_newest holds them in
+    # (ids are given as requests are made), as the inbox's own listings read.
+    return (
+        Request.objects.filter(kind=kind.kind, session__isnull=False)
+        .select_related("session", "answered_by")
+        .order_by("-id")
     )
 
 

@@ -11,7 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agents.models import Event, Request, Run, Session
-from agents.requests.inbox import inbox_of
+from agents.requests.inbox import addressed, inbox_of
+from agents.requests.kinds import APPROVAL
 from agents.search import OWNER_SPAN
 from agents.session_list import _last_runs, add_status
 from agents.sessions import create_session
@@ -68,6 +69,25 @@ def test_the_inbox_reads_only_the_pending_requests_whatever_the_statistics(
 
     assert "SCAN agents_request" not in waiting, waiting
     assert any("request_pending" in line for line in waiting), waiting
+
+
+def test_a_kinds_history_is_read_newest_first_from_its_index(alice, demo_agents):
+    """A team's history of approvals (every status) is listed from the newest
+    until the page is full: never every approval of the team, sorted."""
+    session = create_session(user=alice, agent=demo_agents["bank"])
+    Request.objects.bulk_create(
+        Request(session=session, kind="approval", call_id=f"c{n}", status="approved")
+        for n in range(3000)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+    approvals = plan(addressed(user=alice, kind=APPROVAL)[:200])
+    history = plan(inbox_of(user=alice, status="all").filter(kind="approval")[:50])
+
+    for listing in (approvals, history):
+        assert "USING INDEX request_kind_newest" in listing, listing
+        assert "TEMP B-TREE FOR ORDER BY" not in listing, listing
 
 
 def test_sqlite_has_its_statistics_after_migrate():

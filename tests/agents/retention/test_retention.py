@@ -94,6 +94,52 @@ def test_the_dry_run_says_what_would_go_and_removes_nothing(
     assert Event.objects.count() == 10
 
 
+def test_the_dry_run_counts_what_the_run_then_removes_kind_by_kind(
+    thirty_days, alice, bob, weather, bank
+):
+    # Sessions of two agents, of different sizes: each has a run with a span
+    # (session_of) and an answered request, and `runs` more runs of runs + 1 spans
+    # each; one has no events at all, and one more is recent.
+    for user, agent, events, runs in [
+        (alice, weather, 7, 1),
+        (alice, weather, 0, 0),
+        (bob, bank, 12, 3),
+        (bob, weather, 2, 2),
+    ]:
+        session = session_of(user, agent, days_idle=0, events=events)
+        for _ in range(runs):
+            run = Run.objects.create(
+                session=session, user=user, status=Run.Status.SUCCEEDED, text="again"
+            )
+            RunSpan.objects.bulk_create(
+                RunSpan(
+                    run=run,
+                    span_id=f"s{n}",
+                    name="x",
+                    start=run.created_at,
+                    duration_ms=1,
+                )
+                for n in range(runs + 1)
+            )
+        answered = pending_request(session)
+        Request.objects.filter(pk=answered.pk).update(status=Request.Status.APPROVED)
+        idle(session, days=45)
+    session_of(alice, bank, days_idle=3, events=4)
+
+    planned = plan_retention()
+    removed = apply_retention()
+
+    kinds = ["sessions", "events", "runs", "run spans", "requests"]
+    assert {kind: counted(planned, kind) for kind in kinds} == {
+        kind: counted(removed, kind) for kind in kinds
+    }
+    assert counted(planned, "sessions") == 4
+    assert counted(planned, "events") == 7 + 0 + 12 + 2
+    assert counted(planned, "runs", "bank") == 1 + 3
+    assert counted(planned, "run spans", "weather_sentiment") == (1 + 2) + 1 + (1 + 6)
+    assert counted(planned, "requests") == 4
+
+
 def test_an_old_session_goes_whole_and_recent_or_busy_ones_stay(
     thirty_days, alice, weather
 ):
