@@ -1,5 +1,10 @@
-from django.contrib import admin
+from typing import get_args
 
+from django.contrib import admin
+from django.contrib.auth.models import Group
+from django.utils.translation import gettext_lazy as _
+
+from agents.events.wire import Kind
 from agents.models import (
     AgentSpec,
     AppState,
@@ -13,6 +18,7 @@ from agents.models import (
     Session,
     UserState,
 )
+from project.admin_lists import GrowingTableAdmin, choices_filter
 
 
 @admin.register(AgentSpec)
@@ -47,25 +53,28 @@ class AgentSpecAdmin(admin.ModelAdmin):
 
 
 @admin.register(Session)
-class SessionAdmin(admin.ModelAdmin):
+class SessionAdmin(GrowingTableAdmin):
     list_display = ["id", "title", "app_name", "owner", "last_seq", "updated_at"]
+    ordering = ["-created_at"]  # session_newest: the last activity has no index
     list_filter = ["app_name", ("archived_at", admin.EmptyFieldListFilter)]
     search_fields = ["title", "id"]
     readonly_fields = ["adk_id", "last_seq", "revision", "last_update_time"]
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(GrowingTableAdmin):
     list_display = ["session", "seq", "kind", "author", "invocation_id"]
-    list_filter = ["kind"]
+    list_filter = [choices_filter("kind", get_args(Kind), _("kind"))]
+    ordering = ["-id"]  # the newest stored first
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False  # Events are immutable once stored.
 
 
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(GrowingTableAdmin):
     list_display = ["id", "session", "user", "status", "created_at", "total_tokens"]
+    ordering = ["-created_at", "-id"]  # run_newest
     list_filter = ["status"]
     readonly_fields = ["handoffs"]
 
@@ -100,8 +109,12 @@ class MemoryEntryAdmin(admin.ModelAdmin):
     search_fields = ["text", "user_id"]
 
 
+def _group_names() -> list[str]:
+    return list(Group.objects.order_by("name").values_list("name", flat=True))
+
+
 @admin.register(Request)
-class RequestAdmin(admin.ModelAdmin):
+class RequestAdmin(GrowingTableAdmin):
     """Pauses for a person, every kind. Read-only: an answer goes through
     agents.requests, which resumes the agent."""
 
@@ -116,8 +129,13 @@ class RequestAdmin(admin.ModelAdmin):
         "expires_at",
         "created_at",
     ]
-    list_filter = ["kind", "status", "answer_group"]
+    list_filter = [
+        "kind",
+        "status",
+        choices_filter("answer_group", _group_names, _("approver group")),
+    ]
     search_fields = ["tool_name", "call_id", "session__id"]
+    ordering = ["-id"]  # the newest made first
 
     def has_add_permission(self, request) -> bool:
         return False

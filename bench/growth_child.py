@@ -22,6 +22,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection, transaction
@@ -54,6 +55,14 @@ SEARCH_ONE = "forecast"
 SESSION_PAGE = 150  # events the session page reads first (frontend history.js)
 SEARCH_TWO = "budget invoice"
 HISTORY_PAGE = 5  # rows of a history list both databases hold as many of
+ADMIN_PAGE = 20
+ADMIN_LISTS = {
+    "sessions": "/admin/agents/session/",
+    "events": "/admin/agents/event/",
+    "runs": "/admin/agents/run/",
+    "requests": "/admin/agents/request/",
+    "tool calls": "/admin/toolsets/toolcall/",
+}
 # ADK's function call ids (adk-<uuid>) and invocation ids (e-<uuid>), as stored.
 _IDS = re.compile(r'"((?:adk|e)-[0-9a-f-]{8,})"')
 
@@ -531,6 +540,12 @@ def endpoints(deep: int, clients: dict, users: dict) -> dict:
         "model grants": get(staff, "/api/model-grants/"),
         "retention: dry run (30 days, audit 60)": retention_plan(staff),
     }
+    # The Django admin's lists, ADMIN_PAGE rows a page (a new install holds that
+    # many sessions and requests: its 100 would compare 100 rows with 20).
+    for model_admin in admin.site._registry.values():
+        model_admin.list_per_page = ADMIN_PAGE
+    for name, path in ADMIN_LISTS.items():
+        found[f"admin: {name}"] = get(staff, path)
     for label, days, bucket in (("24h", 1, "1h"), ("7d", 7, "6h"), ("30d", 30, "1d")):
         since = now - timedelta(days=days)
         found[f"overview: summary {label}"] = get(

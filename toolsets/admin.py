@@ -14,6 +14,7 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
+from project.admin_lists import GrowingTableAdmin
 from toolsets import (
     grants,
     groups,
@@ -299,7 +300,7 @@ class GrantAdmin(admin.ModelAdmin):
 
 
 @admin.register(ToolCall)
-class ToolCallAdmin(admin.ModelAdmin):
+class ToolCallAdmin(GrowingTableAdmin):
     list_display = [
         "started_at",
         "user",
@@ -311,9 +312,9 @@ class ToolCallAdmin(admin.ModelAdmin):
         "duration_ms",
     ]
     list_filter = ["status", "agent"]
-    list_select_related = ["user", "decided_by"]
     search_fields = ["tool_full_name", "tool_name", "user__username", "session_id"]
-    date_hierarchy = "started_at"
+    # No date drill-down: it reads every call's month (0.8 s at 200,000 calls);
+    # the audit page filters by time.
 
     def has_add_permission(self, request) -> bool:
         return False

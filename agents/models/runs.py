@@ -127,6 +127,8 @@ class Run(models.Model):
                 condition=models.Q(status__in=["queued", "running"]),
                 name="run_unfinished",
             ),
+            # Staff's list in the admin, newest first (project.admin_lists).
+            models.Index(fields=["-created_at", "-id"], name="run_newest"),
         ]
 
     def __str__(self) -> str:

@@ -84,6 +84,10 @@ class Session(models.Model):
                 condition=models.Q(archived_at__isnull=False),
                 name="session_archive",
             ),
+            # Staff's list in the admin, newest first (project.admin_lists): kept
+            # only as a session starts, where one by last activity would change
+            # with every stored event.
+            models.Index(fields=["-created_at"], name="session_newest"),
         ]
         constraints = [
             models.UniqueConstraint(

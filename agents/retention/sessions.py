@@ -25,16 +25,7 @@ from django.apps import apps
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count as Counted
-from django.db.models import (
-    Exists,
-    Min,
-    Model,
-    OuterRef,
-    Q,
-    QuerySet,
-    Subquery,
-    Sum,
-)
+from django.db.models import Exists, Min, Model, OuterRef, Q, QuerySet
 
 from agents.adk.artifacts import artifact_storage, delete_files
 from agents.models import (
@@ -129,43 +120,24 @@ class SessionsRetention:
             yield from _remove_group(group, scope=scope, batch=batch)
 
 
-# What a removed session takes with it, counted in the dry run: model, the field
-# naming its session.
-PLANNED: list[tuple[type[Model], str]] = [
-    (Event, "session"),
-    (Run, "session"),
-    (RunSpan, "run__session"),
-    (Request, "session"),
-]
-
-
 def _plan(group: Group) -> list[Count]:
-    # One pass over the removable sessions (found once, not once a kind), each
-    # session's rows of every kind counted from its own index range.
     sessions = group.sessions()
-    found = sessions.aggregate(
-        rows=Counted("pk"),
-        oldest=Min("updated_at"),
-        **{
-            f"n{number}": Sum(_per_session(model, field))
-            for number, (model, field) in enumerate(PLANNED)
-        },
-    )
+    found = sessions.aggregate(rows=Counted("pk"), oldest=Min("updated_at"))
     if not found["rows"]:
         return []
     label = group.label
     counts = [Count(kind_of(Session), label, found["rows"], found["oldest"])]
-    for number, (model, _) in enumerate(PLANNED):
-        counts.append(Count(kind_of(model), label, found[f"n{number}"] or 0))
+    ids = sessions.values("pk")
+    for model, rows in [
+        (Event, Event.objects.filter(session__in=ids)),
+        (Run, Run.objects.filter(session__in=ids)),
+        (RunSpan, RunSpan.objects.filter(run__session__in=ids)),
+        (Request, Request.objects.filter(session__in=ids)),
+    ]:
+        counts.append(Count(kind_of(model), label, rows.count()))
     artifacts = Artifact.objects.filter(Exists(_owning(sessions)))
     counts.append(Count(kind_of(Artifact), label, artifacts.count()))
     return counts
-
-
-def _per_session(model: type[Model], field: str) -> Subquery:
-    """How many rows of `model` the outer session has (NULL: none)."""
-    rows = model.objects.filter(**{field: OuterRef("pk")}).order_by()
-    return Subquery(rows.values(field).annotate(n=Counted("pk")).values("n"))
 
 
 def _owning(sessions: QuerySet[Session]) -> QuerySet[Session]:
