@@ -13,8 +13,10 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
-from project.admin_lists import GrowingTableAdmin
+from project.admin_lists import GrowingTableAdmin, choices_filter
+from project.periods import EVERYONE_WEEKS
 from toolsets import (
     grants,
     groups,
@@ -22,7 +24,14 @@ from toolsets import (
     policies,
 )
 from toolsets.grant_conditions import parse_condition
-from toolsets.models import Grant, ProviderIdentity, Tool, ToolCall, Toolset
+from toolsets.models import (
+    Grant,
+    ProviderIdentity,
+    Tool,
+    ToolCall,
+    ToolCallTotal,
+    Toolset,
+)
 
 
 class GrantActionForm(forms.Form):
@@ -299,6 +308,13 @@ class GrantAdmin(admin.ModelAdmin):
             grants.revoke(grant=grant)
 
 
+def _calling_agents() -> list[str]:
+    """Every agent or client that called a tool: the agents of every user's weekly
+    totals (a few rows a week), not the distinct agents of every call."""
+    weeks = ToolCallTotal.objects.filter(user_id=EVERYONE_WEEKS)
+    return list(weeks.order_by("agent").values_list("agent", flat=True).distinct())
+
+
 @admin.register(ToolCall)
 class ToolCallAdmin(GrowingTableAdmin):
     list_display = [
@@ -311,7 +327,7 @@ class ToolCallAdmin(GrowingTableAdmin):
         "attempts",
         "duration_ms",
     ]
-    list_filter = ["status", "agent"]
+    list_filter = ["status", choices_filter("agent", _calling_agents, _("agent"))]
     search_fields = ["tool_full_name", "tool_name", "user__username", "session_id"]
     # No date drill-down: it reads every call's month (0.8 s at 200,000 calls);
     # the audit page filters by time.
