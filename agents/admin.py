@@ -52,11 +52,26 @@ class AgentSpecAdmin(admin.ModelAdmin):
         return ["source", "dotted_path", "draft_of"]
 
 
+def _agent_names() -> list[str]:
+    return list(AgentSpec.objects.order_by("name").values_list("name", flat=True))
+
+
 @admin.register(Session)
 class SessionAdmin(GrowingTableAdmin):
-    list_display = ["id", "title", "app_name", "owner", "last_seq", "updated_at"]
+    list_display = [
+        "id",
+        "title",
+        "app_name",
+        "owner",
+        "last_seq",
+        "created_at",
+        "updated_at",
+    ]
     ordering = ["-created_at"]  # session_newest: the last activity has no index
-    list_filter = ["app_name", ("archived_at", admin.EmptyFieldListFilter)]
+    list_filter = [
+        choices_filter("app_name", _agent_names, _("agent")),
+        ("archived_at", admin.EmptyFieldListFilter),
+    ]
     search_fields = ["title", "id"]
     readonly_fields = ["adk_id", "last_seq", "revision", "last_update_time"]
 
