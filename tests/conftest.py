@@ -72,6 +72,16 @@ def make_user(db):
 
 
 @pytest.fixture
+def superuser_client(client, make_user):
+    """The test client signed in as a superuser (staff): the Django admin's pages."""
+    boss = make_user("boss", is_staff=True)
+    boss.is_superuser = True
+    boss.save()
+    client.force_login(boss)
+    return client
+
+
+@pytest.fixture
 def alice(make_user):
     return make_user("alice")
 

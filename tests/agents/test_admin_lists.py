@@ -35,12 +35,8 @@ TABLES = {
 
 
 @pytest.fixture
-def staff_client(client, make_user):
-    boss = make_user("boss", is_staff=True)
-    boss.is_superuser = True
-    boss.save()
-    client.force_login(boss)
-    return client
+def staff_client(superuser_client):
+    return superuser_client
 
 
 def history(users, agent, sessions: int) -> None:

@@ -10,12 +10,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def admin_client(client, make_user):
-    boss = make_user("boss", is_staff=True)
-    boss.is_superuser = True
-    boss.save()
-    client.force_login(boss)
-    return client
+def admin_client(superuser_client):
+    return superuser_client
 
 
 @pytest.mark.parametrize("model", ["toolset", "tool", "grant", "toolcall"])
