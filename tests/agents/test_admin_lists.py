@@ -34,11 +34,6 @@ TABLES = {
 }
 
 
-@pytest.fixture
-def staff_client(superuser_client):
-    return superuser_client
-
-
 def history(users, agent, sessions: int) -> None:
     """`sessions` sessions a user, each with events, a run, an answered request
     and an audit row: who answered, who owns, which session, each a row of its own."""
@@ -91,21 +86,25 @@ def queries_of(client, path: str) -> list[str]:
 
 
 def test_a_list_costs_the_same_queries_however_many_rows_it_shows(
-    staff_client, make_user, demo_agents
+    superuser_client, make_user, demo_agents
 ):
     agent = demo_agents["bank"]
     history([make_user()], agent, sessions=2)
-    few = {name: len(queries_of(staff_client, path)) for name, path in LISTS.items()}
+    few = {
+        name: len(queries_of(superuser_client, path)) for name, path in LISTS.items()
+    }
 
     history([make_user() for _ in range(4)], agent, sessions=5)
-    many = {name: len(queries_of(staff_client, path)) for name, path in LISTS.items()}
+    many = {
+        name: len(queries_of(superuser_client, path)) for name, path in LISTS.items()
+    }
 
     assert Session.objects.count() == 22
     assert many == few
 
 
 def test_each_list_pages_along_an_index_and_reads_no_rows_for_its_filters(
-    staff_client, make_user, demo_agents, monkeypatch
+    superuser_client, make_user, demo_agents, monkeypatch
 ):
     if connection.vendor != "sqlite":
         pytest.skip("SQLite's planner")
@@ -117,7 +116,7 @@ def test_each_list_pages_along_an_index_and_reads_no_rows_for_its_filters(
         cursor.execute("ANALYZE")
 
     for name, path in LISTS.items():
-        for sql in queries_of(staff_client, path):
+        for sql in queries_of(superuser_client, path):
             with connection.cursor() as cursor:
                 cursor.execute(f"EXPLAIN QUERY PLAN {sql}")
                 plan = " / ".join(row[-1] for row in cursor.fetchall())
@@ -132,14 +131,14 @@ def test_each_list_pages_along_an_index_and_reads_no_rows_for_its_filters(
 
 
 def test_the_events_list_shows_the_newest_first_and_filters_by_kind(
-    staff_client, alice, demo_agents
+    superuser_client, alice, demo_agents
 ):
     session = create_session(user=alice, agent=demo_agents["bank"])
     add_events(session, 3)
     newest = Event.objects.order_by("-id").first()
 
-    page = staff_client.get(LISTS["events"]).content.decode()
-    texts = staff_client.get(LISTS["events"], {"kind": "text"}).content.decode()
+    page = superuser_client.get(LISTS["events"]).content.decode()
+    texts = superuser_client.get(LISTS["events"], {"kind": "text"}).content.decode()
 
     assert page.index(f"/admin/agents/event/{newest.pk}/") < page.index(
         f"/admin/agents/event/{newest.pk - 1}/"
@@ -151,7 +150,7 @@ def test_the_events_list_shows_the_newest_first_and_filters_by_kind(
     assert "_facets" not in page
 
 
-def test_the_audit_filters_by_the_agents_that_called(staff_client, alice):
+def test_the_audit_filters_by_the_agents_that_called(superuser_client, alice):
     for agent in ("bank", "weather_sentiment", "bank"):
         create_call(
             user=alice,
@@ -161,8 +160,8 @@ def test_the_audit_filters_by_the_agents_that_called(staff_client, alice):
             finished_at=timezone.now(),
         )
 
-    page = staff_client.get(LISTS["tool calls"])
-    banks = staff_client.get(LISTS["tool calls"], {"agent": "bank"})
+    page = superuser_client.get(LISTS["tool calls"])
+    banks = superuser_client.get(LISTS["tool calls"], {"agent": "bank"})
 
     assert "?agent=bank" in page.content.decode()
     assert "?agent=weather_sentiment" in page.content.decode()
@@ -171,7 +170,7 @@ def test_the_audit_filters_by_the_agents_that_called(staff_client, alice):
 
 
 def test_an_unfiltered_list_on_postgresql_is_counted_by_its_estimate(
-    staff_client, alice, demo_agents, monkeypatch
+    superuser_client, alice, demo_agents, monkeypatch
 ):
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL's estimate (SQLite counts its smallest index)")
@@ -181,32 +180,32 @@ def test_an_unfiltered_list_on_postgresql_is_counted_by_its_estimate(
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE agents_event")
 
-    every = queries_of(staff_client, LISTS["events"])
-    mine = queries_of(staff_client, LISTS["events"] + "?kind=user_message")
+    every = queries_of(superuser_client, LISTS["events"])
+    mine = queries_of(superuser_client, LISTS["events"] + "?kind=user_message")
 
     counts = [sql for sql in every if sql.startswith("SELECT COUNT(*)")]
     assert counts == []  # the estimate: 40, as ANALYZE found
     assert any(sql.startswith("SELECT COUNT(*)") for sql in mine)  # exact
-    listed = staff_client.get(LISTS["events"])
+    listed = superuser_client.get(LISTS["events"])
     assert listed.context["cl"].result_count == 40
 
     # Rows added since ANALYZE move the estimate (it scales with the table's
     # pages), and its last page is never cut at the estimate: what is there shows.
     add_events(session, 400)
     monkeypatch.setattr(admin.site._registry[Event], "list_per_page", 100)
-    counted = staff_client.get(LISTS["events"]).context["cl"].result_count
+    counted = superuser_client.get(LISTS["events"]).context["cl"].result_count
     pages = -(-counted // 100)
-    last = staff_client.get(LISTS["events"], {"p": pages}).context["cl"]
+    last = superuser_client.get(LISTS["events"], {"p": pages}).context["cl"]
     assert counted > 40
     assert len(last.result_list) == min(100, 440 - (pages - 1) * 100)
 
 
-def test_the_sessions_list_filters_by_agent(staff_client, alice, demo_agents):
+def test_the_sessions_list_filters_by_agent(superuser_client, alice, demo_agents):
     for name in ("bank", "bank", "weather_sentiment"):
         create_session(user=alice, agent=demo_agents[name])
 
-    page = staff_client.get(LISTS["sessions"])
-    banks = staff_client.get(LISTS["sessions"], {"app_name": "bank"})
+    page = superuser_client.get(LISTS["sessions"])
+    banks = superuser_client.get(LISTS["sessions"], {"app_name": "bank"})
 
     assert "?app_name=weather_sentiment" in page.content.decode()
     assert banks.context["cl"].result_count == 2
